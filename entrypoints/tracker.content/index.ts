@@ -1,0 +1,1 @@
+export default defineContentScript({ matches: ['*://hdsky.me/*'], main() {} });
