@@ -66,3 +66,8 @@ export function toFailure(error: unknown): ServiceFailure {
   if (error instanceof ServiceError) return error.toFailure();
   return { kind: 'bad-answer', detail: error instanceof Error ? error.message : String(error) };
 }
+
+/** True for errors thrown by the service client (any realm-independent check would do; this is the common case). */
+export function isServiceError(error: unknown): error is ServiceError {
+  return error instanceof ServiceError;
+}
