@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_BASE_URL,
+  DEFAULT_SETTINGS,
+  SETTINGS_VERSION,
+  applySettingsUpdate,
+  exportSettings,
+  lookupMode,
+  normaliseBaseUrl,
+  readSettings,
+  storedSettings,
+} from '../../../utils/settings';
+
+describe('readSettings', () => {
+  it('gives the defaults for a fresh install, without calling it a migration', () => {
+    const loaded = readSettings(undefined);
+    expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+    expect(loaded.settings.baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(loaded.migrated).toBe(false);
+    expect(loaded.resetFields).toEqual([]);
+    expect(loaded.unreadable).toBe(false);
+  });
+
+  it('round-trips what it stores', () => {
+    const settings = { ...DEFAULT_SETTINGS, token: 'abc', heldSites: [1, 7], siteOverrides: { '7': { host: 'mirror.example.org', scheme: 'http' as const } } };
+    const stored = storedSettings(settings);
+    expect(stored.version).toBe(SETTINGS_VERSION);
+    expect(readSettings(JSON.parse(JSON.stringify(stored))).settings).toEqual(settings);
+  });
+
+  it('migrates a version-0 store (apiBase) to the current shape', () => {
+    const loaded = readSettings({ apiBase: 'http://vip.iyuu.cn/', token: 'tok' });
+    expect(loaded.migrated).toBe(true);
+    expect(loaded.settings.baseUrl).toBe('http://vip.iyuu.cn');
+    expect(loaded.settings.token).toBe('tok');
+  });
+
+  it('falls back field by field: one corrupt value costs only itself', () => {
+    const loaded = readSettings({ version: 1, baseUrl: 'javascript:alert(1)', token: 'keep-me', heldSites: 'nope', panelEnabled: false });
+    expect(loaded.settings.baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(loaded.settings.heldSites).toBeNull();
+    expect(loaded.settings.token).toBe('keep-me');
+    expect(loaded.settings.panelEnabled).toBe(false);
+    expect(loaded.resetFields.sort()).toEqual(['baseUrl', 'heldSites']);
+  });
+
+  it('reads a foreign value (not an object) as defaults and says so', () => {
+    for (const foreign of ['a string', 42, [1, 2], true]) {
+      const loaded = readSettings(foreign);
+      expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+      expect(loaded.unreadable).toBe(true);
+    }
+  });
+
+  it('keeps what it understands from a newer version without migrating it backwards', () => {
+    const loaded = readSettings({ version: SETTINGS_VERSION + 5, token: 't', futureField: { x: 1 } });
+    expect(loaded.settings.token).toBe('t');
+    expect(loaded.migrated).toBe(false);
+    expect(loaded.settings).not.toHaveProperty('futureField');
+  });
+});
+
+describe('normaliseBaseUrl', () => {
+  it.each([
+    ['https://2025.iyuu.cn', 'https://2025.iyuu.cn'],
+    ['https://2025.iyuu.cn/', 'https://2025.iyuu.cn'],
+    ['  http://vip.iyuu.cn//  ', 'http://vip.iyuu.cn'],
+    ['https://proxy.example.org/iyuu/', 'https://proxy.example.org/iyuu'],
+    ['HTTPS://API.IYUU.CN', 'https://api.iyuu.cn'],
+  ])('%s → %s', (input, expected) => expect(normaliseBaseUrl(input)).toBe(expected));
+
+  it.each(['ftp://iyuu.cn', 'javascript:alert(1)', 'not a url', 'https://user:pw@iyuu.cn', 'https://iyuu.cn/?q=1', 'https://iyuu.cn/#x', ''])(
+    'refuses %s',
+    (input) => expect(normaliseBaseUrl(input)).toBeUndefined(),
+  );
+});
+
+describe('applySettingsUpdate', () => {
+  it('applies a valid partial update', () => {
+    const next = applySettingsUpdate(DEFAULT_SETTINGS, { token: ' tok ', baseUrl: 'https://vip.iyuu.cn/' });
+    expect(next.token).toBe('tok');
+    expect(next.baseUrl).toBe('https://vip.iyuu.cn');
+    expect(next.panelEnabled).toBe(DEFAULT_SETTINGS.panelEnabled);
+  });
+
+  it('refuses unknown fields and bad values, naming the field', () => {
+    expect(() => applySettingsUpdate(DEFAULT_SETTINGS, { tokn: 'x' })).toThrow();
+    try {
+      applySettingsUpdate(DEFAULT_SETTINGS, { token: 'has spaces inside' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as { issues: { path: string[] }[] }).issues[0]!.path[0]).toBe('token');
+    }
+  });
+});
+
+describe('exportSettings / lookupMode', () => {
+  it('leaves the credentials out unless asked', () => {
+    const settings = { ...DEFAULT_SETTINGS, token: 'tok', appId: 'app', secret: 'sec' };
+    expect(exportSettings(settings, false)).not.toHaveProperty('token');
+    expect(exportSettings(settings, false)).not.toHaveProperty('secret');
+    expect(exportSettings(settings, true)).toMatchObject({ token: 'tok', appId: 'app', secret: 'sec' });
+  });
+
+  it('picks token mode over signed mode, and none without either', () => {
+    expect(lookupMode(DEFAULT_SETTINGS)).toBe('none');
+    expect(lookupMode({ ...DEFAULT_SETTINGS, appId: 'a', secret: 's' })).toBe('signed');
+    expect(lookupMode({ ...DEFAULT_SETTINGS, appId: 'a' })).toBe('none');
+    expect(lookupMode({ ...DEFAULT_SETTINGS, token: 't', appId: 'a', secret: 's' })).toBe('token');
+  });
+});
