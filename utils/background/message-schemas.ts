@@ -1,0 +1,46 @@
+/**
+ * Every message the background accepts, as zod schemas: anything else is refused. Runs in the
+ * background only (zod stays out of the content script).
+ */
+import { z } from 'zod';
+
+const hash = z.string().regex(/^[0-9a-f]{40}$/);
+const tabId = z.number().int().nonnegative();
+
+export const foundHashSchema = z.object({
+  hash,
+  source: z.enum(['info-row', 'magnet', 'site-api', 'torrent-file', 'label']),
+  row: z.string().max(100).optional(),
+  title: z.string().max(500).optional(),
+});
+
+export const pageReadingSchema = z.object({
+  engine: z.string().max(40),
+  kind: z.enum(['details', 'list']),
+  hashes: z.array(foundHashSchema).max(1000),
+  problem: z.enum(['site-gives-no-hash', 'needs-login', 'not-loaded-yet']).optional(),
+  torrentFileUrl: z.string().max(2000).optional(),
+});
+
+/** Messages a content script may send (from a tracker page). */
+export const contentMessageSchema = z.object({
+  type: z.literal('page:reading'),
+  url: z.string().max(4000),
+  reading: pageReadingSchema.nullable(),
+});
+
+/** Messages the extension's own pages (popup, options) may send. */
+export const pageMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('view:get'), tabId }),
+  z.object({ type: z.literal('view:refresh'), tabId }),
+  z.object({ type: z.literal('view:hash-from-torrent'), tabId }),
+  z.object({ type: z.literal('recommended:get'), refresh: z.boolean().optional() }),
+  z.object({
+    type: z.literal('connection:test'),
+    baseUrl: z.string().max(300).optional(),
+    token: z.string().max(256).optional(),
+  }),
+  z.object({ type: z.literal('settings:get') }),
+  z.object({ type: z.literal('settings:save'), update: z.record(z.string(), z.unknown()) }),
+]);
+export type PageMessage = z.infer<typeof pageMessageSchema>;

@@ -1,0 +1,115 @@
+/**
+ * The one typed protocol between the extension's contexts. Types only (no zod): the content
+ * script imports this file too. The background validates every incoming message with
+ * utils/message-schemas.ts before acting on it.
+ */
+import type { FoundHash, PageReading } from './pages/types';
+import type { ServiceFailure } from './service/errors';
+import type { Settings } from './settings';
+
+/** One candidate, resolved for display: everything the UI needs, no secret. */
+export interface CandidateView {
+  sid: number;
+  torrentId: number;
+  infoHash: string;
+  /** The hash on this page it answers. */
+  forHash: string;
+  /** Display name of its site (nickname, else short name, else "Site #sid"). */
+  siteName: string;
+  /** The site's short name, if known. */
+  siteKey?: string;
+  /** The candidate's details page, built only from the numeric id and the site list's template. */
+  detailsUrl?: string;
+  /** The candidate is on the site this page belongs to. */
+  isCurrentSite: boolean;
+  /** The user holds an account on that site (undefined until they pick their sites). */
+  held?: boolean;
+}
+
+export type TabStatus =
+  | 'not-a-tracker' // no content script ran here and nothing was read
+  | 'reading' // the page is being read
+  | 'no-hash' // the page was read and holds no hash
+  | 'no-credentials' // hashes found, but no token / app id configured
+  | 'looking-up'
+  | 'done'
+  | 'error';
+
+export interface TabView {
+  tabId: number;
+  url?: string;
+  host?: string;
+  /** The catalogued site this tab is on (display name), if recognised. */
+  siteName?: string;
+  status: TabStatus;
+  engine?: string;
+  /** Why no hash could be had on a page the engine knows. */
+  problem?: PageReading['problem'];
+  torrentFileUrl?: string;
+  hashes: FoundHash[];
+  candidates: CandidateView[];
+  error?: ServiceFailure;
+  /** When the answer shown was fetched from the service (ms); the oldest among the hashes. */
+  fetchedAt?: number;
+  /** True when every hash was answered from the cache. */
+  fromCache?: boolean;
+  /** When a rate limit lifts (ms), if one is in force. */
+  retryAt?: number;
+  /** Seconds the service's clock is ahead of ours, when it told us (we correct for it). */
+  clockSkewSeconds?: number;
+}
+
+export interface SiteChoice {
+  sid: number;
+  site: string;
+  nickname: string;
+  host?: string;
+}
+
+export interface RecommendedSiteView {
+  sid: number;
+  site: string;
+  nickname: string;
+  homeUrl?: string;
+}
+
+/** Messages to the background, with the type of their answer. */
+export interface BackgroundProtocol {
+  /** Content script → background: this page's reading. Answer: the view for the panel. */
+  'page:reading': { request: { url: string; reading: PageReading | null }; response: TabView };
+  /** Popup → background. */
+  'view:get': { request: { tabId: number }; response: TabView };
+  'view:refresh': { request: { tabId: number }; response: TabView };
+  /** The .torrent fallback, on the user's click: the tab's content script hashes its download link. */
+  'view:hash-from-torrent': { request: { tabId: number }; response: TabView };
+  'recommended:get': {
+    request: { refresh?: boolean };
+    response: { sites: RecommendedSiteView[]; count: number; fetchedAt?: number; error?: ServiceFailure };
+  };
+  /** Options page: calls the recommended-site list with these (unsaved) values, or the saved ones. */
+  'connection:test': {
+    request: { baseUrl?: string; token?: string };
+    response: { ok: boolean; siteCount?: number; error?: ServiceFailure };
+  };
+  'settings:get': { request: Record<string, never>; response: SettingsView };
+  /** A partial update; the answer is the new settings or the field that was refused. */
+  'settings:save': { request: { update: Partial<Settings> }; response: SettingsView | { refused: string } };
+}
+
+export interface SettingsView {
+  settings: Settings;
+  /** Fields that could not be read from storage and were reset to their default. */
+  resetFields: string[];
+  /** Whether the extension holds the host permission for the configured service origin. */
+  serviceOriginGranted: boolean;
+}
+
+export type BackgroundMessage = {
+  [K in keyof BackgroundProtocol]: { type: K } & BackgroundProtocol[K]['request'];
+}[keyof BackgroundProtocol];
+
+/** Background → extension pages / content script: a tab's view changed. */
+export interface ViewChanged {
+  type: 'view:changed';
+  view: TabView;
+}
