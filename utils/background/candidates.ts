@@ -1,0 +1,91 @@
+/**
+ * Turns the service's answers into what the UI shows: one CandidateView per candidate, with the
+ * site's name and a details link built only from the numeric id and a site template.
+ */
+import type { CandidateView, RecommendedSiteView } from '../messages';
+import type { FoundHash } from '../pages/types';
+import type { CachedAnswer } from '../lookup/cache';
+import type { RecommendedSite, ServiceSite } from '../service/schemas';
+import type { SiteOverride } from '../settings';
+import { buildDetailsUrl, buildDetailsUrlFromCatalog, homeUrl, siteForHost, siteForSid } from '../sites';
+
+export interface SiteContext {
+  /** The service's site list, when it could be had. */
+  sites?: ServiceSite[];
+  /** The host of the page the hashes came from. */
+  host?: string;
+  heldSites: number[] | null;
+  overrides: Record<string, SiteOverride>;
+}
+
+/** The sid of the site a host belongs to: the catalog first, then the service's own list. */
+export function sidForHost(host: string | undefined, sites: ServiceSite[] | undefined): number | undefined {
+  if (!host) return undefined;
+  const catalogued = siteForHost(host)?.sid;
+  if (catalogued !== undefined) return catalogued;
+  const match = sites?.find((site) => host === site.base_url || host.endsWith(`.${site.base_url}`));
+  return match?.id;
+}
+
+export function siteName(sid: number, sites: ServiceSite[] | undefined): { name: string; key?: string } {
+  const listed = sites?.find((site) => site.id === sid);
+  const catalogued = siteForSid(sid);
+  const key = listed?.site || catalogued?.site;
+  const name = listed?.nickname || catalogued?.nickname || key || `#${sid}`;
+  return { name, key };
+}
+
+export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, CachedAnswer>, context: SiteContext): CandidateView[] {
+  const currentSid = sidForHost(context.host, context.sites);
+  const held = context.heldSites ? new Set(context.heldSites) : undefined;
+  const views: CandidateView[] = [];
+  const seen = new Set<string>();
+  for (const { hash } of hashes) {
+    for (const candidate of answers.get(hash)?.candidates ?? []) {
+      const key = `${candidate.sid}:${candidate.torrent_id}:${hash}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const override = context.overrides[String(candidate.sid)];
+      const listed = context.sites?.find((site) => site.id === candidate.sid);
+      const catalogued = siteForSid(candidate.sid);
+      const detailsUrl = listed
+        ? buildDetailsUrl(listed, candidate.torrent_id, override)
+        : catalogued
+          ? buildDetailsUrlFromCatalog(catalogued, candidate.torrent_id, override)
+          : undefined;
+      const { name, key: siteKey } = siteName(candidate.sid, context.sites);
+      views.push({
+        sid: candidate.sid,
+        torrentId: candidate.torrent_id,
+        infoHash: candidate.info_hash,
+        forHash: hash,
+        siteName: name,
+        siteKey,
+        detailsUrl,
+        isCurrentSite: currentSid === candidate.sid,
+        held: held ? held.has(candidate.sid) : undefined,
+      });
+    }
+  }
+  // Sites the user holds first, then by name; within a site by torrent id.
+  return views.sort(
+    (a, b) =>
+      Number(b.held ?? false) - Number(a.held ?? false) ||
+      a.siteName.localeCompare(b.siteName, 'zh-CN') ||
+      a.sid - b.sid ||
+      a.torrentId - b.torrentId,
+  );
+}
+
+export function recommendedViews(list: RecommendedSite[], sites: ServiceSite[] | undefined): RecommendedSiteView[] {
+  return list.map((entry) => {
+    const listed = sites?.find((site) => site.id === entry.id);
+    const catalogued = siteForSid(entry.id);
+    return {
+      sid: entry.id,
+      site: entry.site,
+      nickname: entry.nickname || listed?.nickname || catalogued?.nickname || entry.site,
+      homeUrl: homeUrl(listed ?? catalogued),
+    };
+  });
+}

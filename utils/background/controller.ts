@@ -1,0 +1,241 @@
+/**
+ * What the background does, apart from wiring: reads of tracker pages come in, lookups go out,
+ * and each tab's view is kept current. Kept free of listener registration so tests can drive it.
+ */
+import { browser } from 'wxt/browser';
+import type { CandidateView, RecommendedSiteView, SettingsView, TabView } from '../messages';
+import type { FoundHash, PageReading } from '../pages/types';
+import { Lookup, type LookupOutcome } from '../lookup/lookup';
+import { getRecommendedSites, type ServiceConfig } from '../service/client';
+import { ServiceError, toFailure, type ServiceFailure } from '../service/errors';
+import { applySettingsUpdate, lookupMode, normaliseBaseUrl, type Settings } from '../settings';
+import { siteForHost } from '../sites';
+import { buildCandidateViews, recommendedViews } from './candidates';
+import { SettingsStore } from './settings-store';
+import { SiteDirectory } from './site-list';
+import { TabViews } from './tab-views';
+
+export interface ControllerOptions {
+  version: string;
+  fetch?: typeof fetch;
+  now?: () => number;
+  minIntervalMs?: number;
+  retryDelaysMs?: readonly number[];
+  timeoutMs?: number;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+export class Controller {
+  readonly settings = new SettingsStore();
+  readonly tabs = new TabViews();
+  readonly directory: SiteDirectory;
+  readonly lookup: Lookup;
+  private readonly now: () => number;
+
+  constructor(options: ControllerOptions) {
+    this.now = options.now ?? Date.now;
+    this.directory = new SiteDirectory(this.now);
+    this.lookup = new Lookup({
+      settings: () => this.settings.get(),
+      sitesToReport: (config) => this.sitesToReport(config),
+      version: options.version,
+      fetch: options.fetch,
+      now: options.now,
+      minIntervalMs: options.minIntervalMs,
+      retryDelaysMs: options.retryDelaysMs,
+      timeoutMs: options.timeoutMs,
+    });
+    this.settings.onChange(async (next, previous) => {
+      if (next.baseUrl !== previous.baseUrl || next.token !== previous.token) {
+        await this.lookup.forgetServiceState();
+        if (next.baseUrl !== previous.baseUrl) await this.directory.forget();
+      }
+      if (next.heldSites?.join() !== previous.heldSites?.join()) await this.lookup.forgetServiceState();
+    });
+  }
+
+  /** A content script read its page. The tab id and URL come from the browser, not the message. */
+  async onPageReading(tabId: number, url: string, reading: PageReading | null): Promise<TabView> {
+    const host = hostOf(url);
+    const base: TabView = {
+      tabId,
+      url,
+      host,
+      siteName: host ? siteForHost(host)?.nickname : undefined,
+      status: 'no-hash',
+      engine: reading?.engine,
+      problem: reading?.problem,
+      torrentFileUrl: reading?.torrentFileUrl,
+      hashes: reading?.hashes ?? [],
+      candidates: [],
+    };
+    return this.resolve(base, false);
+  }
+
+  async view(tabId: number): Promise<TabView> {
+    const known = await this.tabs.get(tabId);
+    if (known) return known;
+    let url: string | undefined;
+    try {
+      url = (await browser.tabs.get(tabId)).url;
+    } catch {
+      // The tab is gone or its URL is not ours to see: the view says so.
+    }
+    return { tabId, url, host: hostOf(url), siteName: siteForHost(hostOf(url) ?? '')?.nickname, status: 'not-a-tracker', hashes: [], candidates: [] };
+  }
+
+  async refresh(tabId: number): Promise<TabView> {
+    const view = await this.view(tabId);
+    if (!view.hashes.length) return view;
+    return this.resolve(view, true);
+  }
+
+  /** Adds hashes read from elsewhere (the .torrent file) to a tab's view and looks them up. */
+  async addHashes(tabId: number, hashes: FoundHash[]): Promise<TabView> {
+    const view = await this.view(tabId);
+    const known = new Set(view.hashes.map((found) => found.hash));
+    const added = hashes.filter((found) => !known.has(found.hash));
+    return this.resolve({ ...view, hashes: [...view.hashes, ...added], problem: undefined }, false);
+  }
+
+  private async resolve(base: TabView, force: boolean): Promise<TabView> {
+    const { tabId } = base;
+    if (!base.hashes.length) return this.tabs.set({ ...base, status: 'no-hash', error: undefined });
+    const settings = await this.settings.get();
+    if (lookupMode(settings) === 'none') return this.tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined });
+
+    const hashes = base.hashes.map((found) => found.hash);
+    // Only show "looking up" when the answer is not already at hand, so a revisit does not flicker.
+    const cached = force ? new Map() : await this.lookup.cache.get(hashes);
+    const allFresh = hashes.every((hash) => this.lookup.cache.isFresh(cached.get(hash)));
+    if (!allFresh) await this.tabs.set({ ...base, status: 'looking-up', error: undefined, retryAt: undefined });
+
+    const sitesPromise = this.directory.sites.get(settings.baseUrl, (operation) => this.lookup.call(operation, settings));
+    let outcome: LookupOutcome;
+    try {
+      outcome = await this.lookup.answers(hashes, { force });
+    } catch (error) {
+      return this.tabs.set(await this.failedView(base, settings, toFailure(error), await sitesPromise));
+    }
+    const sites = await sitesPromise;
+    const candidates = buildCandidateViews(base.hashes, outcome.answers, {
+      sites: sites.value,
+      host: base.host,
+      heldSites: settings.heldSites,
+      overrides: settings.siteOverrides,
+    });
+    const fetchedAt = Math.min(...[...outcome.answers.values()].map((answer) => answer.fetchedAt));
+    const current = await this.tabs.get(tabId);
+    // The tab moved on to another page while we waited: do not paint an old answer over it.
+    if (current && current.url !== base.url) return current;
+    return this.tabs.set({
+      ...base,
+      status: 'done',
+      candidates,
+      error: undefined,
+      retryAt: undefined,
+      fetchedAt: Number.isFinite(fetchedAt) ? fetchedAt : this.now(),
+      fromCache: outcome.fromCache,
+      clockSkewSeconds: outcome.clockSkewSeconds,
+    });
+  }
+
+  /** An error view still shows whatever older answer the cache holds: nothing is lost. */
+  private async failedView(
+    base: TabView,
+    settings: Settings,
+    error: ServiceFailure,
+    sites: { value?: import('../service/schemas').ServiceSite[] },
+  ): Promise<TabView> {
+    const hashes = base.hashes.map((found) => found.hash);
+    const older = await this.lookup.cache.get(hashes);
+    let candidates: CandidateView[] = [];
+    let fetchedAt: number | undefined;
+    if (older.size) {
+      candidates = buildCandidateViews(base.hashes, older, {
+        sites: sites.value,
+        host: base.host,
+        heldSites: settings.heldSites,
+        overrides: settings.siteOverrides,
+      });
+      fetchedAt = Math.min(...[...older.values()].map((answer) => answer.fetchedAt));
+    }
+    return { ...base, status: 'error', error, candidates, fetchedAt, retryAt: error.retryAt };
+  }
+
+  /** The sids reported for sid_sha1: the user's own sites once picked, else every listed site. */
+  private async sitesToReport(config: ServiceConfig): Promise<number[]> {
+    const settings = await this.settings.get();
+    if (settings.heldSites?.length) return settings.heldSites;
+    const { value, error } = await this.directory.sites.get(config.baseUrl, (operation) => this.lookup.call(operation, settings));
+    if (!value?.length) {
+      throw new ServiceError(error ?? { kind: 'bad-answer', detail: 'the service listed no sites to report' });
+    }
+    return value.map((site) => site.id);
+  }
+
+  async recommended(refresh: boolean): Promise<{ sites: RecommendedSiteView[]; count: number; fetchedAt?: number; error?: ServiceFailure }> {
+    const settings = await this.settings.get();
+    if (!settings.token) return { sites: [], count: 0, error: { kind: 'no-credentials', detail: 'no token configured' } };
+    const call = <T>(operation: (config: ServiceConfig) => Promise<T>) => this.lookup.call(operation, settings);
+    const [recommended, sites] = await Promise.all([
+      this.directory.recommended.get(settings.baseUrl, call, { refresh }),
+      this.directory.sites.get(settings.baseUrl, call),
+    ]);
+    return {
+      sites: recommendedViews(recommended.value?.list ?? [], sites.value),
+      count: recommended.value?.count ?? 0,
+      fetchedAt: recommended.at,
+      error: recommended.error,
+    };
+  }
+
+  /** Calls the recommended-site list with the given values (unsaved form values) or the saved ones. */
+  async testConnection(values: { baseUrl?: string; token?: string }): Promise<{ ok: boolean; siteCount?: number; error?: ServiceFailure }> {
+    const saved = await this.settings.get();
+    const baseUrl = values.baseUrl === undefined ? saved.baseUrl : normaliseBaseUrl(values.baseUrl);
+    const token = (values.token ?? saved.token).trim();
+    if (!baseUrl) return { ok: false, error: { kind: 'bad-request', detail: 'the API base URL is not an http(s) address' } };
+    if (!token) return { ok: false, error: { kind: 'no-credentials', detail: 'no token entered' } };
+    try {
+      const answer = await this.lookup.call((config) => getRecommendedSites(config), { ...saved, baseUrl, token });
+      return { ok: true, siteCount: answer.count };
+    } catch (error) {
+      return { ok: false, error: toFailure(error) };
+    }
+  }
+
+  async settingsView(): Promise<SettingsView> {
+    const { settings, resetFields } = await this.settings.load();
+    return { settings, resetFields, serviceOriginGranted: await this.originGranted(settings.baseUrl) };
+  }
+
+  async saveSettings(update: unknown): Promise<SettingsView | { refused: string }> {
+    const current = await this.settings.get();
+    let next: Settings;
+    try {
+      next = applySettingsUpdate(current, update);
+    } catch (error) {
+      const issue = (error as { issues?: { path?: PropertyKey[] }[] }).issues?.[0];
+      return { refused: String(issue?.path?.[0] ?? 'settings') };
+    }
+    await this.settings.save(next);
+    return this.settingsView();
+  }
+
+  private async originGranted(baseUrl: string): Promise<boolean> {
+    try {
+      return await browser.permissions.contains({ origins: [`${new URL(baseUrl).origin}/*`] });
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The service's own site list (names, hosts, link templates), kept for a day in storage.local.
+ * When it cannot be had, links fall back to the bundled catalog (utils/sites).
+ */
+import { browser } from 'wxt/browser';
+import { getRecommendedSites, getSites, type ServiceConfig } from '../service/client';
+import type { RecommendedSite, ServiceSite } from '../service/schemas';
+import type { ServiceFailure } from '../service/errors';
+import { toFailure } from '../service/errors';
+
+export const SITE_LIST_FRESH_MS = 24 * 60 * 60 * 1000;
+const SITE_LIST_KEY = 'siteList';
+const RECOMMENDED_KEY = 'recommendedSites';
+
+interface Stored<T> {
+  origin: string;
+  at: number;
+  value: T;
+}
+
+type Caller = <T>(operation: (config: ServiceConfig) => Promise<T>) => Promise<T>;
+
+/** A list from the service, cached per service origin, refreshed when older than SITE_LIST_FRESH_MS. */
+class CachedList<T> {
+  private memory: Stored<T> | undefined;
+  private pending: Promise<T> | undefined;
+
+  constructor(
+    private readonly key: string,
+    private readonly load: (config: ServiceConfig) => Promise<T>,
+    private readonly now: () => number,
+  ) {}
+
+  async get(origin: string, call: Caller, options: { refresh?: boolean } = {}): Promise<{ value?: T; at?: number; error?: ServiceFailure }> {
+    const stored = this.memory?.origin === origin ? this.memory : await this.read(origin);
+    if (stored && !options.refresh && this.now() - stored.at < SITE_LIST_FRESH_MS) return { value: stored.value, at: stored.at };
+    try {
+      this.pending ??= call(this.load).finally(() => (this.pending = undefined));
+      const value = await this.pending;
+      this.memory = { origin, at: this.now(), value };
+      await browser.storage.local.set({ [this.key]: this.memory });
+      return { value, at: this.memory.at };
+    } catch (error) {
+      // An old list is better than none: keep showing it, and say why it is old.
+      return { value: stored?.value, at: stored?.at, error: toFailure(error) };
+    }
+  }
+
+  async forget(): Promise<void> {
+    this.memory = undefined;
+    await browser.storage.local.remove(this.key);
+  }
+
+  private async read(origin: string): Promise<Stored<T> | undefined> {
+    const stored = (await browser.storage.local.get(this.key))[this.key] as Stored<T> | undefined;
+    if (!stored || stored.origin !== origin || typeof stored.at !== 'number' || stored.value === undefined) return undefined;
+    this.memory = stored;
+    return stored;
+  }
+}
+
+export class SiteDirectory {
+  readonly sites: CachedList<ServiceSite[]>;
+  readonly recommended: CachedList<{ count: number; list: RecommendedSite[] }>;
+
+  constructor(now: () => number = Date.now) {
+    this.sites = new CachedList(SITE_LIST_KEY, async (config) => (await getSites(config)).sites, now);
+    this.recommended = new CachedList(RECOMMENDED_KEY, getRecommendedSites, now);
+  }
+
+  async forget(): Promise<void> {
+    await Promise.all([this.sites.forget(), this.recommended.forget()]);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The state of each tab (hashes, candidates, status), kept in memory and mirrored to
+ * storage.session so a restarted service worker still knows it. Every change updates the
+ * tab's badge and tells open views (popup, panel) about it.
+ */
+import { browser } from 'wxt/browser';
+import type { TabView, ViewChanged } from '../messages';
+
+const SESSION_PREFIX = 'tab:';
+
+/** MV3 names it `action`, MV2 (Firefox build) `browserAction`. */
+function toolbarAction() {
+  const api = browser as unknown as { action?: typeof browser.action; browserAction?: typeof browser.action };
+  return api.action ?? api.browserAction;
+}
+
+export function badgeFor(view: TabView): { text: string; color: string; title?: string } {
+  switch (view.status) {
+    case 'done': {
+      const count = view.candidates.length;
+      return { text: count > 999 ? '999+' : String(count), color: count ? '#1a7f37' : '#6e7781' };
+    }
+    case 'looking-up':
+    case 'reading':
+      return { text: '…', color: '#6e7781' };
+    case 'error':
+    case 'no-credentials':
+      return { text: '!', color: '#cf222e' };
+    default:
+      return { text: '', color: '#6e7781' };
+  }
+}
+
+export class TabViews {
+  private readonly views = new Map<number, TabView>();
+  private sessionAvailable = true;
+
+  async get(tabId: number): Promise<TabView | undefined> {
+    const known = this.views.get(tabId);
+    if (known) return known;
+    try {
+      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabView | undefined;
+      if (stored && stored.tabId === tabId) {
+        this.views.set(tabId, stored);
+        return stored;
+      }
+    } catch {
+      this.sessionAvailable = false;
+    }
+    return undefined;
+  }
+
+  async set(view: TabView): Promise<TabView> {
+    this.views.set(view.tabId, view);
+    await Promise.allSettled([this.persist(view), this.paintBadge(view), this.announce(view)]);
+    return view;
+  }
+
+  async forget(tabId: number): Promise<void> {
+    this.views.delete(tabId);
+    if (this.sessionAvailable) await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
+  }
+
+  all(): TabView[] {
+    return [...this.views.values()];
+  }
+
+  private async persist(view: TabView): Promise<void> {
+    if (!this.sessionAvailable) return;
+    try {
+      await browser.storage.session.set({ [SESSION_PREFIX + view.tabId]: view });
+    } catch {
+      this.sessionAvailable = false;
+    }
+  }
+
+  private async paintBadge(view: TabView): Promise<void> {
+    const action = toolbarAction();
+    if (!action) return;
+    const badge = badgeFor(view);
+    await action.setBadgeText({ tabId: view.tabId, text: badge.text });
+    if (badge.text) await action.setBadgeBackgroundColor({ tabId: view.tabId, color: badge.color });
+  }
+
+  /** Tells the popup (extension pages) and the tab's own panel. Nobody listening is fine. */
+  private async announce(view: TabView): Promise<void> {
+    const message: ViewChanged = { type: 'view:changed', view };
+    await Promise.allSettled([
+      browser.runtime.sendMessage(message),
+      browser.tabs.sendMessage(view.tabId, message),
+    ]);
+  }
+}
