@@ -1,6 +1,15 @@
 import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
 
+/** Fixed so Firefox keeps the extension's storage across updates and tests can pin its moz-extension:// host. */
+export const GECKO_ID = 'reseed-lens@reseed-lens.org';
+
+/** The lookup service's known hosts (service-notes.md); any other base URL asks for its origin at run time. */
+const SERVICE_HOST_PERMISSIONS = ['2025.iyuu.cn', 'vip.iyuu.cn', 'api.iyuu.cn'].flatMap((host) => [
+  `http://${host}/*`,
+  `https://${host}/*`,
+]);
+
 export default defineConfig({
   modules: ['@wxt-dev/webextension-polyfill'],
   vite: () => ({ plugins: [preact()] }),
@@ -8,5 +17,12 @@ export default defineConfig({
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',
     default_locale: 'en',
+    permissions: ['storage', 'activeTab', 'scripting'],
+    host_permissions: SERVICE_HOST_PERMISSIONS,
+    optional_host_permissions: ['*://*/*'],
+    action: { default_title: '__MSG_extName__' },
+    browser_specific_settings: {
+      gecko: { id: GECKO_ID, strict_min_version: '115.0' },
+    },
   },
 });

@@ -1,1 +1,10 @@
-import { render } from 'preact'; render(<p>hi</p>, document.getElementById('app')!);
+import { render } from 'preact';
+import { browser } from 'wxt/browser';
+import { t } from '../../utils/i18n';
+import { Options } from './App';
+import '../../components/base.css';
+import './style.css';
+
+document.documentElement.lang = browser.i18n.getUILanguage();
+document.title = t('optionsTitle');
+render(<Options />, document.getElementById('app')!);
