@@ -1,0 +1,197 @@
+/**
+ * The lookup layer against the real reference service over HTTP: how many requests go out, and
+ * what happens on each kind of trouble.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { Lookup, type LookupEnvironment } from '../../../utils/lookup/lookup';
+import { getSites } from '../../../utils/service/client';
+import { ServiceError } from '../../../utils/service/errors';
+import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
+import { DEMO_APP_ID, DEMO_SECRET, DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
+
+let service: ReferenceService;
+let settings: Settings;
+let allSids: number[];
+
+beforeAll(async () => {
+  service = await startReferenceService();
+  allSids = (await getSites({ baseUrl: service.url, token: DEMO_TOKEN, version: '1.2.3' })).sites.map((site) => site.id);
+});
+afterAll(() => service.close());
+beforeEach(() => {
+  fakeBrowser.reset();
+  service.control.reset();
+  settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN };
+});
+
+function makeLookup(extra: Partial<LookupEnvironment> = {}): Lookup {
+  return new Lookup({
+    settings: async () => settings,
+    sitesToReport: async () => allSids,
+    version: '1.2.3',
+    retryDelaysMs: [10, 20],
+    ...extra,
+  });
+}
+
+const lookups = () => service.requests.filter((request) => request.path === '/reseed/index/index');
+const reports = () => service.requests.filter((request) => request.path === '/reseed/sites/reportExisting');
+const knownHashes = () => service.data.torrents.flatMap((group) => group.members.map((member) => member.info_hash));
+const randomHash = (seed: number) => seed.toString(16).padStart(8, '0').repeat(5);
+
+describe('Lookup', () => {
+  it('answers a page with one request cold and none warm', async () => {
+    const lookup = makeLookup();
+    const hashes = knownHashes().slice(0, 3);
+    const cold = await lookup.answers(hashes);
+    expect(lookups()).toHaveLength(1);
+    expect(reports()).toHaveLength(1);
+    expect(cold.fromCache).toBe(false);
+    expect([...cold.answers.keys()].sort()).toEqual([...hashes].sort());
+    expect(cold.answers.get(hashes[0]!)!.candidates.length).toBeGreaterThan(0);
+
+    const warm = await lookup.answers(hashes);
+    expect(lookups()).toHaveLength(1);
+    expect(warm.fromCache).toBe(true);
+    expect(warm.requests).toBe(0);
+    expect(warm.answers.get(hashes[0]!)).toEqual(cold.answers.get(hashes[0]!));
+  });
+
+  it('keeps answers across a restart of the background (storage, not memory)', async () => {
+    const hashes = knownHashes().slice(0, 2);
+    await makeLookup().answers(hashes);
+    const afterRestart = await makeLookup().answers(hashes);
+    expect(afterRestart.fromCache).toBe(true);
+    expect(lookups()).toHaveLength(1);
+  });
+
+  it('asks again on purpose when forced (refresh)', async () => {
+    const lookup = makeLookup();
+    const hashes = knownHashes().slice(0, 1);
+    await lookup.answers(hashes);
+    await lookup.answers(hashes, { force: true });
+    expect(lookups()).toHaveLength(2);
+    expect(reports()).toHaveLength(1); // the site report is reused
+  });
+
+  it('sends the same hash asked by several tabs at once only once', async () => {
+    const lookup = makeLookup();
+    const hashes = knownHashes().slice(0, 4);
+    service.control.delayMs = 100;
+    const [a, b, c] = await Promise.all([lookup.answers(hashes), lookup.answers(hashes.slice(0, 2)), lookup.answers(hashes.slice(2))]);
+    expect(lookups()).toHaveLength(1);
+    expect(b.answers.get(hashes[0]!)).toEqual(a.answers.get(hashes[0]!));
+    expect(c.answers.get(hashes[3]!)).toEqual(a.answers.get(hashes[3]!));
+  });
+
+  it('batches many hashes at 200 per request, and answers hashes without candidates with none', async () => {
+    const lookup = makeLookup();
+    const hashes = [...knownHashes().slice(0, 5), ...Array.from({ length: 445 }, (_, i) => randomHash(i + 1))];
+    const outcome = await lookup.answers(hashes);
+    expect(lookups()).toHaveLength(3);
+    for (const request of lookups()) {
+      const sent = JSON.parse(new URLSearchParams(request.body).get('hash')!) as string[];
+      expect(sent.length).toBeLessThanOrEqual(200);
+    }
+    expect(outcome.answers.size).toBe(450);
+    expect(outcome.answers.get(randomHash(7))!.candidates).toEqual([]);
+  });
+
+  it('reports the sites again and retries once when the service forgot the site hash', async () => {
+    const lookup = makeLookup();
+    await lookup.answers(knownHashes().slice(0, 1));
+    service.control.forgetSiteHashes();
+    const outcome = await lookup.answers(knownHashes().slice(1, 2));
+    expect(reports()).toHaveLength(2);
+    expect(lookups()).toHaveLength(3); // refused once, then answered
+    expect(outcome.answers.get(knownHashes()[1]!)!.candidates.length).toBeGreaterThan(0);
+  });
+
+  it('after a 429 sends nothing until Retry-After has passed, and says when', async () => {
+    let now = Date.now();
+    const lookup = makeLookup({ now: () => now });
+    await lookup.answers(knownHashes().slice(0, 1)); // the site report is in place
+    service.control.forceStatus(429, 1, { headers: { 'Retry-After': '45' } });
+    const error = await lookup.answers(knownHashes().slice(1, 2)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).kind).toBe('rate-limited');
+    expect((error as ServiceError).retryAt).toBe(now + 45_000);
+    const sentBefore = service.requests.length;
+
+    now += 30_000;
+    const blocked = await lookup.answers(knownHashes().slice(1, 2)).catch((caught: unknown) => caught);
+    expect((blocked as ServiceError).kind).toBe('rate-limited');
+    expect(service.requests.length).toBe(sentBefore); // nothing went out
+
+    // A new background instance (worker restart) honours the same wait.
+    const restarted = makeLookup({ now: () => now });
+    await expect(restarted.answers(knownHashes().slice(1, 2))).rejects.toMatchObject({ kind: 'rate-limited' });
+    expect(service.requests.length).toBe(sentBefore);
+
+    now += 16_000;
+    const after = await lookup.answers(knownHashes().slice(1, 2));
+    expect(after.answers.size).toBe(1);
+    expect(service.requests.length).toBeGreaterThan(sentBefore);
+  });
+
+  it('corrects for a skewed clock from the Date header and says by how much', async () => {
+    service.control.clockSkewSeconds = 3600;
+    const lookup = makeLookup();
+    const outcome = await lookup.answers(knownHashes().slice(0, 1));
+    expect(outcome.clockSkewSeconds).toBeGreaterThan(3590);
+    expect(outcome.clockSkewSeconds).toBeLessThan(3610);
+    expect(outcome.answers.get(knownHashes()[0]!)!.candidates.length).toBeGreaterThan(0);
+    const refused = lookups().length;
+    // The next call carries the corrected timestamp from the start: no refusal.
+    await lookup.answers(knownHashes().slice(1, 2));
+    expect(lookups().length).toBe(refused + 1);
+    const sent = Number(new URLSearchParams(lookups().at(-1)!.body).get('timestamp'));
+    expect(Math.abs(sent - service.control.now() / 1000)).toBeLessThan(10);
+  });
+
+  it('retries a failing server with backoff, then gives up with the error kind', async () => {
+    const lookup = makeLookup();
+    await lookup.answers(knownHashes().slice(0, 1));
+    service.control.forceStatus(502, 1);
+    const recovered = await lookup.answers(knownHashes().slice(1, 2));
+    expect(recovered.answers.size).toBe(1);
+    service.control.forceStatus(500, 5);
+    await expect(lookup.answers(knownHashes().slice(2, 3))).rejects.toMatchObject({ kind: 'server' });
+  });
+
+  it('fails with a network error when the service is unreachable', async () => {
+    const closed = await startReferenceService();
+    const url = closed.url;
+    await closed.close();
+    settings = { ...settings, baseUrl: url };
+    await expect(makeLookup().answers(knownHashes().slice(0, 1))).rejects.toMatchObject({ kind: 'network' });
+  });
+
+  it('refuses to look up without credentials', async () => {
+    settings = { ...DEFAULT_SETTINGS, baseUrl: service.url };
+    await expect(makeLookup().answers(knownHashes().slice(0, 1))).rejects.toMatchObject({ kind: 'no-credentials' });
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('uses the signed single lookup, one hash per call, when only App ID and Secret are set', async () => {
+    settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, appId: DEMO_APP_ID, secret: DEMO_SECRET };
+    const hashes = knownHashes().slice(0, 2);
+    const outcome = await makeLookup().answers(hashes);
+    const signed = service.requests.filter((request) => request.path === '/spider/reseed/index');
+    expect(signed).toHaveLength(2);
+    expect(signed.every((request) => request.headers.token === undefined)).toBe(true);
+    expect(lookups()).toHaveLength(0);
+    expect(outcome.answers.get(hashes[0]!)!.candidates.length).toBeGreaterThan(0);
+  });
+
+  it('keeps at least an hour between asking for the same hash', async () => {
+    let now = Date.now();
+    const lookup = makeLookup({ now: () => now });
+    const hashes = knownHashes().slice(0, 1);
+    await lookup.answers(hashes);
+    now += 60 * 60 * 1000;
+    await lookup.answers(hashes);
+    expect(lookups()).toHaveLength(1);
+  });
+});
