@@ -1,0 +1,126 @@
+/**
+ * Links to a candidate's details page and to a site's home page, built only from a numeric id, a
+ * host and a relative path template. Whatever the service or a stored setting holds, the result is
+ * an http(s) URL on the expected host, or undefined.
+ */
+import { siteForHost } from './catalog';
+import { isSameOrSubdomain, normalizeHost } from './hosts';
+import type { CatalogSite, LinkOverride, ServiceSiteLink } from './types';
+
+/** What NexusPHP sites use when the service leaves details_page empty (service-notes). */
+export const DEFAULT_DETAILS_PAGE = 'details.php?id={}';
+
+/**
+ * Shapes a template may not have: a scheme, `//` (a host of its own), backslashes (read as `/` by
+ * URL parsers), quotes, angle brackets, backticks, whitespace and control characters.
+ */
+const UNSAFE_TEMPLATE = /[\s\x00-\x1f\x7f"'`<>\\]|\/\/|^[a-z][a-z0-9+.-]*:/i;
+
+type Scheme = 'http' | 'https';
+
+interface Target {
+  host: string;
+  scheme: Scheme;
+  /** The catalog's entry for the service's base_url, when it has one. */
+  entry?: CatalogSite;
+  /** Set when the service's template is for a host that serves no pages: the template to use instead. */
+  catalogTemplate?: string;
+}
+
+export function isTorrentId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * `http(s)://` + base_url + `/` + details_page with `{}` (or `{id}`) replaced by the torrent id.
+ * The scheme comes from is_https (0 http; 1 or 2 https), an empty details_page is the catalog's
+ * template for that site or `details.php?id={}`, and a base_url that serves no pages (M-Team's API
+ * host) or is a site's old domain is replaced by the catalog's current host. The user's override
+ * of host and scheme comes last.
+ */
+export function buildDetailsUrl(site: ServiceSiteLink, torrentId: number, override?: LinkOverride): string | undefined {
+  if (!isTorrentId(torrentId)) return undefined;
+  const target = serviceTarget(site, override);
+  if (!target) return undefined;
+  const given = typeof site.details_page === 'string' ? site.details_page.trim() : '';
+  const template = target.catalogTemplate ?? (given || target.entry?.detailsPage || DEFAULT_DETAILS_PAGE);
+  return compose(target.scheme, target.host, template, torrentId);
+}
+
+/** The same from a catalog entry, for when the service's site list cannot be had. */
+export function buildDetailsUrlFromCatalog(entry: CatalogSite, torrentId: number, override?: LinkOverride): string | undefined {
+  if (!isTorrentId(torrentId)) return undefined;
+  const target = catalogTarget(entry, override);
+  return target && compose(target.scheme, target.host, entry.detailsPage, torrentId);
+}
+
+/** A site's home page, from the service's list or the catalog (e.g. for a recommended site). */
+export function homeUrl(
+  site: Pick<ServiceSiteLink, 'base_url' | 'is_https'> | CatalogSite | undefined,
+  override?: LinkOverride,
+): string | undefined {
+  if (!site) return undefined;
+  const target = 'hosts' in site ? catalogTarget(site, override) : serviceTarget(site, override);
+  return target && checked(`${target.scheme}://${target.host}/`, target.scheme, target.host);
+}
+
+function serviceTarget(site: Pick<ServiceSiteLink, 'base_url' | 'is_https'>, override?: LinkOverride): Target | undefined {
+  const base = typeof site.base_url === 'string' ? normalizeHost(site.base_url) : undefined;
+  if (!base) return applyOverride(undefined, override);
+  const entry = siteForHost(base);
+  let target: Target = { host: base, scheme: site.is_https === 0 ? 'http' : 'https', entry };
+  const home = entry?.hosts[0];
+  if (entry && home) {
+    if (entry.apiHosts?.some((host) => isSameOrSubdomain(base, host))) {
+      target = { host: home, scheme: entry.scheme, entry, catalogTemplate: entry.detailsPage };
+    } else if (!entry.hosts.some((host) => isSameOrSubdomain(base, host))) {
+      // An old domain: the same pages, on the current host.
+      target = { host: home, scheme: entry.scheme, entry };
+    }
+  }
+  return applyOverride(target, override);
+}
+
+function catalogTarget(entry: CatalogSite, override?: LinkOverride): Target | undefined {
+  const host = entry.hosts[0] && normalizeHost(entry.hosts[0]);
+  return applyOverride(host ? { host, scheme: entry.scheme } : undefined, override);
+}
+
+function applyOverride(target: Target | undefined, override?: LinkOverride): Target | undefined {
+  if (!override) return target;
+  let result = target;
+  if (override.host !== undefined && override.host !== '') {
+    const host = normalizeHost(override.host);
+    // A bad override yields no link rather than a silent fallback to a host the user replaced.
+    if (!host) return undefined;
+    result = { ...(result ?? { scheme: 'https' }), host };
+  }
+  if (result && (override.scheme === 'http' || override.scheme === 'https')) result = { ...result, scheme: override.scheme };
+  return result;
+}
+
+function compose(scheme: Scheme, host: string, template: string, torrentId: number): string | undefined {
+  if (typeof template !== 'string') return undefined;
+  const relative = template.trim().replace(/^\//, '');
+  if (!relative.includes('{}') && !relative.includes('{id}')) return undefined;
+  if (UNSAFE_TEMPLATE.test(relative)) return undefined;
+  const id = String(torrentId);
+  const path = relative.replaceAll('{}', id).replaceAll('{id}', id);
+  // Any other placeholder ({passkey}, ...) has no value here.
+  if (/[{}]/.test(path)) return undefined;
+  return checked(`${scheme}://${host}/${path}`, scheme, host);
+}
+
+/** The URL as the browser will read it, if that is still `scheme://host/...` with nothing else in the authority. */
+function checked(candidate: string, scheme: Scheme, host: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== `${scheme}:` || url.hostname !== host || url.port !== '' || url.username !== '' || url.password !== '') {
+    return undefined;
+  }
+  return url.href;
+}
