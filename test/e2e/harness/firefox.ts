@@ -1,0 +1,240 @@
+/** Firefox ESR with the MV2 build installed as a temporary add-on, driven by Puppeteer (WebDriver BiDi). */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { assertBuilt, createProfileDir, DEFAULT_EXTENSION_DIRS, shutDown } from './profile.ts';
+import { callExpression, jsonArg, pollUntil, resolveTabId } from './shared.ts';
+import type { ExtensionApi, HarnessBrowser, HarnessPage, LaunchOptions, WaitOptions } from './types.ts';
+
+export const FIREFOX_PATH = process.env.RESEED_FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+
+/** Prefs that keep a test profile quiet and predictable (Puppeteer already sets the usual automation ones). */
+const QUIET_PREFS: Record<string, string | number | boolean> = {
+  'app.normandy.enabled': false,
+  'messaging-system.rsexperimentloader.enabled': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'browser.region.update.enabled': false,
+  'browser.region.network.url': '',
+  'extensions.update.enabled': false,
+  'extensions.getAddons.cache.enabled': false,
+  'network.dns.disablePrefetch': true,
+  'network.prefetch-next': false,
+  'network.http.speculative-parallel-limit': 0,
+  'browser.translations.enable': false,
+  'datareporting.policy.firstRunURL': '',
+};
+
+function languagePackInstalled(locale: string): boolean {
+  try {
+    const appDir = dirname(realpathSync(FIREFOX_PATH));
+    const dir = join(appDir, 'browser/extensions');
+    return existsSync(dir) && readdirSync(dir).some((name) => name.startsWith(`langpack-${locale}@`));
+  } catch {
+    return false;
+  }
+}
+
+function isExtensionUrl(url: string): boolean {
+  return url.startsWith('moz-extension://');
+}
+
+class FirefoxPage implements HarnessPage {
+  readonly kind = 'firefox' as const;
+  constructor(
+    readonly raw: Page,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async url(): Promise<string> {
+    return this.raw.evaluate(() => location.href).catch(() => this.raw.url());
+  }
+  async goto(url: string, options: { timeoutMs?: number } = {}): Promise<number | null> {
+    const timeout = options.timeoutMs ?? this.timeoutMs;
+    if (!isExtensionUrl(url)) {
+      const response = await this.raw.goto(url, { waitUntil: 'load', timeout });
+      return response?.status() ?? null;
+    }
+    // Puppeteer's goto never settles for moz-extension:// pages in Firefox: start it, then watch the document.
+    void this.raw.goto(url, { timeout }).catch(() => undefined);
+    const wanted = url.split('#')[0]!;
+    await pollUntil(
+      async () => {
+        const state = await this.raw.evaluate(() => [location.href, document.readyState] as const);
+        return state[0].split('#')[0] === wanted && state[1] === 'complete' ? true : undefined;
+      },
+      `${url} to load`,
+      timeout,
+    );
+    return null;
+  }
+  async reload(): Promise<void> {
+    const href = await this.url();
+    if (!isExtensionUrl(href)) {
+      await this.raw.reload({ waitUntil: 'load' });
+      return;
+    }
+    // Same never-settling navigation as goto(); mark the old document to tell the new one apart.
+    await this.raw.evaluate(() => {
+      (window as unknown as { __harnessOld?: boolean }).__harnessOld = true;
+    });
+    void this.raw.reload().catch(() => undefined);
+    await pollUntil(
+      async () =>
+        (await this.raw.evaluate(() => !(window as unknown as { __harnessOld?: boolean }).__harnessOld && document.readyState === 'complete'))
+          ? true
+          : undefined,
+      `${href} to reload`,
+      this.timeoutMs,
+    );
+  }
+  title(): Promise<string> {
+    return this.raw.evaluate(() => document.title);
+  }
+  async waitForSelector(selector: string, options: WaitOptions = {}): Promise<void> {
+    const state = options.state ?? 'attached';
+    await this.raw.waitForSelector(selector, {
+      visible: state === 'visible',
+      hidden: state === 'hidden',
+      timeout: options.timeoutMs ?? this.timeoutMs,
+    });
+  }
+  async click(selector: string): Promise<void> {
+    await this.raw.locator(selector).setTimeout(this.timeoutMs).click();
+  }
+  async fill(selector: string, value: string): Promise<void> {
+    await this.raw.locator(selector).setTimeout(this.timeoutMs).fill(value);
+  }
+  async select(selector: string, value: string): Promise<void> {
+    await this.raw.waitForSelector(selector, { timeout: this.timeoutMs });
+    await this.raw.select(selector, value);
+  }
+  textContent(selector: string): Promise<string | null> {
+    return this.raw.evaluate((css) => document.querySelector(css)?.textContent ?? null, selector);
+  }
+  evaluate<R, A = undefined>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>> {
+    return this.raw.evaluate(callExpression(fn, [jsonArg(arg)])) as Promise<Awaited<R>>;
+  }
+  async screenshot(path: string): Promise<void> {
+    await this.raw.screenshot({ path: path as `${string}.png` });
+  }
+  bringToFront(): Promise<void> {
+    return this.raw.bringToFront();
+  }
+  close(): Promise<void> {
+    return this.raw.close();
+  }
+}
+
+export async function launchFirefox(options: LaunchOptions = {}): Promise<HarnessBrowser> {
+  const started = Date.now();
+  const extensionDir = options.extensionDir ?? DEFAULT_EXTENSION_DIRS.firefox;
+  assertBuilt('firefox', extensionDir);
+  const manifest = JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')) as {
+    browser_specific_settings?: { gecko?: { id?: string } };
+  };
+  const geckoId = manifest.browser_specific_settings?.gecko?.id;
+  if (!geckoId) throw new Error(`${extensionDir}/manifest.json has no browser_specific_settings.gecko.id; Firefox needs one to pin the extension's origin.`);
+  const lang = options.lang ?? 'en';
+  if (lang === 'zh-CN' && !languagePackInstalled('zh-CN')) {
+    // Without it Firefox silently stays in en-US and the extension would pick its English messages.
+    throw new Error('Firefox has no zh-CN language pack: install the Debian package firefox-esr-l10n-zh-cn (.ci/run does).');
+  }
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const uuid = randomUUID();
+  const profileDir = createProfileDir('firefox');
+
+  const prefs: Record<string, string | number | boolean> = {
+    ...QUIET_PREFS,
+    'extensions.webextensions.uuids': JSON.stringify({ [geckoId]: uuid }),
+    'intl.locale.requested': lang === 'zh-CN' ? 'zh-CN' : 'en-US',
+    'intl.accept_languages': lang === 'zh-CN' ? 'zh-CN, zh, en-US, en' : 'en-US, en',
+  };
+  if (options.proxyPort !== undefined) {
+    Object.assign(prefs, {
+      'network.proxy.type': 1,
+      'network.proxy.http': '127.0.0.1',
+      'network.proxy.http_port': options.proxyPort,
+      'network.proxy.ssl': '127.0.0.1',
+      'network.proxy.ssl_port': options.proxyPort,
+      'network.proxy.no_proxies_on': '',
+      'network.proxy.allow_hijacking_localhost': true,
+    });
+  }
+
+  let browser: Browser;
+  try {
+    browser = await puppeteer.launch({
+      browser: 'firefox',
+      executablePath: FIREFOX_PATH,
+      headless: options.headless ?? true,
+      userDataDir: profileDir,
+      args: ['--remote-allow-system-access'],
+      extraPrefsFirefox: prefs,
+      timeout: 30_000,
+      protocolTimeout: 60_000,
+    });
+  } catch (error) {
+    await shutDown(profileDir, async () => {});
+    throw error;
+  }
+  const shut = () => shutDown(profileDir, () => browser.close());
+  try {
+    await browser.installExtension(extensionDir);
+  } catch (error) {
+    await shut();
+    throw new Error(`Firefox did not install ${extensionDir}: ${String(error)}`);
+  }
+  const extensionOrigin = `moz-extension://${uuid}`;
+
+  const wrap = new Map<Page, FirefoxPage>();
+  const adapt = (page: Page) => {
+    let adapted = wrap.get(page);
+    if (!adapted) {
+      page.setDefaultTimeout(timeoutMs);
+      adapted = new FirefoxPage(page, timeoutMs);
+      wrap.set(page, adapted);
+    }
+    return adapted;
+  };
+  let initialPage: Page | undefined = (await browser.pages())[0];
+  let helper: Promise<FirefoxPage> | undefined;
+  let closed = false;
+
+  const harness: HarnessBrowser = {
+    kind: 'firefox',
+    extensionId: geckoId,
+    extensionOrigin,
+    profileDir,
+    launchMs: Date.now() - started,
+    async newPage() {
+      const reuse = initialPage && !initialPage.isClosed() && initialPage.url() === 'about:blank' ? initialPage : undefined;
+      initialPage = undefined;
+      return adapt(reuse ?? (await browser.newPage()));
+    },
+    async openExtensionPage(path) {
+      const page = await harness.newPage();
+      await page.goto(`${extensionOrigin}/${path.replace(/^\//, '')}`);
+      return page;
+    },
+    async evaluateInExtension<R, A = undefined>(fn: (api: ExtensionApi, arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>> {
+      helper ??= (async () => {
+        const page = adapt(await browser.newPage());
+        await page.goto(`${extensionOrigin}/manifest.json`);
+        return page;
+      })();
+      const page = await helper;
+      return (await page.raw.evaluate(callExpression(fn, ['globalThis.browser', jsonArg(arg)]))) as Awaited<R>;
+    },
+    tabIdOf(urlSubstring) {
+      return resolveTabId(urlSubstring, async () => (await browser.pages()).map(adapt), harness.evaluateInExtension);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await shut();
+    },
+  };
+  return harness;
+}
