@@ -26,7 +26,8 @@ export const MESSAGE_RULES: readonly MessageRule[] = [
   { pattern: /站点(缓存)?哈希值|sid_?sha1/i, outcome: 'stale-site-hash' },
   { pattern: /时间戳.{0,4}(过期|失效)|timestamp.{0,20}expire|expired.{0,20}timestamp/i, outcome: 'expired-timestamp' },
   { pattern: /签名|\bsign(ature)?\b|\bapp_?id\b/i, outcome: 'bad-sign' },
-  { pattern: /token/i, outcome: 'auth' }, // 请求缺少token / token未注册 / token无效 / token已过期
+  // 请求缺少token / token未注册 / token无效 / token已过期; not any sentence naming "token" (e.g. an account bound to another token).
+  { pattern: /缺少\s*token|token\s*(未注册|无效|不存在|错误|已?过期|失效)|\b(missing|invalid|unknown|expired)\s+token|token\s+(is\s+)?(missing|invalid|unknown|expired)/i, outcome: 'auth' },
 ];
 
 export function matchMessage(message: string): MessageOutcome | undefined {

@@ -79,8 +79,7 @@ export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSh
       detail: `list lookup: ${asked.length} hashes; at most ${MAX_HASHES_PER_REQUEST} go in one request`,
     });
   }
-  const result = new Map<string, Candidate[]>(asked.map((hash) => [hash, []]));
-  if (asked.length === 0) return result;
+  if (asked.length === 0) return new Map();
   const siteHash = sidSha1.trim().toLowerCase();
   if (!/^[0-9a-f]{40}$/.test(siteHash)) {
     // Nothing to send yet: the caller must report its sites first (reportExisting).
@@ -100,19 +99,23 @@ export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSh
     operation: 'list lookup',
     successCode: 0,
     noCandidatesIsEmpty: true,
-    parse: (json) => listLookupSuccessSchema.parse(json).data,
+    parse: (json) => candidatesForAsked(listLookupSuccessSchema.parse(json).data, asked),
   });
-  if (found === NO_CANDIDATES) return result;
+  return found === NO_CANDIDATES ? new Map(asked.map((hash) => [hash, []])) : found;
+}
 
-  // Only the hashes we asked for count; keys are matched case-insensitively, anything else is ignored.
-  for (const key of Object.keys(found)) {
+/**
+ * Only the hashes we asked for count: keys are matched case-insensitively and anything else is
+ * ignored, so a key the service invents can neither spoil nor extend the result.
+ */
+function candidatesForAsked(data: Record<string, unknown>, asked: readonly string[]): Map<string, Candidate[]> {
+  const result = new Map<string, Candidate[]>(asked.map((hash) => [hash, []]));
+  for (const key of Object.keys(data)) {
     const hash = key.toLowerCase();
     const candidates = result.get(hash);
     if (!candidates) continue;
-    const entry = lookupEntrySchema.safeParse(found[key]);
-    if (!entry.success) {
-      throw new ServiceError({ kind: 'bad-answer', detail: `list lookup: the entry for ${hash} does not match the spec (${entry.error.issues[0]?.message ?? 'invalid'})` });
-    }
+    const entry = lookupEntrySchema.safeParse(data[key]);
+    if (!entry.success) throw new Error(`the entry for ${hash}: ${entry.error.issues[0]?.message ?? 'invalid'}`);
     candidates.push(...entry.data.torrent);
   }
   for (const [hash, candidates] of result) result.set(hash, uniqueCandidates(candidates));
