@@ -16,9 +16,14 @@ import type { BrowserKind } from './types.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
+/**
+ * The builds tests load unless a test passes its own. scripts/test.mjs points these at copies of
+ * the builds it just made and linted (RESEED_E2E_CHROME_DIR / RESEED_E2E_FIREFOX_DIR), so a rebuild
+ * by someone else in the same checkout cannot change the extension under test mid-run.
+ */
 export const DEFAULT_EXTENSION_DIRS: Record<BrowserKind, string> = {
-  chromium: join(REPO_ROOT, '.output/chrome-mv3'),
-  firefox: join(REPO_ROOT, '.output/firefox-mv2'),
+  chromium: process.env.RESEED_E2E_CHROME_DIR ?? join(REPO_ROOT, '.output/chrome-mv3'),
+  firefox: process.env.RESEED_E2E_FIREFOX_DIR ?? join(REPO_ROOT, '.output/firefox-mv2'),
 };
 
 export const RUN_DIR = join(tmpdir(), 'reseed-lens-e2e', process.env.RESEED_E2E_RUN_ID ?? `pid-${process.pid}`);
