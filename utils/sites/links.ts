@@ -4,7 +4,7 @@
  * an http(s) URL on the expected host, or undefined.
  */
 import { siteForHost } from './catalog';
-import { isSameOrSubdomain, normalizeHost } from './hosts';
+import { isHostName, isSameOrSubdomain } from './hosts';
 import type { CatalogSite, LinkOverride, ServiceSiteLink } from './types';
 
 /** What NexusPHP sites use when the service leaves details_page empty (service-notes). */
@@ -42,8 +42,9 @@ export function buildDetailsUrl(site: ServiceSiteLink, torrentId: number, overri
   if (!isTorrentId(torrentId)) return undefined;
   const target = serviceTarget(site, override);
   if (!target) return undefined;
-  const given = typeof site.details_page === 'string' ? site.details_page.trim() : '';
-  const template = target.catalogTemplate ?? (given || target.entry?.detailsPage || DEFAULT_DETAILS_PAGE);
+  // Blank means "not given"; any other whitespace makes the template unusable (not trimmed away).
+  const given = typeof site.details_page === 'string' && site.details_page.trim() !== '' ? site.details_page : undefined;
+  const template = target.catalogTemplate ?? given ?? target.entry?.detailsPage ?? DEFAULT_DETAILS_PAGE;
   return compose(target.scheme, target.host, template, torrentId);
 }
 
@@ -65,7 +66,7 @@ export function homeUrl(
 }
 
 function serviceTarget(site: Pick<ServiceSiteLink, 'base_url' | 'is_https'>, override?: LinkOverride): Target | undefined {
-  const base = typeof site.base_url === 'string' ? normalizeHost(site.base_url) : undefined;
+  const base = linkHost(site.base_url);
   if (!base) return applyOverride(undefined, override);
   const entry = siteForHost(base);
   let target: Target = { host: base, scheme: site.is_https === 0 ? 'http' : 'https', entry };
@@ -82,7 +83,7 @@ function serviceTarget(site: Pick<ServiceSiteLink, 'base_url' | 'is_https'>, ove
 }
 
 function catalogTarget(entry: CatalogSite, override?: LinkOverride): Target | undefined {
-  const host = entry.hosts[0] && normalizeHost(entry.hosts[0]);
+  const host = linkHost(entry.hosts[0]);
   return applyOverride(host ? { host, scheme: entry.scheme } : undefined, override);
 }
 
@@ -90,7 +91,7 @@ function applyOverride(target: Target | undefined, override?: LinkOverride): Tar
   if (!override) return target;
   let result = target;
   if (override.host !== undefined && override.host !== '') {
-    const host = normalizeHost(override.host);
+    const host = linkHost(override.host);
     // A bad override yields no link rather than a silent fallback to a host the user replaced.
     if (!host) return undefined;
     result = { ...(result ?? { scheme: 'https' }), host };
@@ -99,11 +100,19 @@ function applyOverride(target: Target | undefined, override?: LinkOverride): Tar
   return result;
 }
 
+/** A host a link may go to: a bare host name (case aside), without port, path or user info. */
+function linkHost(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const host = value.trim().toLowerCase();
+  return isHostName(host) ? host : undefined;
+}
+
 function compose(scheme: Scheme, host: string, template: string, torrentId: number): string | undefined {
   if (typeof template !== 'string') return undefined;
-  const relative = template.trim().replace(/^\//, '');
+  // Checked before the leading `/` goes, so that `//host/...` is refused rather than shortened.
+  if (UNSAFE_TEMPLATE.test(template)) return undefined;
+  const relative = template.replace(/^\//, '');
   if (!relative.includes('{}') && !relative.includes('{id}')) return undefined;
-  if (UNSAFE_TEMPLATE.test(relative)) return undefined;
   const id = String(torrentId);
   const path = relative.replaceAll('{}', id).replaceAll('{id}', id);
   // Any other placeholder ({passkey}, ...) has no value here.
