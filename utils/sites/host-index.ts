@@ -28,7 +28,7 @@ export const HOST_INDEX: readonly (readonly [string, Engine, string])[] = [
   ["1ptba", "nexusphp", "1ptba.com"],
   ["opencd", "nexusphp", "open.cd"],
   ["dmhy", "nexusphp", "u2.dmhy.org"],
-  ["upxin", "nexusphp", "pt.hdupt.com pt.upxin.net"],
+  ["upxin", "nexusphp", "pt.upxin.net pt.hdupt.com"],
   ["oshen", "nexusphp", "www.oshen.win"],
   ["discfan", "nexusphp", "discfan.net pt.gztown.net"],
   ["byr", "nexusphp", "byr.pt bt.byr.cn"],
