@@ -1,0 +1,191 @@
+/**
+ * DOM helpers shared by the engines. Everything here is bounded: a 2 MB page must read in well
+ * under 2 ms, so nothing walks or stringifies the whole document.
+ */
+import { hashFromMagnet, hashInText } from './hash';
+
+/** Elements whose content is never page text: code, styles, inert templates, form values. */
+const NOT_TEXT = new Set(['script', 'style', 'template', 'textarea', 'noscript', 'select', 'svg', 'iframe', 'object']);
+
+export function isNotText(element: Element): boolean {
+  return NOT_TEXT.has(element.localName);
+}
+
+/**
+ * The text a user sees in a node (hidden blocks included: collapsed sections still hold the
+ * page's data), without scripts, styles, templates, textareas or comments, blanks collapsed.
+ * Stops after `limit` characters, so a label check never reads a whole description.
+ */
+export function visibleText(root: Node, limit = 400): string {
+  if (root.nodeType === 3) return collapse((root as Text).data.slice(0, limit));
+  if (root.nodeType !== 1 || isNotText(root as Element)) return '';
+  let text = '';
+  let node: Node | null = root.firstChild;
+  while (node && text.length < limit) {
+    if (node.nodeType === 3) text += (node as Text).data;
+    else if (node.nodeType === 1 && !isNotText(node as Element) && node.firstChild) {
+      node = node.firstChild;
+      continue;
+    }
+    // next node in document order, not leaving root
+    while (node && node !== root && !node.nextSibling) node = node.parentNode;
+    if (!node || node === root) break;
+    node = node.nextSibling;
+  }
+  return collapse(text.slice(0, limit));
+}
+
+function collapse(text: string): string {
+  return text.replace(/[\s\u00a0\u200b\ufeff]+/g, ' ').trim();
+}
+
+/**
+ * Labels of an info-hash row, in the languages trackers use. Matched against a label's whole
+ * text, trailing colon removed, so "Hash码", "Info hash", "种子哈希", "Hash (v1)" all match.
+ */
+const HASH_LABEL =
+  /^(?:info[ _-]?hash|torrent[ _-]?hash|hash|hash ?(?:码|碼|值)|种子 ?(?:哈希|散列值?|hash|特征码)|種子 ?(?:哈希|雜湊值?|hash|特徵碼)|特征码|特徵碼|哈希值?|雜湊值?|散列值)(?: ?\(?v1\)?)?$/i;
+const LABEL_THEN_VALUE =
+  /^(info[ _-]?hash|torrent[ _-]?hash|hash ?(?:码|碼|值)?|种子 ?(?:哈希|散列值?|hash)|種子 ?(?:哈希|雜湊值?|hash)|特征码|特徵碼|哈希值?)(?: ?\(?v1\)?)? ?[:：] ?(.*)$/i;
+
+export function isHashLabel(text: string): boolean {
+  return HASH_LABEL.test(text.replace(/ ?[:：]$/, ''));
+}
+
+/** Elements that can hold a label ("<b>Hash码:</b>", "<td class=rowhead>", "<dt>", "<th>"). */
+const LABEL_TAGS = new Set(['b', 'strong', 'td', 'th', 'dt', 'span', 'label', 'font', 'div', 'em', 'p', 'li']);
+/** Inline elements whose value follows them as text inside the same parent. */
+const INLINE_LABEL = new Set(['b', 'strong', 'span', 'label', 'font', 'em']);
+const CELL_LIKE = new Set(['td', 'th', 'dt']);
+
+/** What a label element says: null = not a hash label; otherwise the hash (null when none yet). */
+export interface LabelRead {
+  hash: string | null;
+}
+
+/**
+ * If `element` is an info-hash label, read the value next to it: the text after it in its parent
+ * (`<b>Hash码:</b>&nbsp;hex`), the following cell (`<td>Info hash</td><td>hex</td>`), or the rest of
+ * its own text (`Info Hash: hex`).
+ */
+export function readLabel(element: Element): LabelRead | null {
+  if (!LABEL_TAGS.has(element.localName)) return null;
+  // Bounded read: a label, or "label: hash", is short; longer text is a container.
+  const text = visibleText(element, 160);
+  if (text.length === 0 || text.length > 150) return null;
+  if (isHashLabel(text)) return { hash: valueAfter(element) };
+  const inline = LABEL_THEN_VALUE.exec(text);
+  if (inline) return { hash: hashInText(inline[2] ?? '') };
+  return null;
+}
+
+function valueAfter(label: Element): string | null {
+  if (!INLINE_LABEL.has(label.localName)) {
+    // a cell or block label (<td>, <dt>, <div class="col">): its value is the next element
+    const next = label.nextElementSibling;
+    return next ? hashInText(visibleText(next, 300)) : null;
+  }
+  // Inline label: the siblings after it, up to a line break or the next bold label.
+  let text = '';
+  for (let node = label.nextSibling; node && text.length < 300; node = node.nextSibling) {
+    if (node.nodeType === 3) text += (node as Text).data;
+    else if (node.nodeType === 1) {
+      const name = (node as Element).localName;
+      if (name === 'br' || name === 'b' || name === 'strong' || name === 'hr') break;
+      if (!isNotText(node as Element)) text += visibleText(node, 300);
+    }
+  }
+  const hash = hashInText(text);
+  if (hash || text.trim()) return hash;
+  // "<td><b>Hash码</b></td><td>hex</td>": the label is its cell's only content.
+  const cell = label.parentElement;
+  if (cell && CELL_LIKE.has(cell.localName) && visibleText(cell, 160) === visibleText(label, 160)) {
+    const next = cell.nextElementSibling;
+    return next ? hashInText(visibleText(next, 300)) : null;
+  }
+  return null;
+}
+
+export interface BlockScan {
+  /** Hashes from labelled values, in document order, distinct. */
+  labelled: string[];
+  /** Hashes from magnet links' href, in document order, distinct. */
+  magnets: string[];
+  /** A hash label was seen whose value holds no hash (yet). */
+  emptyLabel: boolean;
+}
+
+export interface ScanOptions {
+  /** Subtrees to leave out (comments, "other versions", descriptions). */
+  skip?: (element: Element) => boolean;
+  /** Called for each link met, for engines that look for a download link. */
+  onLink?: (link: HTMLAnchorElement) => void;
+  /** Most elements to visit; the scan stops quietly past it. */
+  budget?: number;
+}
+
+/**
+ * Walk one block (the main torrent table, a dialog) in document order, finding labelled hashes
+ * and magnet links. Never enters scripts, styles, templates, textareas or skipped subtrees.
+ */
+export function scanBlock(root: Element, options: ScanOptions = {}): BlockScan {
+  const { skip, onLink, budget = 20_000 } = options;
+  const scan: BlockScan = { labelled: [], magnets: [], emptyLabel: false };
+  let visited = 0;
+  let element: Element | null = root.firstElementChild;
+  while (element && visited++ < budget) {
+    let descend = !isNotText(element) && !(skip && skip(element));
+    if (descend) {
+      if (element.localName === 'a') {
+        const href = element.getAttribute('href');
+        if (href) {
+          const magnet = hashFromMagnet(href);
+          if (magnet && !scan.magnets.includes(magnet)) scan.magnets.push(magnet);
+          onLink?.(element as HTMLAnchorElement);
+        }
+      }
+      const label = readLabel(element);
+      if (label) {
+        descend = false; // the label's own content is read
+        if (label.hash === null) scan.emptyLabel = true;
+        else if (!scan.labelled.includes(label.hash)) scan.labelled.push(label.hash);
+      }
+    }
+    // next element in document order, not leaving root
+    if (descend && element.firstElementChild) {
+      element = element.firstElementChild;
+      continue;
+    }
+    while (element && element !== root && !element.nextElementSibling) element = element.parentElement;
+    if (!element || element === root) break;
+    element = element.nextElementSibling;
+  }
+  return scan;
+}
+
+/** An element's own first text (e.g. a title before its badges), trimmed, at most 300 chars. */
+export function ownText(element: Element | null | undefined): string | undefined {
+  if (!element) return undefined;
+  for (let node = element.firstChild; node; node = node.nextSibling) {
+    if (node.nodeType === 1 && isNotText(node as Element)) continue;
+    const text = visibleText(node, 300);
+    if (text) return text;
+  }
+  return undefined;
+}
+
+/** A link's target as an absolute URL on the page's own origin, else undefined. */
+export function sameOriginUrl(href: string | null, base: URL): string | undefined {
+  if (!href) return undefined;
+  try {
+    const url = new URL(href, base);
+    return url.origin === base.origin ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the page is a login form (the session has expired). */
+export function looksLikeLogin(document: Document): boolean {
+  return !!document.querySelector('form[action*="login"] input[type="password"], form[action*="Login"] input[type="password"]');
+}
