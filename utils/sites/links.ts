@@ -90,7 +90,8 @@ function catalogTarget(entry: CatalogSite, override?: LinkOverride): Target | un
 function applyOverride(target: Target | undefined, override?: LinkOverride): Target | undefined {
   if (!override) return target;
   let result = target;
-  if (override.host !== undefined && override.host !== '') {
+  // A blank host means none; anything else must be a usable host.
+  if (typeof override.host === 'string' && override.host.trim() !== '') {
     const host = linkHost(override.host);
     // A bad override yields no link rather than a silent fallback to a host the user replaced.
     if (!host) return undefined;

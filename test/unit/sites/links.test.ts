@@ -49,6 +49,7 @@ describe('buildDetailsUrl', () => {
     expect(buildDetailsUrl(site('hdsky.me'), 1, { scheme: 'http' })).toBe('http://hdsky.me/details.php?id=1');
     expect(buildDetailsUrl(site('hdsky.me'), 1, { host: 'HDSky.Mirror.example', scheme: 'http' })).toBe('http://hdsky.mirror.example/details.php?id=1');
     expect(buildDetailsUrl(site('hdsky.me'), 1, { host: '' })).toBe('https://hdsky.me/details.php?id=1');
+    expect(buildDetailsUrl(site('hdsky.me'), 1, { host: '  ' })).toBe('https://hdsky.me/details.php?id=1');
     expect(buildDetailsUrl(site('not a host'), 1, { host: 'hdsky.me' })).toBe('https://hdsky.me/details.php?id=1');
   });
 
