@@ -145,6 +145,9 @@ async function vitest(env) {
     failedNames.push(`vitest: no JSON report (exit code ${code})`);
     return { passed: 0, failed: 1, skipped: 0 };
   }
+  // Keep the report for CI artifacts (the run directory is deleted at the end).
+  mkdirSync(join(root, 'test-results'), { recursive: true });
+  cpSync(reportFile, join(root, 'test-results/vitest.json'));
   for (const file of report.testResults ?? []) {
     const relative = file.name?.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
     const results = file.assertionResults ?? [];
@@ -159,7 +162,8 @@ async function vitest(env) {
     // with no test recorded) still counts as one failure.
     if (file.status === 'failed' && !results.some((test) => test.status === 'failed')) {
       failed++;
-      failedNames.push(`${relative} (file failed: ${String(file.message ?? '').split('\n')[0]})`);
+      const reason = String(file.message ?? '').split('\n')[0] || 'a hook or the file itself failed; see the error above';
+      failedNames.push(`${relative} (${reason})`);
     }
   }
   // Errors outside any test (unhandled rejections...) make Vitest exit non-zero without a failed test.
