@@ -3,7 +3,9 @@
  * pages open and can call the extension API, and a real tracker host name is served by the router.
  * Needs the builds in .output/ (`npm test` builds them first).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, startRouter, type HarnessBrowser, type Router } from './harness/index.ts';
 import { findBrowserProcesses } from './harness/strays.mjs';
@@ -11,6 +13,13 @@ import { findBrowserProcesses } from './harness/strays.mjs';
 const MARKER = `smoke-${Date.now()}`;
 const DETAILS_HTML = `<!doctype html><html><head><meta charset="utf-8"><title>HDSky :: Details ${MARKER}</title></head>
 <body><h1 id="top">Big.Buck.Bunny.2008.1080p.BluRay</h1><p id="marker">${MARKER}</p></body></html>`;
+
+// Exercises the page API (fill, select, click, waits) the same way in both browsers.
+const FORM_HTML = `<!doctype html><html><head><meta charset="utf-8"><title>form</title></head><body>
+<input id="name"><select id="pick"><option value="a">A</option><option value="b">B</option></select>
+<button id="go" onclick="setTimeout(() => { const out = document.createElement('p'); out.id = 'out';
+  out.textContent = document.querySelector('#name').value + '/' + document.querySelector('#pick').value;
+  document.body.append(out); document.querySelector('#go').hidden = true; }, 50)">Go</button></body></html>`;
 
 const ORIGIN_PATTERN = {
   chromium: /^chrome-extension:\/\/[a-p]{32}$/,
@@ -24,7 +33,7 @@ describe.each(BROWSER_KINDS)('%s', (kind) => {
   let browser: HarnessBrowser;
 
   beforeAll(async () => {
-    router = await startRouter({ hosts: { 'hdsky.me': { '/details.php?id=1': DETAILS_HTML } } });
+    router = await startRouter({ hosts: { 'hdsky.me': { '/details.php?id=1': DETAILS_HTML, '/form.php': FORM_HTML } } });
     browser = await launchBrowser(kind, { proxyPort: router.port });
     console.log(`[smoke] ${kind}: launched with the extension in ${browser.launchMs} ms`);
   });
@@ -64,6 +73,40 @@ describe.each(BROWSER_KINDS)('%s', (kind) => {
     const seen = router.requestsTo('hdsky.me').find((r) => r.path === '/details.php?id=1');
     expect(seen).toMatchObject({ method: 'GET', url: 'http://hdsky.me/details.php?id=1', via: 'proxy', route: 'hdsky.me', status: 200 });
     expect(seen?.headers['user-agent']).toMatch(kind === 'chromium' ? /Chrome\// : /Firefox\//);
+  });
+
+  it('fills, selects, clicks, waits and takes a screenshot with the same calls', async () => {
+    const page = await browser.newPage();
+    await page.goto('http://hdsky.me/form.php');
+    await page.fill('#name', 'HDSky 你好');
+    await page.select('#pick', 'b');
+    await page.click('#go');
+    await page.waitForSelector('#out', { state: 'visible' });
+    await page.waitForSelector('#go', { state: 'hidden' });
+    expect(await page.textContent('#out')).toBe('HDSky 你好/b');
+    await expect(page.waitForSelector('#never', { timeoutMs: 300 })).rejects.toThrow();
+
+    const dir = mkdtempSync(join(tmpdir(), 'smoke-shot-'));
+    try {
+      await page.screenshot(join(dir, 'form.png'));
+      const png = readFileSync(join(dir, 'form.png'));
+      expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+      expect(png.length).toBeGreaterThan(1_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await page.close();
+  });
+
+  it('reloads an extension page and waits for the new document', async () => {
+    const options = await browser.openExtensionPage('options.html');
+    await options.evaluate(() => {
+      (window as unknown as { stale?: boolean }).stale = true;
+    });
+    await options.reload();
+    expect(await options.url()).toBe(`${browser.extensionOrigin}/options.html`);
+    expect(await options.evaluate(() => (window as unknown as { stale?: boolean }).stale ?? false)).toBe(false);
+    await options.close();
   });
 
   it('answers an unknown host with 502 and records it', async () => {
