@@ -51,6 +51,10 @@ export interface ReferenceOptions extends Partial<Omit<ServiceSettings, 'rateLim
   log?: (line: string) => void;
   /** Oldest requests are dropped beyond this (default 10000). */
   maxRecordedRequests?: number;
+  /** Spoil the first answers from the start (and again after reset()), as control.badBody would. */
+  badBody?: { mode: BadBodyMode; count?: number; path?: string };
+  /** Force a status on the first answers from the start (and again after reset()), as control.forceStatus would. */
+  forceStatus?: { status: number; count?: number } & ForcedStatus;
 }
 
 export interface RecordedRequest {
@@ -150,7 +154,7 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
   const apps = new Map(data.apps.map((app) => [app.appid, app.secret]));
   const rawPasskeys = new Set(data.accounts.map((account) => account.passkey.toLowerCase()));
   const initialSettings = (): ServiceSettings => {
-    const { rateLimit, host: _h, port: _p, data: _d, log: _l, maxRecordedRequests: _m, ...rest } = options;
+    const { rateLimit, host: _h, port: _p, data: _d, log: _l, maxRecordedRequests: _m, badBody: _b, forceStatus: _f, ...rest } = options;
     const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<ServiceSettings>;
     return { ...DEFAULT_SETTINGS, ...defined, rateLimit: { ...DEFAULT_SETTINGS.rateLimit, ...rateLimit } };
   };
@@ -197,8 +201,14 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
       control.forgetSiteHashes();
       bindings = initialBindings();
       requests.length = 0;
+      startOverrides();
     },
   };
+  const startOverrides = () => {
+    if (options.badBody) control.badBody(options.badBody.mode, options.badBody.count, options.badBody.path);
+    if (options.forceStatus) control.forceStatus(options.forceStatus.status, options.forceStatus.count, options.forceStatus);
+  };
+  startOverrides();
 
   const take = <T>(list: Override<T>[], path: string): T | undefined => {
     const found = list.find((item) => item.remaining > 0 && (item.path === undefined || item.path === path));

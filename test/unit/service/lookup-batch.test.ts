@@ -160,6 +160,11 @@ describe('lookupBatch: refusals', () => {
     await failure(lookupBatch(configFor(service), [UNKNOWN_HASH], othersHash), 'stale-site-hash');
   });
 
+  it('reads "站点哈希值 require" as a stale site hash too', async () => {
+    service.control.rawAnswer({ body: '{"code":400,"msg":"站点哈希值 require","data":[]}' });
+    expect((await failure(lookupBatch(configFor(service), [UNKNOWN_HASH], siteHash), 'stale-site-hash')).code).toBe(400);
+  });
+
   it('asks for a site report first when it has no valid sid_sha1 at all', async () => {
     await failure(lookupBatch(configFor(service), [UNKNOWN_HASH], ''), 'stale-site-hash');
     await failure(lookupBatch(configFor(service), [UNKNOWN_HASH], 'xyz'), 'stale-site-hash');

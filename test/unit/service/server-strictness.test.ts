@@ -333,6 +333,20 @@ describe('HTTP', () => {
     expect((await get(service, '/reseed/sites/index', TOKEN)).json.code).toBe(0);
   });
 
+  it('takes settings and faults at start, and reset() brings them back', async () => {
+    const faulty = await startReferenceService({ forceStatus: { status: 503, count: 1 }, badBody: { mode: 'empty', count: 1, path: '/reseed/users/profile' }, delayMs: 1 });
+    try {
+      expect(faulty.control.delayMs).toBe(1);
+      expect((await fetch(`${faulty.url}/reseed/sites/index`, { headers: TOKEN })).status).toBe(503);
+      expect(await (await fetch(`${faulty.url}/reseed/users/profile`, { headers: TOKEN })).text()).toBe('');
+      expect((await get(faulty, '/reseed/users/profile', TOKEN)).json.code).toBe(0);
+      faulty.control.reset();
+      expect((await fetch(`${faulty.url}/reseed/sites/index`, { headers: TOKEN })).status).toBe(503);
+    } finally {
+      await faulty.close();
+    }
+  });
+
   it('answers slowly with delayMs', async () => {
     service.control.delayMs = 200;
     const started = Date.now();
