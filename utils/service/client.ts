@@ -80,7 +80,7 @@ export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSh
     });
   }
   if (asked.length === 0) return new Map();
-  const siteHash = sidSha1.trim().toLowerCase();
+  const siteHash = typeof sidSha1 === 'string' ? sidSha1.trim().toLowerCase() : '';
   if (!/^[0-9a-f]{40}$/.test(siteHash)) {
     // Nothing to send yet: the caller must report its sites first (reportExisting).
     throw new ServiceError({ kind: 'stale-site-hash', detail: 'list lookup: no valid site hash (sid_sha1); report the site list first' });
@@ -90,7 +90,7 @@ export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSh
   const hash = JSON.stringify(asked);
   const form = new URLSearchParams({
     hash,
-    sha1: await sha1Hex(hash),
+    sha1: await digest(hash),
     sid_sha1: siteHash,
     timestamp: timestamp(config),
     version: requireVersion(config),
@@ -125,7 +125,7 @@ function candidatesForAsked(data: Record<string, unknown>, asked: readonly strin
 /** Spec 4.2: candidates for one hash, signed with App ID and Secret (no token is sent). */
 export async function lookupSigned(config: ServiceConfig, hash: string): Promise<Candidate[]> {
   const [asked] = normaliseHashes([hash]);
-  const appId = config.appId?.trim();
+  const appId = typeof config.appId === 'string' ? config.appId.trim() : '';
   const secret = config.secret;
   if (!appId || !secret) throw new ServiceError({ kind: 'no-credentials', detail: 'signed lookup: App ID and Secret are not set' });
   if (!asked) throw new ServiceError({ kind: 'bad-request', detail: 'signed lookup: no hash given' });
@@ -133,7 +133,7 @@ export async function lookupSigned(config: ServiceConfig, hash: string): Promise
   const time = timestamp(config);
   const form = new URLSearchParams({
     info_hash: asked,
-    sign: await sha1Hex(time + secret),
+    sign: await digest(time + secret),
     appid: appId,
     timestamp: time,
     version: requireVersion(config),
@@ -237,7 +237,7 @@ export async function bindAccount(config: ServiceConfig, account: { sid: number;
   }
   const token = requireToken(config, 'bind');
   const { sid, site, userId, passkey } = checked.data;
-  const form = new URLSearchParams({ token, id: userId, site, sid: String(sid), passkey: await sha1Hex(passkey) });
+  const form = new URLSearchParams({ token, id: userId, site, sid: String(sid), passkey: await digest(passkey) });
   return settle(
     await call(config, { operation: 'bind', method: 'POST', path: '/reseed/users/bind', auth: 'token', form }, {
       operation: 'bind',
@@ -260,6 +260,15 @@ function normaliseHashes(hashes: readonly string[]): string[] {
   return [...unique].sort();
 }
 
+/** SHA-1 that fails as a ServiceError: Web Crypto is missing outside secure contexts. */
+async function digest(text: string): Promise<string> {
+  try {
+    return await sha1Hex(text);
+  } catch (error) {
+    throw new ServiceError({ kind: 'bad-request', detail: `SHA-1 is not available here (${error instanceof Error ? error.message : String(error)})` });
+  }
+}
+
 function uniqueCandidates(candidates: Candidate[]): Candidate[] {
   const seen = new Set<string>();
   return candidates.filter((candidate) => {
@@ -271,7 +280,7 @@ function uniqueCandidates(candidates: Candidate[]): Candidate[] {
 }
 
 function requireToken(config: ServiceConfig, operation: string): string {
-  const token = config.token?.trim();
+  const token = typeof config.token === 'string' ? config.token.trim() : '';
   if (!token) throw new ServiceError({ kind: 'no-credentials', detail: `${operation}: no token is set` });
   // A header value must be visible ASCII; anything else cannot be a token (and fetch would throw).
   if (!/^[\x21-\x7e]{1,500}$/.test(token)) throw new ServiceError({ kind: 'auth', detail: `${operation}: the token contains characters a token cannot have` });
@@ -279,7 +288,7 @@ function requireToken(config: ServiceConfig, operation: string): string {
 }
 
 function requireVersion(config: ServiceConfig): string {
-  const version = config.version?.trim();
+  const version = typeof config.version === 'string' ? config.version.trim() : '';
   if (!version) throw new ServiceError({ kind: 'bad-request', detail: 'no client version is set' });
   return version;
 }
@@ -300,15 +309,15 @@ function settle<T>(value: T | typeof NO_CANDIDATES): T {
 // Transport
 
 function endpoint(baseUrl: string, path: string): string {
-  const base = baseUrl.trim().replace(/\/+$/, '');
+  const base = String(baseUrl ?? '').trim().replace(/\/+$/, '');
   let url: URL;
   try {
     url = new URL(base + path);
   } catch {
-    throw new ServiceError({ kind: 'bad-request', detail: `the service address is not a URL: ${baseUrl.slice(0, 100)}` });
+    throw new ServiceError({ kind: 'bad-request', detail: `the service address is not a URL: ${base.slice(0, 100)}` });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ServiceError({ kind: 'bad-request', detail: `the service address must be http(s): ${baseUrl.slice(0, 100)}` });
+    throw new ServiceError({ kind: 'bad-request', detail: `the service address must be http(s): ${base.slice(0, 100)}` });
   }
   return url.href;
 }

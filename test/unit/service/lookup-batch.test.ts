@@ -129,6 +129,15 @@ describe('lookupBatch: the request', () => {
     expect(service.requests).toHaveLength(0);
   });
 
+  it('fails as a ServiceError, not a TypeError, on values a caller should not pass (messages are untyped)', async () => {
+    await failure(lookupBatch(configFor(service), [42 as unknown as string], siteHash), 'bad-request');
+    await failure(lookupBatch(configFor(service), [UNKNOWN_HASH], undefined as unknown as string), 'stale-site-hash');
+    await failure(lookupBatch(configFor(service, { baseUrl: undefined as unknown as string }), [UNKNOWN_HASH], siteHash), 'bad-request');
+    await failure(lookupBatch(configFor(service, { token: 7 as unknown as string }), [UNKNOWN_HASH], siteHash), 'no-credentials');
+    await failure(lookupBatch(configFor(service, { version: undefined as unknown as string }), [UNKNOWN_HASH], siteHash), 'bad-request');
+    expect(service.requests).toHaveLength(0);
+  });
+
   it('tolerates a trailing slash in the base address', async () => {
     await lookupBatch(configFor(service, { baseUrl: `${service.url}//` }), [UNKNOWN_HASH], siteHash);
     expect(lookups()[0]!.url).toBe('/reseed/index/index');
