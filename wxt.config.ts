@@ -1,5 +1,6 @@
 import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
+import { contentScriptMatches } from './utils/sites/hosts';
 
 /** Fixed so Firefox keeps the extension's storage across updates and tests can pin its moz-extension:// host. */
 export const GECKO_ID = 'reseed-lens@reseed-lens.org';
@@ -13,6 +14,13 @@ const SERVICE_HOST_PERMISSIONS = ['2025.iyuu.cn', 'vip.iyuu.cn', 'api.iyuu.cn'].
 export default defineConfig({
   modules: ['@wxt-dev/webextension-polyfill'],
   vite: () => ({ plugins: [preact()] }),
+  hooks: {
+    'build:manifestGenerated': (_wxt, manifest) => {
+      const tracker = manifest.content_scripts?.find((script) => script.js?.some((file) => file.includes('tracker')));
+      if (!tracker) throw new Error('the tracker content script is missing from the manifest');
+      tracker.matches = contentScriptMatches();
+    },
+  },
   manifest: {
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',

@@ -57,6 +57,12 @@ export interface TabView {
   retryAt?: number;
   /** Seconds the service's clock is ahead of ours, when it told us (we correct for it). */
   clockSkewSeconds?: number;
+  /** How the extension reads this site: catalogued, enabled by the user, or once on a toolbar click. */
+  access?: 'catalog' | 'custom' | 'once';
+  /** Whether the in-page panel is wanted on this page (global and per-site settings). */
+  panel?: boolean;
+  /** Why "Get hash from the .torrent file" gave nothing. */
+  torrentFileProblem?: 'no-link' | 'download-failed' | 'not-a-torrent' | 'v2-only' | 'malformed';
 }
 
 export interface SiteChoice {
@@ -91,6 +97,11 @@ export interface BackgroundProtocol {
     request: { baseUrl?: string; token?: string };
     response: { ok: boolean; siteCount?: number; error?: ServiceFailure };
   };
+  /** Popup, on the toolbar click: read this tab once (activeTab) where no content script runs. */
+  'view:read-once': { request: { tabId: number }; response: TabView };
+  /** Popup "Use on this site" (after the permission was granted) and the options page's removal. */
+  'site:enable': { request: { host: string }; response: { customHosts: string[] } };
+  'site:disable': { request: { host: string }; response: { customHosts: string[] } };
   'settings:get': { request: Record<string, never>; response: SettingsView };
   /** A partial update; the answer is the new settings or the field that was refused. */
   'settings:save': { request: { update: Partial<Settings> }; response: SettingsView | { refused: string } };

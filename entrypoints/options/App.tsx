@@ -95,7 +95,7 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
         <input
           id="token"
           name="token"
-          type={showSecrets ? 'text' : 'password'}
+          type={(showSecrets ? 'text' : 'password') as 'text'}
           value={form.token}
           onInput={update('token')}
           spellcheck={false}
@@ -110,7 +110,7 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
         <input
           id="secret"
           name="secret"
-          type={showSecrets ? 'text' : 'password'}
+          type={(showSecrets ? 'text' : 'password') as 'text'}
           value={form.secret}
           onInput={update('secret')}
           spellcheck={false}

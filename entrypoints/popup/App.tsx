@@ -5,6 +5,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
 import { allLinks } from '../../components/groups';
 import { RecommendedSites } from '../../components/RecommendedSites';
+import { torrentProblemText } from '../../components/torrentProblem';
 import { formatAge, formatDuration, formatNumber, t } from '../../utils/i18n';
 import type { TabView, ViewChanged } from '../../utils/messages';
 import { sendToBackground } from '../../utils/send';
@@ -34,7 +35,15 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
 
   useEffect(() => {
     let alive = true;
-    void sendToBackground('view:get', { tabId }).then((answer) => alive && setView(answer));
+    void sendToBackground('view:get', { tabId }).then(async (answer) => {
+      if (!alive) return;
+      setView(answer);
+      // No content script here: the toolbar click granted activeTab, so read this page once.
+      if (answer.status === 'not-a-tracker' && !poppedOut && /^https?:/.test(answer.url ?? '')) {
+        const read = await sendToBackground('view:read-once', { tabId });
+        if (alive) setView(read);
+      }
+    });
     const listener = (message: unknown) => {
       const changed = message as Partial<ViewChanged>;
       if (changed?.type === 'view:changed' && changed.view?.tabId === tabId) setView(changed.view);
@@ -46,7 +55,7 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
       browser.runtime.onMessage.removeListener(listener);
       clearInterval(clock);
     };
-  }, [tabId]);
+  }, [tabId, poppedOut]);
 
   const refresh = useCallback(async () => {
     setBusy(true);
@@ -139,6 +148,8 @@ function TabContent({
         </p>
       )}
 
+      {view.access === 'once' && view.host && <UseOnSite host={view.host} />}
+
       {view.hashes.length > 0 && (
         <section class="hashes" aria-labelledby="hashes-heading">
           <h2 id="hashes-heading">{t('hashesHeading', formatNumber(view.hashes.length))}</h2>
@@ -182,6 +193,34 @@ function TabContent({
   );
 }
 
+/** "Use on this site": asks for this host's permission within the click, then registers the reader. */
+function UseOnSite({ host }: { host: string }) {
+  const [state, setState] = useState<'idle' | 'enabled' | 'refused'>('idle');
+  const enable = () => {
+    void browser.permissions
+      .request({ origins: [`*://${host}/*`] })
+      .then(async (granted) => {
+        if (!granted) return setState('refused');
+        await sendToBackground('site:enable', { host });
+        setState('enabled');
+      })
+      .catch(() => setState('refused'));
+  };
+  return (
+    <div class="notice info use-on-site">
+      <p>{t('readOnceNote', host)}</p>
+      {state === 'enabled' ? (
+        <p role="status">{t('siteEnabled', host)}</p>
+      ) : (
+        <button type="button" onClick={enable}>
+          {t('useOnSite')}
+        </button>
+      )}
+      {state === 'refused' && <p role="alert">{t('permissionRefused', host)}</p>}
+    </div>
+  );
+}
+
 function StatusSection({ view, now, onHashFromTorrent, busy }: { view: TabView; now: number; onHashFromTorrent: () => void; busy: boolean }) {
   switch (view.status) {
     case 'not-a-tracker':
@@ -203,6 +242,11 @@ function StatusSection({ view, now, onHashFromTorrent, busy }: { view: TabView; 
               </button>
               <p class="muted small">{t('hashFromTorrentHelp')}</p>
             </>
+          )}
+          {view.torrentFileProblem && (
+            <p class="torrent-problem" role="alert">
+              {torrentProblemText(view.torrentFileProblem)}
+            </p>
           )}
         </Notice>
       );

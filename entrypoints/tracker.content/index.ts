@@ -1,68 +1,132 @@
 /**
- * Runs on the catalogued trackers (and on sites the user enabled): reads the page's info-hashes
- * and hands them to the background. It holds no secret and no zod; it only reads and renders.
+ * Runs on the catalogued trackers (and on sites the user enabled): reads the page's info-hashes,
+ * hands them to the background and shows the answer in a panel. It holds no secret and no zod.
  */
 import { browser } from 'wxt/browser';
-import { contentScriptMatches, siteForHost } from '../../utils/sites';
 import { readPage } from '../../utils/pages';
 import { watchPage } from '../../utils/pages/navigation';
-import type { PageReading } from '../../utils/pages/types';
-import { infoHashFromTorrent } from '../../utils/torrent';
-import type { TabView } from '../../utils/messages';
+import type { FoundHash, PageReading } from '../../utils/pages/types';
+import type { TabView, ViewChanged } from '../../utils/messages';
+import { mountPanel, type MountedPanel } from './mount';
 
 export default defineContentScript({
-  matches: contentScriptMatches(),
+  // The full list (every catalogued host and old host) is written into the manifest by
+  // wxt.config.ts, so the 290 patterns and the host index stay out of this script's bundle.
+  matches: ['*://hdsky.me/*'],
   runAt: 'document_idle',
-  async main(ctx) {
-    const hint = siteForHost(location.hostname)?.engine;
-    let lastKey = '';
-    let lastReading: PageReading | null = null;
-    let extraHashes: PageReading['hashes'] = [];
-
-    async function report(force = false): Promise<TabView | undefined> {
-      const reading = await readPage({ url: new URL(location.href), document, fetch: window.fetch.bind(window) }, { engine: hint }).catch(() => null);
-      if (reading && extraHashes.length) {
-        const known = new Set(reading.hashes.map((found) => found.hash));
-        reading.hashes.push(...extraHashes.filter((found) => !known.has(found.hash)));
-      }
-      const key = `${location.href}|${reading?.problem ?? ''}|${reading?.hashes.map((found) => found.hash).join(',') ?? ''}`;
-      if (!force && key === lastKey) return undefined;
-      lastKey = key;
-      lastReading = reading;
-      return browser.runtime.sendMessage({ type: 'page:reading', url: location.href, reading }) as Promise<TabView>;
-    }
-
-    browser.runtime.onMessage.addListener((message: unknown) => {
-      if ((message as { type?: string })?.type !== 'content:hash-from-torrent') return undefined;
-      return hashFromTorrentFile(lastReading?.torrentFileUrl).then(async (result) => {
-        if ('hash' in result) extraHashes = [{ hash: result.hash, source: 'torrent-file' }];
-        await report(true);
-        return result;
-      });
-    });
-
-    await report();
-    // Single-page sites and lazily filled blocks: read again when the page changes.
-    watchPage(() => void report(), ctx.signal);
+  main(ctx) {
+    // Injected again on the same page (toolbar click on an uncatalogued site): one reader is enough.
+    const marker = '__reseedLensRunning';
+    if ((window as unknown as Record<string, unknown>)[marker]) return;
+    (window as unknown as Record<string, unknown>)[marker] = true;
+    void runReader(ctx.signal);
   },
 });
 
-/** Only on the user's click: one download of this page's own .torrent, with the user's session. */
-async function hashFromTorrentFile(url: string | undefined): Promise<{ hash: string } | { error: string }> {
-  if (!url) return { error: 'no-link' };
+async function runReader(signal: AbortSignal): Promise<void> {
+  let lastKey = '';
+  let lastReading: PageReading | null = null;
+  let fromTorrentFile: FoundHash[] = [];
+  let panel: MountedPanel | undefined;
+  let panelAnchor: Element | undefined;
+
+  const show = (view: TabView | undefined) => {
+    if (!view || view.url !== location.href) return;
+    const wanted = view.panel !== false && (view.hashes.length > 0 || !!view.torrentFileUrl || !!view.problem);
+    if (!wanted) {
+      panel?.remove();
+      panel = undefined;
+      return;
+    }
+    panel ??= mountPanel(panelAnchor, {
+      onHideOnSite: () => {
+        panel?.remove();
+        panel = undefined;
+        void browser.runtime.sendMessage({ type: 'panel:hide-on-site' });
+      },
+      onHashFromTorrent: () => void hashFromTorrent(),
+      onRefresh: () => void (browser.runtime.sendMessage({ type: 'page:refresh' }) as Promise<TabView>).then(show),
+    });
+    panel.update(view);
+  };
+
+  async function report(force = false): Promise<void> {
+    const reading = await readPage({ url: new URL(location.href), document, fetch: window.fetch.bind(window) }).catch(
+      () => null,
+    );
+    if (reading && fromTorrentFile.length) {
+      const known = new Set(reading.hashes.map((found) => found.hash));
+      reading.hashes.push(...fromTorrentFile.filter((found) => !known.has(found.hash)));
+      delete reading.problem;
+    }
+    const key = `${location.href}|${reading?.problem ?? ''}|${reading?.hashes.map((found) => found.hash).join(',') ?? ''}`;
+    if (!force && key === lastKey) return;
+    lastKey = key;
+    lastReading = reading;
+    // The element is for placing the panel only; it never leaves this script.
+    const { anchor, ...message } = (reading ?? {}) as Partial<PageReading> & { anchor?: Element };
+    if (anchor !== panelAnchor) {
+      panel?.remove();
+      panel = undefined;
+      panelAnchor = anchor;
+    }
+    const view = (await browser.runtime.sendMessage({
+      type: 'page:reading',
+      url: location.href,
+      reading: reading ? message : null,
+    })) as TabView | undefined;
+    show(view);
+  }
+
+  /**
+   * Only on the user's click: one download of this page's own .torrent, with the user's session.
+   * The background takes its info-hash (it has the parser and SHA-1; this script stays small).
+   */
+  async function hashFromTorrent(): Promise<void> {
+    const download = await downloadTorrentFile(lastReading?.torrentFileUrl);
+    const answer = (await browser.runtime.sendMessage({ type: 'page:torrent-file', ...download })) as
+      | { hash?: string; view: TabView }
+      | undefined;
+    if (answer?.hash) {
+      fromTorrentFile = [{ hash: answer.hash, source: 'torrent-file' }];
+      lastKey = '';
+    }
+    show(answer?.view);
+  }
+
+  browser.runtime.onMessage.addListener((message: unknown) => {
+    const type = (message as { type?: string } | null)?.type;
+    if (type === 'view:changed') show((message as ViewChanged).view);
+    if (type === 'content:hash-from-torrent') return hashFromTorrent().then(() => true);
+    return undefined;
+  });
+
+  await report();
+  // Single-page sites and lazily filled blocks: read again when the page changes.
+  watchPage(() => void report(), signal);
+}
+
+async function downloadTorrentFile(url: string | undefined): Promise<{ data?: string; problem?: 'no-link' | 'download-failed' }> {
+  if (!url) return { problem: 'no-link' };
   let target: URL;
   try {
     target = new URL(url, location.href);
   } catch {
-    return { error: 'no-link' };
+    return { problem: 'no-link' };
   }
-  if (target.origin !== location.origin) return { error: 'no-link' };
+  // Only this site's own download link: never another origin, never more than one file.
+  if (target.origin !== location.origin) return { problem: 'no-link' };
   try {
     const response = await fetch(target, { credentials: 'include' });
-    if (!response.ok) return { error: 'download-failed' };
+    if (!response.ok) return { problem: 'download-failed' };
     const bytes = new Uint8Array(await response.arrayBuffer());
-    return await infoHashFromTorrent(bytes);
+    if (bytes.length > 10 * 1024 * 1024) return { problem: 'download-failed' };
+    let binary = '';
+    for (let offset = 0; offset < bytes.length; offset += 0x8000) {
+      binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
+    }
+    return { data: btoa(binary) };
   } catch {
-    return { error: 'download-failed' };
+    return { problem: 'download-failed' };
   }
 }

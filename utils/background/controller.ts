@@ -14,6 +14,8 @@ import { buildCandidateViews, recommendedViews } from './candidates';
 import { SettingsStore } from './settings-store';
 import { SiteDirectory } from './site-list';
 import { TabViews } from './tab-views';
+import { infoHashFromTorrent } from '../torrent';
+import { grantedHosts, originPatterns, readTabOnce, syncCustomSites } from './custom-sites';
 
 export interface ControllerOptions {
   version: string;
@@ -31,6 +33,16 @@ function hostOf(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function panelWanted(settings: Settings, host: string | undefined): boolean {
+  return settings.panelEnabled && !(host && settings.panelDisabledHosts.includes(host));
+}
+
+function accessFor(settings: Settings, host: string | undefined): TabView['access'] {
+  if (!host) return undefined;
+  if (siteForHost(host)) return 'catalog';
+  return settings.customHosts.some((known) => host === known || host.endsWith(`.${known}`)) ? 'custom' : 'once';
 }
 
 export class Controller {
@@ -106,10 +118,16 @@ export class Controller {
     return this.resolve({ ...view, hashes: [...view.hashes, ...added], problem: undefined }, false);
   }
 
-  private async resolve(base: TabView, force: boolean): Promise<TabView> {
-    const { tabId } = base;
-    if (!base.hashes.length) return this.tabs.set({ ...base, status: 'no-hash', error: undefined });
+  private async resolve(view: TabView, force: boolean): Promise<TabView> {
+    const { tabId } = view;
     const settings = await this.settings.get();
+    const base: TabView = {
+      ...view,
+      panel: panelWanted(settings, view.host),
+      access: accessFor(settings, view.host),
+      torrentFileProblem: undefined,
+    };
+    if (!base.hashes.length) return this.tabs.set({ ...base, status: 'no-hash', error: undefined });
     if (lookupMode(settings) === 'none') return this.tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined });
 
     const hashes = base.hashes.map((found) => found.hash);
@@ -146,6 +164,73 @@ export class Controller {
       fromCache: outcome.fromCache,
       clockSkewSeconds: outcome.clockSkewSeconds,
     });
+  }
+
+  /** At every start: the user's own sites get their content script again; old answers are pruned. */
+  async start(): Promise<void> {
+    const settings = await this.settings.get();
+    await syncCustomSites(settings.customHosts).catch(() => undefined);
+    await this.lookup.cache.prune().catch(() => undefined);
+  }
+
+  async enableSite(rawHost: string): Promise<{ customHosts: string[] }> {
+    const host = rawHost.trim().toLowerCase();
+    const settings = await this.settings.get();
+    // The popup asked for the permission within the user's click; without it nothing is registered.
+    if (!/^[a-z0-9.-]+$/.test(host) || !(await grantedHosts([host])).length) return { customHosts: settings.customHosts };
+    const customHosts = settings.customHosts.includes(host) ? settings.customHosts : [...settings.customHosts, host];
+    await this.settings.save({ ...settings, customHosts });
+    await syncCustomSites(customHosts);
+    return { customHosts };
+  }
+
+  async disableSite(rawHost: string): Promise<{ customHosts: string[] }> {
+    const host = rawHost.trim().toLowerCase();
+    const settings = await this.settings.get();
+    const customHosts = settings.customHosts.filter((known) => known !== host);
+    await this.settings.save({ ...settings, customHosts });
+    await syncCustomSites(customHosts);
+    await browser.permissions.remove({ origins: originPatterns(host) }).catch(() => false);
+    return { customHosts };
+  }
+
+  /** The toolbar click granted activeTab: run the reader in this tab once, then show its view. */
+  async readOnce(tabId: number): Promise<TabView> {
+    const known = await this.tabs.get(tabId);
+    if (known && known.status !== 'not-a-tracker') return known;
+    await this.tabs.set({ ...(await this.view(tabId)), status: 'reading' });
+    if (!(await readTabOnce(tabId))) return this.tabs.set({ ...(await this.view(tabId)), status: 'not-a-tracker' });
+    return this.view(tabId);
+  }
+
+  /** "Hide on this site", from the panel: the host comes from the browser, not the page. */
+  async hidePanelOn(url: string): Promise<{ hidden: boolean }> {
+    const host = hostOf(url);
+    if (!host) return { hidden: false };
+    const settings = await this.settings.get();
+    if (!settings.panelDisabledHosts.includes(host)) {
+      await this.settings.save({ ...settings, panelDisabledHosts: [...settings.panelDisabledHosts, host] });
+    }
+    for (const view of this.tabs.all()) if (view.host === host) await this.tabs.set({ ...view, panel: false });
+    return { hidden: true };
+  }
+
+  /**
+   * The bytes of the page's own .torrent (downloaded by the content script on the user's click,
+   * with the user's session): its info-hash joins the tab's hashes and is looked up.
+   */
+  async hashFromTorrentFile(
+    tabId: number,
+    base64: string | undefined,
+    downloadProblem: 'no-link' | 'download-failed' | undefined,
+  ): Promise<{ hash?: string; view: TabView }> {
+    let problem: TabView['torrentFileProblem'] = downloadProblem ?? 'no-link';
+    if (base64 !== undefined && !downloadProblem) {
+      const result = await infoHashFromTorrent(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)));
+      if ('hash' in result) return { hash: result.hash, view: await this.addHashes(tabId, [{ hash: result.hash, source: 'torrent-file' }]) };
+      problem = result.error;
+    }
+    return { view: await this.tabs.set({ ...(await this.view(tabId)), torrentFileProblem: problem }) };
   }
 
   /** An error view still shows whatever older answer the cache holds: nothing is lost. */

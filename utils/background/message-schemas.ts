@@ -22,12 +22,19 @@ export const pageReadingSchema = z.object({
   torrentFileUrl: z.string().max(2000).optional(),
 });
 
-/** Messages a content script may send (from a tracker page). */
-export const contentMessageSchema = z.object({
-  type: z.literal('page:reading'),
-  url: z.string().max(4000),
-  reading: pageReadingSchema.nullable(),
-});
+/** Messages a content script may send (from a tracker page). The tab and URL come from the sender. */
+export const contentMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('page:reading'), url: z.string().max(4000), reading: pageReadingSchema.nullable() }),
+  z.object({ type: z.literal('page:refresh') }),
+  z.object({ type: z.literal('panel:hide-on-site') }),
+  /** The page's own .torrent, downloaded by the content script on the user's click (base64). */
+  z.object({
+    type: z.literal('page:torrent-file'),
+    data: z.string().max(14_000_000).regex(/^[A-Za-z0-9+/]*={0,2}$/).optional(),
+    problem: z.enum(['no-link', 'download-failed']).optional(),
+  }),
+]);
+export type ContentMessage = z.infer<typeof contentMessageSchema>;
 
 /** Messages the extension's own pages (popup, options) may send. */
 export const pageMessageSchema = z.discriminatedUnion('type', [
@@ -40,6 +47,9 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
     baseUrl: z.string().max(300).optional(),
     token: z.string().max(256).optional(),
   }),
+  z.object({ type: z.literal('view:read-once'), tabId }),
+  z.object({ type: z.literal('site:enable'), host: z.string().max(253) }),
+  z.object({ type: z.literal('site:disable'), host: z.string().max(253) }),
   z.object({ type: z.literal('settings:get') }),
   z.object({ type: z.literal('settings:save'), update: z.record(z.string(), z.unknown()) }),
 ]);
