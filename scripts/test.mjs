@@ -148,6 +148,7 @@ async function vitest(env) {
   // Keep the report for CI artifacts (the run directory is deleted at the end).
   mkdirSync(join(root, 'test-results'), { recursive: true });
   cpSync(reportFile, join(root, 'test-results/vitest.json'));
+  console.log('(the JSON report is kept as test-results/vitest.json)');
   for (const file of report.testResults ?? []) {
     const relative = file.name?.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
     const results = file.assertionResults ?? [];
@@ -187,7 +188,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-const env = { RESEED_E2E_RUN_ID: runId };
+// Vitest and the browsers get a temp directory inside the run directory, so whatever a killed
+// worker leaves (Playwright artifacts, browser temp files) is deleted with it at the end.
+const runTmp = join(runDir, 'tmp');
+mkdirSync(runTmp, { recursive: true });
+const env = { RESEED_E2E_RUN_ID: runId, RESEED_E2E_RUN_DIR: runDir, TMPDIR: runTmp };
 if (skipBuild) {
   console.log('--no-build: testing .output/ as it is');
 } else {

@@ -1,9 +1,9 @@
 /**
  * Temp profiles and the guarantee that no browser outlives the test process.
  *
- * Every profile sits under one directory per run (`$TMPDIR/reseed-lens-e2e/<run id>/`); the run id
- * comes from RESEED_E2E_RUN_ID (set by scripts/test.mjs, which sweeps that directory's browsers
- * after Vitest exits) or else from this process. A browser is found and killed by its profile path
+ * Every profile sits under one directory per run: RESEED_E2E_RUN_DIR (set by scripts/test.mjs, which
+ * sweeps that directory's browsers after Vitest exits), else `$TMPDIR/reseed-lens-e2e/<id>/` with
+ * the id from RESEED_E2E_RUN_ID or this process. A browser is found and killed by its profile path
  * on the command line, so a test that failed half-way, or a worker that was terminated, cannot leave
  * Chromium or Firefox running.
  */
@@ -26,7 +26,8 @@ export const DEFAULT_EXTENSION_DIRS: Record<BrowserKind, string> = {
   firefox: process.env.RESEED_E2E_FIREFOX_DIR ?? join(REPO_ROOT, '.output/firefox-mv2'),
 };
 
-export const RUN_DIR = join(tmpdir(), 'reseed-lens-e2e', process.env.RESEED_E2E_RUN_ID ?? `pid-${process.pid}`);
+export const RUN_DIR =
+  process.env.RESEED_E2E_RUN_DIR ?? join(tmpdir(), 'reseed-lens-e2e', process.env.RESEED_E2E_RUN_ID ?? `pid-${process.pid}`);
 
 const liveProfiles = new Set<string>();
 let exitHookInstalled = false;
