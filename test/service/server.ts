@@ -127,7 +127,7 @@ const DEFAULT_SETTINGS: ServiceSettings = {
   clockSkewSeconds: 0,
   timestampWindowSeconds: 300,
   maxHashes: 200,
-  filterBySiteList: true,
+  filterBySiteList: false,
   siteHashTtlSeconds: 7 * 24 * 3600,
 };
 

@@ -56,7 +56,8 @@ describe('lookupBatch: results', () => {
     expect(result.get(first!.info_hash)).toContainEqual({ sid: sidOf(service, 'hdsky'), torrent_id: second!.torrent_id, info_hash: second!.info_hash });
   });
 
-  it('returns only candidates on the sites that were reported', async () => {
+  it('returns only candidates on the sites that were reported, when the service filters by them', async () => {
+    service.control.filterBySiteList = true;
     const kept = [sidOf(service, 'hdsky'), sidOf(service, 'ourbits')];
     const narrowHash = await reportExisting(configFor(service), kept);
     const avatar = groupTitled(service, 'Avatar.The.Way.of.Water').members.find((member) => member.site === 'ssd')!;
