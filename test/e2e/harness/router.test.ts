@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startReferenceService } from '../../service/server.ts';
 import { fixture, fixturePages, startRouter, type Router } from './router.ts';
 
 interface Answer {
@@ -124,6 +125,24 @@ describe('test router', () => {
     expect(seen).toEqual({ url: '/reseed/index/index', method: 'POST', token: 'IYUU1T2', body: form });
     expect(router.requestsTo('2025.iyuu.cn')[0]).toMatchObject({ method: 'POST', body: form, status: 200 });
     expect(router.hostsWithHeader('token')).toEqual(['2025.iyuu.cn']);
+  });
+
+  it("hands requests for the service host to the reference service's handle, body and headers intact", async () => {
+    const service = await startReferenceService();
+    cleanups.push(() => service.close());
+    router = await startRouter({ hosts: { '2025.iyuu.cn': service.handle } });
+    const form = 'sid_sha1=abc&timestamp=1&version=8.0.0&hash=%5B%5D&sha1=x';
+    const answer = await viaProxy(router, 'http://2025.iyuu.cn/reseed/index/index', {
+      method: 'POST',
+      headers: { token: 'demo-token', 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    expect(answer.type).toMatch(/json/);
+    expect(() => JSON.parse(answer.body) as unknown).not.toThrow();
+    expect(service.requests).toHaveLength(1);
+    expect(service.requests[0]).toMatchObject({ method: 'POST', path: '/reseed/index/index', body: form });
+    expect(service.requests[0]?.headers.token).toBe('demo-token');
+    expect(router.requestsTo('2025.iyuu.cn')[0]).toMatchObject({ body: form, status: answer.status });
   });
 
   it('turns a throwing handler into a 500 instead of a hung request', async () => {
