@@ -22,7 +22,8 @@ export function visibleText(root: Node, limit = 400): string {
   let text = '';
   let node: Node | null = root.firstChild;
   while (node && text.length < limit) {
-    if (node.nodeType === 3) text += (node as Text).data;
+    // leading blanks do not count towards the limit (templates indent their text)
+    if (node.nodeType === 3) text += text ? (node as Text).data : (node as Text).data.replace(/^[\s\u00a0]+/, '');
     else if (node.nodeType === 1 && !isNotText(node as Element) && node.firstChild) {
       node = node.firstChild;
       continue;
@@ -33,6 +34,27 @@ export function visibleText(root: Node, limit = 400): string {
     node = node.nextSibling;
   }
   return collapse(text.slice(0, limit));
+}
+
+/** The start of an element's first non-blank text node (no string building, no regex replace). */
+function firstWords(root: Element): string {
+  let node: Node | null = root.firstChild;
+  while (node) {
+    if (node.nodeType === 3) {
+      const data = (node as Text).data;
+      for (let i = 0; i < data.length; i++) {
+        const code = data.charCodeAt(i);
+        if (code > 32 && code !== 160) return data.slice(i, i + 8);
+      }
+    } else if (node.nodeType === 1 && !isNotText(node as Element) && node.firstChild) {
+      node = node.firstChild;
+      continue;
+    }
+    while (node && node !== root && !node.nextSibling) node = node.parentNode;
+    if (!node || node === root) return '';
+    node = node.nextSibling;
+  }
+  return '';
 }
 
 function collapse(text: string): string {
@@ -47,6 +69,8 @@ const HASH_LABEL =
   /^(?:info[ _-]?hash|torrent[ _-]?hash|hash|hash ?(?:码|碼|值)|种子 ?(?:哈希|散列值?|hash|特征码)|種子 ?(?:哈希|雜湊值?|hash|特徵碼)|特征码|特徵碼|哈希值?|雜湊值?|散列值)(?: ?\(?v1\)?)?$/i;
 const LABEL_THEN_VALUE =
   /^(info[ _-]?hash|torrent[ _-]?hash|hash ?(?:码|碼|值)?|种子 ?(?:哈希|散列值?|hash)|種子 ?(?:哈希|雜湊值?|hash)|特征码|特徵碼|哈希值?)(?: ?\(?v1\)?)? ?[:：] ?(.*)$/i;
+
+const LABEL_START = /^(?:info|torrent|hash|种子|種子|特征|特徵|哈希|雜湊|散列)/i;
 
 export function isHashLabel(text: string): boolean {
   return HASH_LABEL.test(text.replace(/ ?[:：]$/, ''));
@@ -70,6 +94,8 @@ export interface LabelRead {
  */
 export function readLabel(element: Element): LabelRead | null {
   if (!LABEL_TAGS.has(element.localName)) return null;
+  // Cheap gate first (most elements are not labels): a label starts with one of these words.
+  if (!LABEL_START.test(firstWords(element))) return null;
   // Bounded read: a label, or "label: hash", is short; longer text is a container.
   const text = visibleText(element, 160);
   if (text.length === 0 || text.length > 150) return null;

@@ -39,10 +39,10 @@ function downloadLink(context: ReadContext, id: string): string | undefined {
 
 async function askSite(context: ReadContext, id: string): Promise<PageReading> {
   const base: PageReading = { engine: 'gazelle', kind: 'details', hashes: [] };
-  const torrentFileUrl = downloadLink(context, id);
-  if (torrentFileUrl) base.torrentFileUrl = torrentFileUrl;
   let answer: unknown;
   try {
+    const torrentFileUrl = downloadLink(context, id);
+    if (torrentFileUrl) base.torrentFileUrl = torrentFileUrl;
     const response = await context.fetch(`${context.url.origin}/ajax.php?action=torrent&id=${id}`, {
       credentials: 'include',
       headers: { Accept: 'application/json' },
@@ -97,9 +97,10 @@ export const gazelle: PageEngine = {
       reading = askSite(context, id);
       known.set(key, reading);
       // a failed call may succeed later, but not hammered on every DOM change: retry after a minute
-      void reading.then((r) => {
-        if (r.problem === 'site-error') setTimeout(() => known.delete(key), 60_000);
-      });
+      void reading.then(
+        (r) => r.problem === 'site-error' && setTimeout(() => known.delete(key), 60_000),
+        () => known.delete(key),
+      );
     }
     return reading;
   },

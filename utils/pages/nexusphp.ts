@@ -101,16 +101,21 @@ function readList(context: ReadContext): PageReading | null {
   // rows of this table only: each row nests a small "torrentname" table of its own
   for (const row of Array.from((table as HTMLTableElement).rows)) {
     if (hashes.length >= 1000) break;
-    const link = row.querySelector('a[href*="details.php?"], a[href*="/t/"], a[href^="t-"]');
-    const id = ROW_LINK.exec(link?.getAttribute('href') ?? '')?.[1];
-    if (!id) continue;
-    torrentRows++;
+    // one pass over the row's links: the name link gives the id, a magnet the hash
+    let id: string | undefined;
+    let link: Element | undefined;
     let hash: string | null = null;
     let source: FoundHash['source'] = 'magnet';
-    for (const magnet of Array.from(row.querySelectorAll('a[href^="magnet:"]'))) {
-      hash = hashFromMagnet(magnet.getAttribute('href') ?? '');
-      if (hash) break;
+    for (const anchor of Array.from(row.getElementsByTagName('a'))) {
+      const href = anchor.getAttribute('href') ?? '';
+      if (!id) {
+        id = ROW_LINK.exec(href)?.[1];
+        if (id) link = anchor;
+      }
+      if (!hash && href.startsWith('magnet:')) hash = hashFromMagnet(href);
     }
+    if (!id) continue;
+    torrentRows++;
     if (!hash) {
       hash = scanBlock(row, { budget: 400 }).labelled[0] ?? null;
       source = 'label';

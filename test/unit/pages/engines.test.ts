@@ -1,0 +1,241 @@
+/** Engine behaviour beyond the static fixtures: pages that change, the site's API failing, hints. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { readPage } from '../../../utils/pages';
+import { forgetGazelleAnswers, gazelle } from '../../../utils/pages/gazelle';
+import { engines } from '../../../utils/pages/registry';
+import { nexusphp } from '../../../utils/pages/nexusphp';
+import { unit3d } from '../../../utils/pages/unit3d';
+import { mteam } from '../../../utils/pages/mteam';
+import type { ReadContext } from '../../../utils/pages/types';
+import { nexusDetailsPage } from '../../fixtures/pages/generate';
+import { contextFor, documentFrom } from './load';
+
+beforeEach(() => forgetGazelleAnswers());
+
+const noFetch = (() => Promise.reject(new Error('no network in this test'))) as typeof fetch;
+function context(url: string, html: string, siteFetch: typeof fetch = noFetch): ReadContext {
+  return { url: new URL(url), document: documentFrom(html, url), fetch: siteFetch };
+}
+
+describe('registry', () => {
+  it('lists each engine once, specific engines before the catch-all rules', () => {
+    const ids = engines.map((engine) => engine.id);
+    expect(ids).toEqual(['nexusphp', 'unit3d', 'gazelle', 'mteam', 'generic', 'magnet']);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('applies() by URL', () => {
+  const applies = (engine: typeof nexusphp, url: string, hint?: string) =>
+    engine.applies({ url: new URL(url), document: documentFrom('<p></p>', url), fetch: noFetch, ...(hint && { hint }) });
+  it('NexusPHP: details, plugin_details, TTG /t/N/, HDCity /t-N and lists, not Gazelle torrents.php', () => {
+    for (const url of ['https://a.b/details.php?id=1', 'https://a.b/plugin_details.php?id=9', 'https://a.b/t/12/', 'https://a.b/t-12', 'https://a.b/torrents.php?cat=401', 'https://a.b/special.php'])
+      expect(applies(nexusphp, url), url).toBe(true);
+    for (const url of ['https://a.b/details.php?id=x', 'https://a.b/torrents.php?id=1&torrentid=2', 'https://a.b/torrents.php?torrentid=2', 'https://a.b/t/abc/', 'https://a.b/userdetails.php?id=1'])
+      expect(applies(nexusphp, url), url).toBe(false);
+  });
+  it('UNIT3D: /torrents/N and /torrents', () => {
+    expect(applies(unit3d, 'https://u.c/torrents/42')).toBe(true);
+    expect(applies(unit3d, 'https://u.c/torrents')).toBe(true);
+    expect(applies(unit3d, 'https://u.c/torrents/42/edit')).toBe(false);
+  });
+  it('Gazelle: torrents.php with id or torrentid', () => {
+    expect(applies(gazelle, 'https://g.n/torrents.php?id=1&torrentid=2')).toBe(true);
+    expect(applies(gazelle, 'https://g.n/torrents.php?torrentid=2')).toBe(true);
+    expect(applies(gazelle, 'https://g.n/torrents.php?searchstr=x')).toBe(false);
+  });
+  it("M-Team: /detail/N on m-team hosts, or anywhere the catalog says so", () => {
+    expect(applies(mteam, 'https://kp.m-team.cc/detail/5')).toBe(true);
+    expect(applies(mteam, 'https://mirror.example/detail/5')).toBe(false);
+    expect(applies(mteam, 'https://mirror.example/detail/5', 'mteam')).toBe(true);
+    expect(applies(mteam, 'https://kp.m-team.cc/browse')).toBe(false);
+  });
+});
+
+describe('pages that fill in later', () => {
+  it('NexusPHP lazily filled: not-loaded-yet, then the hash once the site writes it', async () => {
+    const { context: ctx } = contextFor('nexusphp-lazy');
+    expect((await readPage(ctx))?.problem).toBe('not-loaded-yet');
+    ctx.document.getElementById('torrent_hash')!.textContent = ' 1078CF414B2625A240B16392085D66580BB66F4D ';
+    expect(await readPage(ctx)).toEqual({
+      engine: 'nexusphp',
+      kind: 'details',
+      hashes: [{ hash: '1078cf414b2625a240b16392085d66580bb66f4d', source: 'info-row', title: 'Lazy.Series.S02.1080p.WEB-DL-LZY' }],
+      torrentFileUrl: 'https://pt.example.org/download.php?id=8080',
+    });
+  });
+
+  it('M-Team: waits while the app renders, reads the hash once it has', async () => {
+    const { context: ctx } = contextFor('mteam-loading');
+    expect(await readPage(ctx, { engine: 'mteam' })).toEqual({ engine: 'mteam', kind: 'details', hashes: [], problem: 'not-loaded-yet' });
+    const root = ctx.document.getElementById('root')!;
+    root.innerHTML = '<div id="app-content"><div class="ant-spin-nested-loading"><div class="ant-spin ant-spin-spinning"></div></div></div>';
+    expect((await readPage(ctx, { engine: 'mteam' }))?.problem).toBe('not-loaded-yet');
+    root.innerHTML = `<div id="app-content"><div class="detail-view"><h2>Rendered.Title</h2><div class="ant-descriptions"><table><tbody>
+      <tr><th class="ant-descriptions-item-label">種子HASH</th><td class="ant-descriptions-item-content">ABC03B1DB879ED7A9394CE632214E0A6C33DAA2C</td></tr>
+      </tbody></table></div></div></div>`;
+    expect(await readPage(ctx, { engine: 'mteam' })).toEqual({
+      engine: 'mteam',
+      kind: 'details',
+      hashes: [{ hash: 'abc03b1db879ed7a9394ce632214e0a6c33daa2c', source: 'info-row', title: 'Rendered.Title' }],
+    });
+  });
+
+  it('M-Team rendered without any hash: site-gives-no-hash', async () => {
+    const ctx = context(
+      'https://kp.m-team.cc/detail/1',
+      '<div id="root"><div id="app-content"><div class="detail-view"><div class="ant-descriptions"><table><tr><th class="ant-descriptions-item-label">大小</th><td>1 GB</td></tr></table></div></div></div></div>',
+    );
+    expect((await readPage(ctx))?.problem).toBe('site-gives-no-hash');
+  });
+
+  it('M-Team: an in-page navigation to another torrent reads the new one', async () => {
+    const view = (hash: string) =>
+      `<div id="root"><div id="app-content"><div class="detail-view"><div class="ant-descriptions"><table><tr><th class="ant-descriptions-item-label">Info Hash</th><td>${hash}</td></tr></table></div></div></div></div>`;
+    const ctx = context('https://kp.m-team.cc/detail/1', view('b257af45fbc9f52d0e728490f2c2da9e4f66647e'));
+    expect((await readPage(ctx))?.hashes[0]?.hash).toBe('b257af45fbc9f52d0e728490f2c2da9e4f66647e');
+    ctx.document.getElementById('root')!.outerHTML = view('e6f10495f0c7275c60298fc5e619e03a13634ed7');
+    expect((await readPage({ ...ctx, url: new URL('https://kp.m-team.cc/detail/2') }))?.hashes[0]?.hash).toBe('e6f10495f0c7275c60298fc5e619e03a13634ed7');
+  });
+});
+
+describe('Gazelle and the site API', () => {
+  const page = contextFor('gazelle-details');
+  const withAnswer = (answer: () => Promise<Response>) => {
+    const asked: string[] = [];
+    const siteFetch = ((input: RequestInfo | URL) => {
+      asked.push(String(input));
+      return answer();
+    }) as typeof fetch;
+    return { ctx: { ...page.context, fetch: siteFetch }, asked };
+  };
+  const json = (body: unknown, status = 200) => () => Promise.resolve(new Response(JSON.stringify(body), { status }));
+
+  it('asks once per torrent, however often the page is read', async () => {
+    const { ctx, asked } = withAnswer(json({ status: 'success', response: { group: { name: 'G' }, torrent: { id: 2002, infoHash: 'E6F10495F0C7275C60298FC5E619E03A13634ED7' } } }));
+    const first = await readPage(ctx);
+    const again = await readPage(ctx);
+    expect(first?.hashes[0]?.hash).toBe('e6f10495f0c7275c60298fc5e619e03a13634ed7');
+    expect(again).toEqual(first);
+    expect(asked).toEqual(['https://gz.example.net/ajax.php?action=torrent&id=2002']);
+  });
+
+  it('needs-login on 401/403 and on a redirect to login.php', async () => {
+    expect((await readPage(withAnswer(json({}, 403)).ctx))?.problem).toBe('needs-login');
+    forgetGazelleAnswers();
+    const redirected = () => {
+      const response = new Response('<html>login</html>', { status: 200 });
+      Object.defineProperty(response, 'url', { value: 'https://gz.example.net/login.php' });
+      return Promise.resolve(response);
+    };
+    expect((await readPage(withAnswer(redirected).ctx))?.problem).toBe('needs-login');
+  });
+
+  it('site-error on a network failure, an HTTP error, HTML instead of JSON, a rate limit, or an answer about another torrent', async () => {
+    const cases: (() => Promise<Response>)[] = [
+      () => Promise.reject(new TypeError('Failed to fetch')),
+      json({}, 502),
+      () => Promise.resolve(new Response('<!DOCTYPE html><title>Login</title>')),
+      json({ status: 'failure', error: 'rate limit exceeded' }),
+      json({ status: 'success', response: { torrent: { id: 9999, infoHash: 'E6F10495F0C7275C60298FC5E619E03A13634ED7' } } }),
+      json(['not', 'an', 'object']),
+    ];
+    for (const answer of cases) {
+      forgetGazelleAnswers();
+      const reading = await readPage(withAnswer(answer).ctx);
+      expect(reading?.problem).toBe('site-error');
+      expect(reading?.hashes).toEqual([]);
+    }
+  });
+
+  it('site-gives-no-hash when infoHash is missing, null, or not a hash', async () => {
+    for (const infoHash of [undefined, null, '', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'xyz']) {
+      forgetGazelleAnswers();
+      const reading = await readPage(withAnswer(json({ status: 'success', response: { torrent: { id: 2002, infoHash } } })).ctx);
+      expect(reading?.problem).toBe('site-gives-no-hash');
+    }
+  });
+
+  it('a group page of several torrents without torrentid asks nothing and names no hash', async () => {
+    const { ctx, asked } = withAnswer(json({}));
+    expect(await readPage({ ...ctx, url: new URL('https://gz.example.net/torrents.php?id=1001') })).toBeNull();
+    expect(asked).toEqual([]);
+  });
+
+  it('a group page with a single torrent reads that one', async () => {
+    const html = '<table class="torrent_table"><tr class="torrent_row group_torrent" id="torrent77"><td><a href="torrents.php?action=download&amp;id=77&amp;authkey=x">DL</a></td></tr></table>';
+    const { asked } = withAnswer(json({}));
+    const ctx = context('https://gz.example.net/torrents.php?id=5', html, ((input: RequestInfo | URL) => {
+      asked.push(String(input));
+      return json({ status: 'success', response: { torrent: { id: 77, infoHash: 'e6f10495f0c7275c60298fc5e619e03a13634ed7' } } })();
+    }) as typeof fetch);
+    const reading = await readPage(ctx);
+    expect(asked).toEqual(['https://gz.example.net/ajax.php?action=torrent&id=77']);
+    expect(reading).toEqual({
+      engine: 'gazelle',
+      kind: 'details',
+      hashes: [{ hash: 'e6f10495f0c7275c60298fc5e619e03a13634ed7', source: 'site-api' }],
+      torrentFileUrl: 'https://gz.example.net/torrents.php?action=download&id=77&authkey=x',
+    });
+  });
+});
+
+describe('hints and fall-through', () => {
+  it('a /detail/N page on an unknown host is not taken as M-Team without the hint', async () => {
+    const ctx = context('https://other.example/detail/3', '<div id="root"></div><a href="magnet:?xt=urn:btih:b257af45fbc9f52d0e728490f2c2da9e4f66647e">m</a>');
+    expect((await readPage(ctx))?.engine).toBe('magnet');
+    expect((await readPage(ctx, { engine: 'mteam' }))?.problem).toBe('not-loaded-yet');
+  });
+
+  it('an unknown hint is ignored', async () => {
+    const { page, context: ctx } = contextFor('nexusphp-details-chs');
+    expect(await readPage(ctx, { engine: 'no-such-engine' })).toEqual(page.expect);
+    expect(await readPage(ctx, { engine: 'other' })).toEqual(page.expect);
+  });
+
+  it('a NexusPHP URL whose page has no NexusPHP table falls through to the labelled-hash rule', async () => {
+    const ctx = context('https://x.example/details.php?id=5', '<dl><dt>Info hash</dt><dd>b257af45fbc9f52d0e728490f2c2da9e4f66647e</dd></dl>');
+    expect(await readPage(ctx)).toEqual({ engine: 'generic', kind: 'details', hashes: [{ hash: 'b257af45fbc9f52d0e728490f2c2da9e4f66647e', source: 'label' }] });
+  });
+
+  it('a download link to another torrent or another site is not this page\'s .torrent', async () => {
+    const html = `<h1 id="top">T</h1><table><tr><td class="rowhead">下载</td><td class="rowfollow"><a href="download.php?id=99">other</a> <a href="https://evil.example/download.php?id=5">off-site</a></td></tr>
+      <tr><td class="rowhead">Info hash</td><td class="rowfollow">b257af45fbc9f52d0e728490f2c2da9e4f66647e</td></tr></table>`;
+    const reading = await readPage(context('https://pt.example.org/details.php?id=5', html));
+    expect(reading?.hashes[0]?.hash).toBe('b257af45fbc9f52d0e728490f2c2da9e4f66647e');
+    expect(reading?.torrentFileUrl).toBeUndefined();
+  });
+
+  it('never throws, even when the document itself throws', async () => {
+    const hostile = new Proxy(documentFrom('<p></p>', 'https://a.b/'), {
+      get() {
+        throw new Error('boom');
+      },
+    });
+    for (const url of ['https://a.b/details.php?id=1', 'https://a.b/torrents/1', 'https://kp.m-team.cc/detail/1', 'https://a.b/x']) {
+      await expect(readPage({ url: new URL(url), document: hostile, fetch: noFetch })).resolves.toBeNull();
+    }
+    // Gazelle needs no document to ask its API (which fails here too)
+    await expect(readPage({ url: new URL('https://a.b/torrents.php?torrentid=1'), document: hostile, fetch: noFetch })).resolves.toEqual({
+      engine: 'gazelle',
+      kind: 'details',
+      hashes: [],
+      problem: 'site-error',
+    });
+  });
+});
+
+describe('the generated 2 MB NexusPHP page', () => {
+  it('is about 2 MB and reads exactly its own hash among thousands of decoys', async () => {
+    const page = nexusDetailsPage({ targetBytes: 2_000_000, seed: 3 });
+    expect(page.html.length).toBeGreaterThan(1_900_000);
+    expect(page.html.match(/[0-9a-f]{40}/g)!.length).toBeGreaterThan(1000);
+    const reading = await readPage(context(page.url, page.html));
+    expect(reading).toEqual({
+      engine: 'nexusphp',
+      kind: 'details',
+      hashes: [{ hash: page.hash, source: 'info-row', title: expect.any(String) }],
+      torrentFileUrl: 'https://pt.example.org/download.php?id=12345',
+    });
+  }, 120_000); // happy-dom takes seconds to parse 2 MB; the timing itself is measured in Chromium (bench/)
+});

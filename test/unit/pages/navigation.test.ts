@@ -1,0 +1,93 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { OWN_UI_ATTRIBUTE, watchPage } from '../../../utils/pages/navigation';
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until `check` holds (a loaded CI machine runs timers late), then a quiet spell. */
+async function settle(check: () => boolean, quietMs = 150): Promise<void> {
+  for (const started = Date.now(); !check() && Date.now() - started < 3000; ) await wait(5);
+  await wait(quietMs);
+}
+const fast = { debounceMs: 30, maxWaitMs: 120, pollMs: 10 };
+let controller = new AbortController();
+afterEach(() => {
+  controller.abort();
+  controller = new AbortController();
+  document.body.innerHTML = '';
+});
+
+describe('watchPage', () => {
+  it('notices history.pushState (which fires no event) by its URL check', async () => {
+    let calls = 0;
+    watchPage(() => calls++, controller.signal, fast);
+    history.pushState({}, '', '/detail/2');
+    await settle(() => calls > 0);
+    expect(calls).toBe(1);
+  });
+
+  it('notices back/forward (popstate) and hash changes', async () => {
+    let calls = 0;
+    watchPage(() => calls++, controller.signal, { ...fast, pollMs: 60_000 }); // the timer cannot be what saw it
+    history.replaceState({}, '', '/detail/3');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    await settle(() => calls > 0);
+    expect(calls).toBe(1);
+  });
+
+  it('coalesces a burst of DOM changes into one call after the page goes quiet', async () => {
+    let calls = 0;
+    watchPage(() => calls++, controller.signal, { ...fast, debounceMs: 200, maxWaitMs: 1000 });
+    for (let i = 0; i < 5; i++) document.body.append(document.createElement('div'));
+    await wait(20);
+    expect(calls).toBe(0); // still inside the debounce window
+    await settle(() => calls > 0, 300);
+    expect(calls).toBe(1);
+  });
+
+  it('still calls while the page never stops changing (maxWait)', async () => {
+    let calls = 0;
+    watchPage(() => calls++, controller.signal, fast);
+    const ticking = setInterval(() => document.body.append(document.createElement('span')), 10);
+    await wait(400);
+    clearInterval(ticking);
+    expect(calls).toBeGreaterThanOrEqual(2);
+  });
+
+  it("ignores changes inside the extension's own UI", async () => {
+    const host = document.createElement('div');
+    host.setAttribute(OWN_UI_ATTRIBUTE, '');
+    document.body.append(host);
+    await wait(10);
+    let calls = 0;
+    watchPage(() => calls++, controller.signal, fast);
+    host.append(document.createElement('p'));
+    const another = document.createElement('div');
+    another.setAttribute(OWN_UI_ATTRIBUTE, '');
+    document.body.append(another);
+    await wait(200);
+    expect(calls).toBe(0);
+    document.body.append(document.createElement('p'));
+    await settle(() => calls > 0);
+    expect(calls).toBe(1);
+  });
+
+  it('stops entirely once aborted', async () => {
+    let calls = 0;
+    watchPage(() => calls++, controller.signal, fast);
+    document.body.append(document.createElement('div'));
+    controller.abort();
+    history.pushState({}, '', '/detail/4');
+    await wait(200);
+    expect(calls).toBe(0);
+  });
+
+  it('does nothing for an already aborted signal', async () => {
+    let calls = 0;
+    controller.abort();
+    watchPage(() => calls++, controller.signal, fast);
+    history.pushState({}, '', '/detail/5');
+    document.body.append(document.createElement('div'));
+    await wait(200);
+    expect(calls).toBe(0);
+  });
+});
