@@ -124,10 +124,10 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
         </label>
 
         <div class="buttons">
-          <button type="submit" class="primary">
+          <button type="submit" class="primary" id="save">
             {t('save')}
           </button>
-          <button type="button" onClick={() => void test()}>
+          <button type="button" id="test-connection" onClick={() => void test()}>
             {t('testConnection')}
           </button>
         </div>
