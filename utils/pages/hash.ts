@@ -43,31 +43,22 @@ export function base32ToHex(value: string): string | null {
  * lowercase hex; null when it is not a usable info-hash.
  */
 export function normaliseHash(raw: string): string | null {
-  const value = raw.replace(/^[\s\u00a0\u200b\ufeff]+|[\s\u00a0\u200b\ufeff]+$/g, '');
+  const value = raw.length === 40 || raw.length === 32 ? raw : raw.replace(/^[\s\u00a0\u200b\ufeff]+|[\s\u00a0\u200b\ufeff]+$/g, '');
   let hash: string | null = null;
   if (ANY_HEX40.test(value)) hash = value.toLowerCase();
   else if (BASE32_32.test(value)) hash = base32ToHex(value);
   return hash !== null && isInfoHash(hash) ? hash : null;
 }
 
+/** `xt` (or numbered `xt.1`) holding a btih URN, its colons possibly percent-encoded. */
+const XT_BTIH = /[?&]xt(?:\.\d+)?=urn(?::|%3a)btih(?::|%3a)([0-9a-z]+)(?=[&#]|$)/gi;
+
 /** The v1 info-hash of a magnet link (`xt=urn:btih:` with 40 hex or 32 base32), else null. */
 export function hashFromMagnet(href: string): string | null {
   if (!/^\s*magnet:/i.test(href)) return null;
-  const query = href.slice(href.indexOf('?') + 1);
-  for (const part of query.split('&')) {
-    const equals = part.indexOf('=');
-    if (equals < 0) continue;
-    // xt, or numbered xt.1 / xt.2 as some clients write them
-    if (!/^xt(\.\d+)?$/i.test(part.slice(0, equals).trim())) continue;
-    let value = part.slice(equals + 1);
-    try {
-      value = decodeURIComponent(value);
-    } catch {
-      // a stray % in the link: read it as written
-    }
-    const match = /^\s*urn:btih:([0-9a-zA-Z]+)\s*$/i.exec(value);
-    if (!match?.[1]) continue;
-    const hash = normaliseHash(match[1]);
+  // one regex pass over the link: list pages hold a hundred of these
+  for (const match of href.trim().matchAll(XT_BTIH)) {
+    const hash = normaliseHash(match[1]!);
     if (hash) return hash;
   }
   return null;

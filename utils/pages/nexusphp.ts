@@ -90,7 +90,8 @@ function readDetails(context: ReadContext, id: string): PageReading | null {
   return reading;
 }
 
-const ROW_LINK = /(?:details\.php\?(?:[^#]*&)?id=|\/t\/|\/t-)(\d+)/;
+const ROW_LINK = /(?:details\.php\?(?:[^#]*&)?id=|\/t\/|^\/?t-)(\d+)/;
+const ROW_LINK_SELECTOR = 'a[href*="details.php?"], a[href*="/t/"], a[href^="t-"], a[href^="/t-"]';
 
 function readList(context: ReadContext): PageReading | null {
   const { document } = context;
@@ -99,29 +100,24 @@ function readList(context: ReadContext): PageReading | null {
   const hashes: FoundHash[] = [];
   let torrentRows = 0;
   // rows of this table only: each row nests a small "torrentname" table of its own
-  for (const row of Array.from((table as HTMLTableElement).rows)) {
-    if (hashes.length >= 1000) break;
-    // one pass over the row's links: the name link gives the id, a magnet the hash
-    let id: string | undefined;
-    let link: Element | undefined;
-    let hash: string | null = null;
-    let source: FoundHash['source'] = 'magnet';
-    for (const anchor of Array.from(row.getElementsByTagName('a'))) {
-      const href = anchor.getAttribute('href') ?? '';
-      if (!id) {
-        id = ROW_LINK.exec(href)?.[1];
-        if (id) link = anchor;
-      }
-      if (!hash && href.startsWith('magnet:')) hash = hashFromMagnet(href);
-    }
+  const rows = (table as HTMLTableElement).rows;
+  for (let index = 0; index < rows.length && hashes.length < 1000; index++) {
+    const row = rows[index]!;
+    // native selector matching: reading every link's href in script costs more on 100 rows
+    const link = row.querySelector(ROW_LINK_SELECTOR);
+    const id = ROW_LINK.exec(link?.getAttribute('href') ?? '')?.[1];
     if (!id) continue;
     torrentRows++;
+    let hash: string | null = null;
+    let source: FoundHash['source'] = 'magnet';
+    const magnet = row.querySelector('a[href^="magnet:"]');
+    if (magnet) hash = hashFromMagnet(magnet.getAttribute('href') ?? '');
     if (!hash) {
       hash = scanBlock(row, { budget: 400 }).labelled[0] ?? null;
       source = 'label';
     }
     if (!hash) continue;
-    const title = link ? ownText(link.querySelector('b') ?? link) : undefined;
+    const title = ownText(link!.querySelector('b') ?? link);
     hashes.push({ hash, source, row: id, ...(title && { title }) });
   }
   if (!torrentRows) return null; // not a NexusPHP list after all (e.g. Gazelle's torrents.php)
