@@ -2,6 +2,7 @@
  * Turns the service's answers into what the UI shows: one CandidateView per candidate, with the
  * site's name and a details link built only from the numeric id and a site template.
  */
+import { browser } from 'wxt/browser';
 import type { CandidateView, RecommendedSiteView } from '../messages';
 import type { FoundHash } from '../pages/types';
 import type { CachedAnswer } from '../lookup/cache';
@@ -27,12 +28,23 @@ export function sidForHost(host: string | undefined, sites: ServiceSite[] | unde
   return match?.id;
 }
 
-export function siteName(sid: number, sites: ServiceSite[] | undefined): { name: string; key?: string } {
+/** Chinese readers know sites by their Chinese names (IYUU's nicknames); others by the Latin ones. */
+function prefersChinese(): boolean {
+  try {
+    return browser.i18n.getUILanguage().toLowerCase().startsWith('zh');
+  } catch {
+    return false;
+  }
+}
+
+export function siteName(sid: number, sites: ServiceSite[] | undefined, chinese = prefersChinese()): { name: string; key?: string } {
   const listed = sites?.find((site) => site.id === sid);
   const catalogued = siteForSid(sid);
   const key = listed?.site || catalogued?.site;
-  const name = listed?.nickname || catalogued?.nickname || key || `#${sid}`;
-  return { name, key };
+  const name = chinese
+    ? listed?.nickname || catalogued?.nameZh || catalogued?.nickname || key
+    : catalogued?.nickname || listed?.nickname || key;
+  return { name: name || `#${sid}`, key };
 }
 
 export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, CachedAnswer>, context: SiteContext): CandidateView[] {
@@ -84,7 +96,9 @@ export function recommendedViews(list: RecommendedSite[], sites: ServiceSite[] |
     return {
       sid: entry.id,
       site: entry.site,
-      nickname: entry.nickname || listed?.nickname || catalogued?.nickname || entry.site,
+      nickname: prefersChinese()
+        ? entry.nickname || listed?.nickname || catalogued?.nameZh || entry.site
+        : catalogued?.nickname || entry.nickname || listed?.nickname || entry.site,
       homeUrl: homeUrl(listed ?? catalogued),
     };
   });
