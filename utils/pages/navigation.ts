@@ -18,6 +18,8 @@ export interface WatchOptions {
 
 /** Elements our own UI adds carry this attribute: their changes are not the page's. */
 export const OWN_UI_ATTRIBUTE = 'data-reseed-lens';
+/** Our UI: anything marked with the attribute, and the panel's host element. */
+const OWN_UI = `[${OWN_UI_ATTRIBUTE}], reseed-lens-panel`;
 
 export function watchPage(onChange: () => void, signal: AbortSignal, options: WatchOptions = {}): void {
   const { debounceMs = 250, maxWaitMs = 2000, pollMs = 500 } = options;
@@ -52,7 +54,8 @@ export function watchPage(onChange: () => void, signal: AbortSignal, options: Wa
   const observer = new MutationObserver((records) => {
     if (records.some((record) => !isOwnUi(record))) changed();
   });
-  observer.observe(document.documentElement, { childList: true, subtree: true });
+  // characterData too: a site may fill a lazy hash by setting a text node's data
+  observer.observe(document.documentElement, { childList: true, characterData: true, subtree: true });
 
   signal.addEventListener(
     'abort',
@@ -68,7 +71,7 @@ export function watchPage(onChange: () => void, signal: AbortSignal, options: Wa
 }
 
 function isOwnUi(record: MutationRecord): boolean {
-  const mine = (node: Node) => node.nodeType === 1 && (node as Element).closest(`[${OWN_UI_ATTRIBUTE}]`) !== null;
+  const mine = (node: Node) => node.nodeType === 1 && (node as Element).closest(OWN_UI) !== null;
   if (mine(record.target)) return true;
   const nodes = [...Array.from(record.addedNodes), ...Array.from(record.removedNodes)];
   return nodes.length > 0 && nodes.every(mine);

@@ -44,6 +44,18 @@ describe('watchPage', () => {
     expect(calls).toBe(1);
   });
 
+  it('notices a text node whose data the site rewrites (a lazily filled hash)', async () => {
+    const cell = document.createElement('span');
+    cell.append('加载中...');
+    document.body.append(cell);
+    await wait(10);
+    let calls = 0;
+    watchPage(() => calls++, controller.signal, fast);
+    (cell.firstChild as Text).data = '1078cf414b2625a240b16392085d66580bb66f4d';
+    await settle(() => calls > 0);
+    expect(calls).toBe(1);
+  });
+
   it('still calls while the page never stops changing (maxWait)', async () => {
     let calls = 0;
     watchPage(() => calls++, controller.signal, fast);
@@ -64,6 +76,7 @@ describe('watchPage', () => {
     const another = document.createElement('div');
     another.setAttribute(OWN_UI_ATTRIBUTE, '');
     document.body.append(another);
+    document.body.append(document.createElement('reseed-lens-panel')); // the in-page panel's host
     await wait(200);
     expect(calls).toBe(0);
     document.body.append(document.createElement('p'));
