@@ -30,7 +30,14 @@ export default defineConfig({
     optional_host_permissions: ['*://*/*'],
     action: { default_title: '__MSG_extName__' },
     browser_specific_settings: {
-      gecko: { id: GECKO_ID, strict_min_version: '115.0' },
+      gecko: {
+        id: GECKO_ID,
+        // ESR 140 and newer: the first releases that read data_collection_permissions.
+        strict_min_version: '140.0',
+        // Nothing is collected: only hashes and the user's own site list go to the lookup service.
+        data_collection_permissions: { required: ['none'] },
+      } as { id: string; strict_min_version: string },
+      gecko_android: { strict_min_version: '142.0' },
     },
   },
 });

@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 
+// Extension pages forbid eval by their CSP: zod must not try to compile validators with Function.
+z.config({ jitless: true });
+
 export const DEFAULT_BASE_URL = 'https://2025.iyuu.cn';
 export const SETTINGS_KEY = 'settings';
 export const SETTINGS_VERSION = 1;
