@@ -103,8 +103,35 @@ export interface BackgroundProtocol {
   'site:enable': { request: { host: string }; response: { customHosts: string[] } };
   'site:disable': { request: { host: string }; response: { customHosts: string[] } };
   'settings:get': { request: Record<string, never>; response: SettingsView };
+  /** The settings as a JSON document to save; the credentials only when asked. */
+  'settings:export': { request: { includeCredentials: boolean }; response: { json: string } };
+  /** A previously exported document: applied field by field; what could not be read is named. */
+  'settings:import': {
+    request: { data: unknown };
+    response: { view?: SettingsView; imported: string[]; skipped: string[]; error?: 'not-ours' | 'unreadable' };
+  };
+  /** Every site the user may pick as their own (the service's list, else the catalog), and the ones seen. */
+  'sites:list': {
+    request: { refresh?: boolean };
+    response: { sites: SiteChoice[]; seen: number[]; fromService: boolean; error?: ServiceFailure };
+  };
+  'profile:get': { request: Record<string, never>; response: { profile?: ProfileView; error?: ServiceFailure } };
+  /** Binding: the raw passkey goes only as far as the background, which sends its SHA-1. */
+  'account:bind': {
+    request: { sid: number; site: string; userId: string; passkey: string };
+    response: { ok: boolean; message?: string; profile?: ProfileView; error?: ServiceFailure };
+  };
   /** A partial update; the answer is the new settings or the field that was refused. */
   'settings:save': { request: { update: Partial<Settings> }; response: SettingsView | { refused: string } };
+}
+
+export interface ProfileView {
+  /** The token is activated (bound to a recommended site). */
+  activated: boolean;
+  /** When the token's service period ends (ms), if the service said. */
+  expiresAt?: number;
+  /** A lifetime membership (is_ever_level). */
+  lifetime: boolean;
 }
 
 export interface SettingsView {

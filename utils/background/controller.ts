@@ -6,11 +6,22 @@ import { browser } from 'wxt/browser';
 import type { CandidateView, RecommendedSiteView, SettingsView, TabView } from '../messages';
 import type { FoundHash, PageReading } from '../pages/types';
 import { Lookup, type LookupOutcome } from '../lookup/lookup';
-import { getRecommendedSites, type ServiceConfig } from '../service/client';
+import { bindAccount, getProfile, getRecommendedSites, type ServiceConfig } from '../service/client';
 import { ServiceError, toFailure, type ServiceFailure } from '../service/errors';
-import { applySettingsUpdate, lookupMode, normaliseBaseUrl, type Settings } from '../settings';
-import { siteForHost } from '../sites';
-import { buildCandidateViews, recommendedViews } from './candidates';
+import {
+  applySettingsUpdate,
+  exportSettings,
+  lookupMode,
+  normaliseBaseUrl,
+  settingsFields,
+  type Settings,
+  type SettingsField,
+} from '../settings';
+import { catalog, siteForHost } from '../sites';
+import type { ProfileView, SiteChoice } from '../messages';
+import type { Profile } from '../service/schemas';
+import { buildCandidateViews, recommendedViews, siteName } from './candidates';
+import { siteForSid } from '../sites';
 import { SettingsStore } from './settings-store';
 import { SiteDirectory } from './site-list';
 import { TabViews } from './tab-views';
@@ -33,6 +44,19 @@ function hostOf(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+const SEEN_KEY = 'seenSites';
+
+function profileView(profile: Profile): ProfileView {
+  const state = profile.state;
+  const expiry = typeof profile.overdue_time === 'number' && profile.overdue_time > 0 ? profile.overdue_time * 1000 : undefined;
+  const lifetime = profile.is_ever_level;
+  return {
+    activated: state === true || state === 1 || state === '1',
+    expiresAt: expiry,
+    lifetime: lifetime === true || lifetime === 1 || lifetime === '1',
+  };
 }
 
 function panelWanted(settings: Settings, host: string | undefined): boolean {
@@ -77,6 +101,7 @@ export class Controller {
   /** A content script read its page. The tab id and URL come from the browser, not the message. */
   async onPageReading(tabId: number, url: string, reading: PageReading | null): Promise<TabView> {
     const host = hostOf(url);
+    void this.rememberSeen(host);
     const base: TabView = {
       tabId,
       url,
@@ -296,6 +321,102 @@ export class Controller {
     } catch (error) {
       return { ok: false, error: toFailure(error) };
     }
+  }
+
+  /** The catalogued sites the user has visited: offered first when we ask which sites they hold. */
+  private async rememberSeen(host: string | undefined): Promise<void> {
+    const sid = host ? siteForHost(host)?.sid : undefined;
+    if (sid === undefined) return;
+    const stored = (await browser.storage.local.get(SEEN_KEY))[SEEN_KEY];
+    const seen = Array.isArray(stored) ? stored.filter((value): value is number => Number.isSafeInteger(value)) : [];
+    if (seen.includes(sid)) return;
+    await browser.storage.local.set({ [SEEN_KEY]: [...seen, sid].slice(-200) });
+  }
+
+  /** Every site the user may pick as theirs: the service's list when it can be had, else the catalog. */
+  async siteChoices(refresh: boolean): Promise<{ sites: SiteChoice[]; seen: number[]; fromService: boolean; error?: ServiceFailure }> {
+    const settings = await this.settings.get();
+    const stored = (await browser.storage.local.get(SEEN_KEY))[SEEN_KEY];
+    const seen = Array.isArray(stored) ? stored.filter((value): value is number => Number.isSafeInteger(value)) : [];
+    let listed: { value?: import('../service/schemas').ServiceSite[]; error?: ServiceFailure } = {};
+    if (settings.token) {
+      listed = await this.directory.sites.get(settings.baseUrl, (operation) => this.lookup.call(operation, settings), { refresh });
+    }
+    const chinese = browser.i18n.getUILanguage().toLowerCase().startsWith('zh');
+    const sites: SiteChoice[] = listed.value?.length
+      ? listed.value.map((site) => ({
+          sid: site.id,
+          site: site.site,
+          nickname: siteName(site.id, listed.value, chinese).name,
+          host: siteForSid(site.id)?.hosts[0] ?? site.base_url,
+        }))
+      : catalog.flatMap((entry) =>
+          entry.sid === undefined
+            ? []
+            : [{ sid: entry.sid, site: entry.site, nickname: chinese ? (entry.nameZh ?? entry.nickname) : entry.nickname, host: entry.hosts[0] }],
+        );
+    sites.sort((a, b) => a.nickname.localeCompare(b.nickname, chinese ? 'zh-CN' : 'en'));
+    return { sites, seen, fromService: !!listed.value?.length, error: listed.error };
+  }
+
+  async profile(): Promise<{ profile?: ProfileView; error?: ServiceFailure }> {
+    const settings = await this.settings.get();
+    if (!settings.token) return { error: { kind: 'no-credentials', detail: 'no token configured' } };
+    try {
+      return { profile: profileView(await this.lookup.call((config) => getProfile(config), settings)) };
+    } catch (error) {
+      return { error: toFailure(error) };
+    }
+  }
+
+  /** Binds the token to an account on a recommended site. The client sends only the passkey's SHA-1. */
+  async bind(account: { sid: number; site: string; userId: string; passkey: string }): Promise<{
+    ok: boolean;
+    message?: string;
+    profile?: ProfileView;
+    error?: ServiceFailure;
+  }> {
+    const settings = await this.settings.get();
+    if (!settings.token) return { ok: false, error: { kind: 'no-credentials', detail: 'no token configured' } };
+    try {
+      const message = await this.lookup.call((config) => bindAccount(config, account), settings);
+      // A freshly bound token gets a new site report on the next lookup.
+      await this.lookup.forgetServiceState();
+      const { profile } = await this.profile();
+      return { ok: true, message, profile };
+    } catch (error) {
+      return { ok: false, error: toFailure(error) };
+    }
+  }
+
+  async exportSettings(includeCredentials: boolean): Promise<{ json: string }> {
+    const settings = await this.settings.get();
+    return { json: JSON.stringify({ ...exportSettings(settings, includeCredentials), exportedAt: new Date(this.now()).toISOString() }, null, 2) };
+  }
+
+  /**
+   * Applies an exported document field by field: what is valid is taken, what is not is named,
+   * and credentials missing from the document (an export without them) are kept as they are.
+   */
+  async importSettings(data: unknown): Promise<{ view?: SettingsView; imported: string[]; skipped: string[]; error?: 'not-ours' | 'unreadable' }> {
+    if (!data || typeof data !== 'object' || Array.isArray(data)) return { imported: [], skipped: [], error: 'unreadable' };
+    const document = data as Record<string, unknown>;
+    if (document.app !== 'reseed-lens') return { imported: [], skipped: [], error: 'not-ours' };
+    const current = await this.settings.get();
+    const next: Record<string, unknown> = { ...current };
+    const imported: string[] = [];
+    const skipped: string[] = [];
+    for (const [field, schema] of Object.entries(settingsFields) as [SettingsField, import('zod').ZodType][]) {
+      if (document[field] === undefined) continue;
+      const parsed = schema.safeParse(document[field]);
+      if (parsed.success) {
+        next[field] = parsed.data;
+        imported.push(field);
+      } else skipped.push(field);
+    }
+    await this.settings.save(next as Settings);
+    await syncCustomSites((next as Settings).customHosts).catch(() => undefined);
+    return { view: await this.settingsView(), imported, skipped };
   }
 
   async settingsView(): Promise<SettingsView> {

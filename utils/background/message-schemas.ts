@@ -51,6 +51,17 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('site:enable'), host: z.string().max(253) }),
   z.object({ type: z.literal('site:disable'), host: z.string().max(253) }),
   z.object({ type: z.literal('settings:get') }),
+  z.object({ type: z.literal('settings:export'), includeCredentials: z.boolean() }),
+  z.object({ type: z.literal('settings:import'), data: z.unknown() }),
+  z.object({ type: z.literal('sites:list'), refresh: z.boolean().optional() }),
+  z.object({ type: z.literal('profile:get') }),
+  z.object({
+    type: z.literal('account:bind'),
+    sid: z.number().int().nonnegative(),
+    site: z.string().min(1).max(100),
+    userId: z.string().trim().regex(/^\d{1,12}$/),
+    passkey: z.string().trim().min(1).max(200),
+  }),
   z.object({ type: z.literal('settings:save'), update: z.record(z.string(), z.unknown()) }),
 ]);
 export type PageMessage = z.infer<typeof pageMessageSchema>;

@@ -86,8 +86,8 @@ export class TabViews {
   private async announce(view: TabView): Promise<void> {
     const message: ViewChanged = { type: 'view:changed', view };
     await Promise.allSettled([
-      browser.runtime.sendMessage(message),
-      browser.tabs.sendMessage(view.tabId, message),
+      (async () => browser.runtime.sendMessage(message))(),
+      (async () => browser.tabs.sendMessage(view.tabId, message))(),
     ]);
   }
 }
