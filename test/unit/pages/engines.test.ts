@@ -180,6 +180,43 @@ describe('Gazelle and the site API', () => {
   });
 });
 
+describe('magnet rule on unknown sites', () => {
+  const H = ['b257af45fbc9f52d0e728490f2c2da9e4f66647e', 'e6f10495f0c7275c60298fc5e619e03a13634ed7', '42f95c13eb321b794b08ec7e0d18a04e2cb54c9f'];
+  const m = (hash: string) => `<a href="magnet:?xt=urn:btih:${hash}">magnet</a>`;
+
+  it('a list: one hash per row, tied to the id its row links to (else its position)', async () => {
+    const html = `<table>
+      <tr><td><a href="/view/101#top">A</a></td><td>${m(H[0]!)}</td></tr>
+      <tr><td><a href="/item.php?id=102">B</a></td><td>${m(H[1]!)} ${m(H[1]!)}</td></tr>
+      <tr><td>no link</td><td>${m(H[2]!)}</td></tr></table>`;
+    expect(await readPage(context('https://x.example/list', html))).toEqual({
+      engine: 'magnet',
+      kind: 'list',
+      hashes: [
+        { hash: H[0], source: 'magnet', row: '1' },
+        { hash: H[1], source: 'magnet', row: '102' },
+        { hash: H[2], source: 'magnet', row: '3' },
+      ],
+    });
+  });
+
+  it("a block quoting several torrents' magnets is text, not rows: only the page's own magnet counts", async () => {
+    const html = `<div class="post"><p>Older releases: ${m(H[1]!)} ${m(H[2]!)}</p></div>
+      <table><tr><td>Download</td><td>${m(H[0]!)}</td></tr>
+      <tr><td>Description</td><td>see ${m(H[1]!)} and ${m(H[2]!)}</td></tr></table>`;
+    expect(await readPage(context('https://x.example/view/1', html))).toEqual({
+      engine: 'magnet',
+      kind: 'details',
+      hashes: [{ hash: H[0], source: 'magnet' }],
+    });
+  });
+
+  it('reads magnets whatever the case of their scheme', async () => {
+    const html = `<p><a href="MAGNET:?xt=urn:btih:${H[0]!.toUpperCase()}">M</a></p>`;
+    expect((await readPage(context('https://x.example/view/1', html)))?.hashes).toEqual([{ hash: H[0], source: 'magnet' }]);
+  });
+});
+
 describe('hints and fall-through', () => {
   it('a /detail/N page on an unknown host is not taken as M-Team without the hint', async () => {
     const ctx = context('https://other.example/detail/3', '<div id="root"></div><a href="magnet:?xt=urn:btih:b257af45fbc9f52d0e728490f2c2da9e4f66647e">m</a>');
