@@ -7,6 +7,7 @@ import { readPage } from '../../utils/pages';
 import { watchPage } from '../../utils/pages/navigation';
 import type { FoundHash, PageReading } from '../../utils/pages/types';
 import type { TabView, ViewChanged } from '../../utils/messages';
+import { panelAnchor } from './anchor';
 import { mountPanel, type MountedPanel } from './mount';
 
 export default defineContentScript({
@@ -28,7 +29,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
   let lastReading: PageReading | null = null;
   let fromTorrentFile: FoundHash[] = [];
   let panel: MountedPanel | undefined;
-  let panelAnchor: Element | undefined;
+  let currentAnchor: Element | undefined;
 
   const show = (view: TabView | undefined) => {
     if (!view || view.url !== location.href) return;
@@ -38,7 +39,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
       panel = undefined;
       return;
     }
-    panel ??= mountPanel(panelAnchor, {
+    panel ??= mountPanel(currentAnchor, {
       onHideOnSite: () => {
         panel?.remove();
         panel = undefined;
@@ -63,17 +64,16 @@ async function runReader(signal: AbortSignal): Promise<void> {
     if (!force && key === lastKey) return;
     lastKey = key;
     lastReading = reading;
-    // The element is for placing the panel only; it never leaves this script.
-    const { anchor, ...message } = (reading ?? {}) as Partial<PageReading> & { anchor?: Element };
-    if (anchor !== panelAnchor) {
+    const anchor = panelAnchor(reading, document);
+    if (anchor !== currentAnchor) {
       panel?.remove();
       panel = undefined;
-      panelAnchor = anchor;
+      currentAnchor = anchor;
     }
     const view = (await browser.runtime.sendMessage({
       type: 'page:reading',
       url: location.href,
-      reading: reading ? message : null,
+      reading,
     })) as TabView | undefined;
     show(view);
   }

@@ -18,7 +18,7 @@ export const pageReadingSchema = z.object({
   engine: z.string().max(40),
   kind: z.enum(['details', 'list']),
   hashes: z.array(foundHashSchema).max(1000),
-  problem: z.enum(['site-gives-no-hash', 'needs-login', 'not-loaded-yet']).optional(),
+  problem: z.enum(['site-gives-no-hash', 'needs-login', 'not-loaded-yet', 'site-error']).optional(),
   torrentFileUrl: z.string().max(2000).optional(),
 });
 
