@@ -6,7 +6,7 @@ import { browser } from 'wxt/browser';
 import { getRecommendedSites, getSites, type ServiceConfig } from '../service/client';
 import type { RecommendedSite, ServiceSite } from '../service/schemas';
 import type { ServiceFailure } from '../service/errors';
-import { toFailure } from '../service/errors';
+import { ServiceError, toFailure } from '../service/errors';
 
 export const SITE_LIST_FRESH_MS = 24 * 60 * 60 * 1000;
 const SITE_LIST_KEY = 'siteList';
@@ -29,6 +29,8 @@ class CachedList<T> {
     private readonly key: string,
     private readonly load: (config: ServiceConfig) => Promise<T>,
     private readonly now: () => number,
+    /** An answer that fails this is not kept: it would stand in for the real list for a whole day. */
+    private readonly usable: (value: T) => boolean = () => true,
   ) {}
 
   async get(origin: string, call: Caller, options: { refresh?: boolean } = {}): Promise<{ value?: T; at?: number; error?: ServiceFailure }> {
@@ -37,6 +39,7 @@ class CachedList<T> {
     try {
       this.pending ??= call(this.load).finally(() => (this.pending = undefined));
       const value = await this.pending;
+      if (!this.usable(value)) throw new ServiceError({ kind: 'bad-answer', detail: `${this.key}: the service listed nothing usable` });
       this.memory = { origin, at: this.now(), value };
       await browser.storage.local.set({ [this.key]: this.memory });
       return { value, at: this.memory.at };
@@ -64,7 +67,8 @@ export class SiteDirectory {
   readonly recommended: CachedList<{ count: number; list: RecommendedSite[] }>;
 
   constructor(now: () => number = Date.now) {
-    this.sites = new CachedList(SITE_LIST_KEY, async (config) => (await getSites(config)).sites, now);
+    // Every entry skipped (wrong types, string ids, markup in hosts) is a bad answer, not an empty list.
+    this.sites = new CachedList(SITE_LIST_KEY, async (config) => (await getSites(config)).sites, now, (sites) => sites.length > 0);
     this.recommended = new CachedList(RECOMMENDED_KEY, getRecommendedSites, now);
   }
 
