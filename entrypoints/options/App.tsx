@@ -1,32 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
-import { FailureNotice } from '../../components/FailureNotice';
-import { formatNumber, t } from '../../utils/i18n';
+import { AccountSections } from '../../components/options/Account';
+import { BackupSection } from '../../components/options/Backup';
+import { fieldList, fieldLabel } from '../../components/options/fields';
+import { CustomSitesSection, PanelSection } from '../../components/options/PanelSettings';
+import { SitesSections } from '../../components/options/Sites';
+import { StatusLine, type Status } from '../../components/options/StatusLine';
+import { formatNumber, t, type MessageKey } from '../../utils/i18n';
 import type { SettingsView } from '../../utils/messages';
 import { sendToBackground } from '../../utils/send';
-import { isKnownServiceOrigin, normaliseBaseUrl, type Settings } from '../../utils/settings';
-import type { ServiceFailure } from '../../utils/service/errors';
-
-type Status =
-  | { kind: 'idle' }
-  | { kind: 'working'; text: string }
-  | { kind: 'ok'; text: string }
-  | { kind: 'problem'; text: string }
-  | { kind: 'failure'; failure: ServiceFailure };
+import { isKnownServiceOrigin, normaliseBaseUrl, SETTINGS_KEY, type Settings } from '../../utils/settings';
 
 type ConnectionForm = Pick<Settings, 'baseUrl' | 'token' | 'appId' | 'secret'>;
-
-const FIELD_LABELS: Record<string, string> = {};
-
-function StatusLine({ status }: { status: Status }) {
-  if (status.kind === 'idle') return <p class="status" role="status" aria-live="polite" />;
-  if (status.kind === 'failure') return <FailureNotice failure={status.failure} />;
-  return (
-    <p class={`status ${status.kind}`} role="status" aria-live="polite">
-      {status.text}
-    </p>
-  );
-}
 
 /** The service connection: base URL, token, App ID, Secret, with Save and Test connection. */
 function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (view: SettingsView) => void }) {
@@ -62,7 +47,7 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
         update: { baseUrl, token: form.token.trim(), appId: form.appId.trim(), secret: form.secret.trim() },
       });
       if ('refused' in answer) {
-        setStatus({ kind: 'problem', text: t('fieldRefused', FIELD_LABELS[answer.refused] ?? answer.refused) });
+        setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer.refused)) });
         return;
       }
       setForm({ ...form, baseUrl });
@@ -77,11 +62,6 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
     if (answer.ok) setStatus({ kind: 'ok', text: t('testOk', formatNumber(answer.siteCount ?? 0)) });
     else if (answer.error) setStatus({ kind: 'failure', failure: answer.error });
   };
-
-  FIELD_LABELS.baseUrl = t('labelBaseUrl');
-  FIELD_LABELS.token = t('labelToken');
-  FIELD_LABELS.appId = t('labelAppId');
-  FIELD_LABELS.secret = t('labelSecret');
 
   return (
     <section class="card" aria-labelledby="connection-heading">
@@ -137,21 +117,62 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
   );
 }
 
+/** The page's sections, for the table of contents (headings keep their own ids). */
+const SECTIONS: [string, MessageKey][] = [
+  ['connection-heading', 'connectionHeading'],
+  ['token-state-heading', 'tokenStateHeading'],
+  ['bind-heading', 'bindHeading'],
+  ['sites-heading', 'yourSitesHeading'],
+  ['addresses-heading', 'overridesHeading'],
+  ['panel-heading', 'panelHeading'],
+  ['custom-sites-heading', 'customHeading'],
+  ['backup-heading', 'backupHeading'],
+];
+
 export function Options() {
   const [view, setView] = useState<SettingsView | undefined>();
+  // Bumped when settings are replaced wholesale (an import): the forms start again from them.
+  const [revision, setRevision] = useState(0);
   useEffect(() => {
     void sendToBackground('settings:get', {}).then(setView);
+    // The popup or the panel may change settings while this page is open ("Hide on this site",
+    // "Use on this site"): show the lists as they are now. Forms keep what is being typed.
+    const listener = (changes: Record<string, unknown>, area: string) => {
+      if (area === 'local' && SETTINGS_KEY in changes) void sendToBackground('settings:get', {}).then((next) => next && setView(next));
+    };
+    browser.storage.onChanged.addListener(listener);
+    return () => browser.storage.onChanged.removeListener(listener);
   }, []);
   if (!view) return <main class="options" aria-busy="true" />;
+  const imported = (next: SettingsView) => {
+    setView(next);
+    setRevision(revision + 1);
+  };
+  const account = `${revision}:${view.settings.baseUrl}:${view.settings.token}`;
   return (
     <main class="options">
       <h1>{t('optionsTitle')}</h1>
       {view.resetFields.length > 0 && (
         <div class="notice warn" role="alert">
-          <strong class="notice-title">{t('settingsReset', view.resetFields.map((field) => FIELD_LABELS[field] ?? field).join(', '))}</strong>
+          <strong class="notice-title">{t('settingsReset', fieldList(view.resetFields))}</strong>
         </div>
       )}
-      <ConnectionSection view={view} onSaved={setView} />
+      <nav class="toc" aria-label={t('optNavLabel')}>
+        <ul>
+          {SECTIONS.map(([id, key]) => (
+            <li key={id}>
+              <a href={`#${id}`}>{t(key)}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <ConnectionSection key={`connection-${revision}`} view={view} onSaved={setView} />
+      {/* A new token or service: its state and sites are asked for again. */}
+      <AccountSections key={`account-${account}`} hasToken={!!view.settings.token} />
+      <SitesSections key={`sites-${account}`} view={view} onSaved={setView} />
+      <PanelSection view={view} onSaved={setView} />
+      <CustomSitesSection view={view} onSaved={setView} />
+      <BackupSection onImported={imported} />
     </main>
   );
 }

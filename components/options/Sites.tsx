@@ -1,0 +1,279 @@
+/**
+ * The user's own sites: which ones they hold an account on (what the site report sends to the
+ * service as sid_list), and per-site address overrides for those sites.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { FailureNotice } from '../FailureNotice';
+import { formatNumber, t } from '../../utils/i18n';
+import type { BackgroundProtocol, SettingsView, SiteChoice } from '../../utils/messages';
+import { sendToBackground } from '../../utils/send';
+import { siteForSid } from '../../utils/sites/catalog';
+import { fieldLabel } from './fields';
+import { parseOverride, type OverrideDraft } from './overrides';
+import { IDLE, StatusLine, type Status } from './StatusLine';
+
+type SiteList = BackgroundProtocol['sites:list']['response'];
+
+interface SectionProps {
+  view: SettingsView;
+  onSaved: (view: SettingsView) => void;
+}
+
+/** Both sections share one site list, asked for once. */
+export function SitesSections({ view, onSaved }: SectionProps) {
+  const [list, setList] = useState<SiteList | undefined>();
+  const load = async (refresh: boolean) => {
+    const answer = await sendToBackground('sites:list', { refresh });
+    setList(answer ?? { sites: [], seen: [], fromService: false });
+  };
+  useEffect(() => {
+    void load(false);
+  }, []);
+  return (
+    <>
+      <YourSites view={view} onSaved={onSaved} list={list} onRefresh={() => void load(true)} />
+      <SiteAddresses view={view} onSaved={onSaved} list={list} />
+    </>
+  );
+}
+
+/** Everything a person may type to find a site: both its names, its short name, its hosts. */
+function searchText(site: SiteChoice): string {
+  const entry = siteForSid(site.sid);
+  return [site.nickname, site.site, site.host, entry?.nickname, entry?.nameZh, ...(entry?.hosts ?? [])]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase();
+}
+
+/** The other name of a site, shown beside the one in the user's language (天空 · HDSky). */
+function otherName(site: SiteChoice): string | undefined {
+  const entry = siteForSid(site.sid);
+  const names = [entry?.nameZh, entry?.nickname, site.site].filter((name): name is string => !!name && name !== site.nickname);
+  return names[0];
+}
+
+function YourSites({ view, onSaved, list, onRefresh }: SectionProps & { list?: SiteList; onRefresh: () => void }) {
+  const held = view.settings.heldSites;
+  const [ticked, setTicked] = useState<Set<number>>(() => new Set(held ?? []));
+  const [query, setQuery] = useState('');
+  const [status, setStatus] = useState<Status>(IDLE);
+
+  const indexed = useMemo(() => (list?.sites ?? []).map((site) => ({ site, text: searchText(site) })), [list]);
+  const seen = useMemo(() => new Set(list?.seen ?? []), [list]);
+  const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = indexed.filter(({ text }) => words.every((word) => text.includes(word))).map(({ site }) => site);
+  // Sites the user visited come first: those are the likeliest to be theirs.
+  const visited = shown.filter((site) => seen.has(site.sid));
+  const others = shown.filter((site) => !seen.has(site.sid));
+
+  const toggle = (sid: number, on: boolean) => {
+    const next = new Set(ticked);
+    if (on) next.add(sid);
+    else next.delete(sid);
+    setTicked(next);
+  };
+
+  const save = async (heldSites: number[] | null) => {
+    if (heldSites && !heldSites.length) {
+      setStatus({ kind: 'problem', text: t('sitesChooseOne') });
+      return;
+    }
+    setStatus({ kind: 'working', text: t('saving') });
+    const answer = await sendToBackground('settings:save', { update: { heldSites, askedForSites: true } });
+    if (!answer || 'refused' in answer) {
+      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer?.refused ?? 'heldSites')) });
+      return;
+    }
+    if (!heldSites) setTicked(new Set());
+    setStatus({ kind: 'ok', text: heldSites ? t('sitesSavedOk', formatNumber(heldSites.length)) : t('sitesClearedOk') });
+    onSaved(answer);
+  };
+
+  const group = (heading: string | undefined, sites: SiteChoice[], id: string) =>
+    sites.length > 0 && (
+      <div class="site-group" role="group" aria-labelledby={heading ? id : undefined} aria-label={heading ? undefined : t('yourSitesHeading')}>
+        {heading && <h3 id={id}>{heading}</h3>}
+        <ul class="site-choices">
+          {sites.map((site) => {
+            const alt = otherName(site);
+            return (
+              <li key={site.sid}>
+                <label class="choice" data-sid={site.sid}>
+                  <input type="checkbox" value={String(site.sid)} checked={ticked.has(site.sid)} onChange={(event) => toggle(site.sid, (event.currentTarget as HTMLInputElement).checked)} />
+                  <span class="choice-name">{site.nickname}</span>
+                  {alt && <span class="muted small">{alt}</span>}
+                  {site.host && <span class="muted small choice-host">{site.host}</span>}
+                  {seen.has(site.sid) && <span class="tag">{t('visitedTag')}</span>}
+                </label>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    );
+
+  return (
+    <section class="card" id="sites-section" aria-labelledby="sites-heading">
+      <div class="section-head">
+        <h2 id="sites-heading">{t('yourSitesHeading')}</h2>
+        <button type="button" id="sites-refresh" onClick={onRefresh} disabled={!list}>
+          {t('refreshList')}
+        </button>
+      </div>
+      <p class="hint">{t('yourSitesIntro')}</p>
+      <p id="sites-saved-state">{held === null ? t('yourSitesNotChosen') : t('yourSitesSavedCount', formatNumber(held.length))}</p>
+      {list && !list.fromService && (
+        <div class="notice warn" role="status">
+          <strong class="notice-title">{t('yourSitesFromCatalog')}</strong>
+        </div>
+      )}
+      {list?.error && list.error.kind !== 'no-credentials' && <FailureNotice failure={list.error} />}
+      {!list ? (
+        <p class="muted" aria-busy="true">
+          {t('sitesLoading')}
+        </p>
+      ) : (
+        <>
+          <div class="search">
+            <label for="site-search">{t('searchSites')}</label>
+            <input
+              id="site-search"
+              type="search"
+              value={query}
+              placeholder={t('searchSitesHint')}
+              onInput={(event) => setQuery((event.currentTarget as HTMLInputElement).value)}
+              autocomplete="off"
+              spellcheck={false}
+              aria-describedby="sites-count"
+            />
+          </div>
+          <p id="sites-count" class="muted small" aria-live="polite">
+            {t('sitesShownChosen', formatNumber(shown.length), formatNumber(indexed.length), formatNumber(ticked.size))}
+          </p>
+          <div class="site-list" id="site-list">
+            {group(visited.length ? t('sitesVisited') : undefined, visited, 'sites-visited-heading')}
+            {group(visited.length ? t('sitesOthers') : undefined, others, 'sites-others-heading')}
+            {!shown.length && <p class="muted">{t('sitesNoMatch', query.trim())}</p>}
+          </div>
+        </>
+      )}
+      <div class="buttons">
+        <button type="button" class="primary" id="sites-save" disabled={!list} onClick={() => void save([...ticked].sort((a, b) => a - b))}>
+          {t('saveSites')}
+        </button>
+        <button type="button" id="sites-clear" onClick={() => void save(null)}>
+          {t('sitesReportAll')}
+        </button>
+      </div>
+      <StatusLine status={status} id="sites-status" />
+    </section>
+  );
+}
+
+function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList }) {
+  const held = view.settings.heldSites ?? [];
+  const saved = view.settings.siteOverrides;
+  const [drafts, setDrafts] = useState<Record<string, OverrideDraft>>({});
+  const [errors, setErrors] = useState<Record<string, boolean>>({});
+  const [status, setStatus] = useState<Status>(IDLE);
+
+  const draftFor = (sid: number): OverrideDraft =>
+    drafts[sid] ?? { host: saved[String(sid)]?.host ?? '', scheme: saved[String(sid)]?.scheme ?? '' };
+  const edit = (sid: number, change: Partial<OverrideDraft>) => {
+    setDrafts({ ...drafts, [sid]: { ...draftFor(sid), ...change } });
+    if (errors[sid]) setErrors({ ...errors, [sid]: false });
+  };
+  const nameOf = (sid: number) => list?.sites.find((site) => site.sid === sid)?.nickname ?? siteForSid(sid)?.nameZh ?? siteForSid(sid)?.nickname ?? `#${sid}`;
+  const usualHost = (sid: number) => list?.sites.find((site) => site.sid === sid)?.host ?? siteForSid(sid)?.hosts[0] ?? '';
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    // Overrides of sites no longer held are kept: ticking a site again brings its address back.
+    const next: Record<string, { host?: string; scheme?: 'http' | 'https' }> = { ...saved };
+    const bad: Record<string, boolean> = {};
+    for (const sid of held) {
+      const parsed = parseOverride(draftFor(sid));
+      if (parsed === 'invalid') bad[sid] = true;
+      else if (parsed) next[String(sid)] = parsed;
+      else delete next[String(sid)];
+    }
+    setErrors(bad);
+    const firstBad = held.find((sid) => bad[sid]);
+    if (firstBad !== undefined) {
+      document.getElementById(`override-host-${firstBad}`)?.focus();
+      setStatus({ kind: 'problem', text: t('overridesFixErrors') });
+      return;
+    }
+    setStatus({ kind: 'working', text: t('saving') });
+    const answer = await sendToBackground('settings:save', { update: { siteOverrides: next } });
+    if (!answer || 'refused' in answer) {
+      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer?.refused ?? 'siteOverrides')) });
+      return;
+    }
+    // Show what was stored (normalised), not what was typed.
+    setDrafts({});
+    setStatus({ kind: 'ok', text: t('overridesSaved') });
+    onSaved(answer);
+  };
+
+  return (
+    <section class="card" id="addresses-section" aria-labelledby="addresses-heading">
+      <h2 id="addresses-heading">{t('overridesHeading')}</h2>
+      <p class="hint">{t('overridesIntro')}</p>
+      {!held.length ? (
+        <p class="muted">{t('overridesNeedSites')}</p>
+      ) : (
+        <form onSubmit={(event) => void save(event)} noValidate>
+          <ul class="overrides">
+            {held.map((sid) => {
+              const draft = draftFor(sid);
+              const invalid = !!errors[sid];
+              return (
+                <li key={sid}>
+                  <fieldset class="override" data-sid={sid}>
+                    <legend>{nameOf(sid)}</legend>
+                    <label for={`override-host-${sid}`}>{t('overrideHost')}</label>
+                    <input
+                      id={`override-host-${sid}`}
+                      type="text"
+                      inputMode="url"
+                      value={draft.host}
+                      placeholder={usualHost(sid)}
+                      autocomplete="off"
+                      spellcheck={false}
+                      aria-invalid={invalid}
+                      aria-describedby={invalid ? `override-error-${sid}` : undefined}
+                      onInput={(event) => edit(sid, { host: (event.currentTarget as HTMLInputElement).value })}
+                    />
+                    <label for={`override-scheme-${sid}`}>{t('overrideScheme')}</label>
+                    <select
+                      id={`override-scheme-${sid}`}
+                      value={draft.scheme}
+                      onChange={(event) => edit(sid, { scheme: (event.currentTarget as HTMLSelectElement).value as OverrideDraft['scheme'] })}
+                    >
+                      <option value="">{t('schemeDefault')}</option>
+                      <option value="https">https</option>
+                      <option value="http">http</option>
+                    </select>
+                    {invalid && (
+                      <p class="status problem field-problem" id={`override-error-${sid}`}>
+                        {t('overrideBadHost')}
+                      </p>
+                    )}
+                  </fieldset>
+                </li>
+              );
+            })}
+          </ul>
+          <div class="buttons">
+            <button type="submit" class="primary" id="overrides-save">
+              {t('saveOverrides')}
+            </button>
+          </div>
+        </form>
+      )}
+      <StatusLine status={status} id="overrides-status" />
+    </section>
+  );
+}

@@ -1,0 +1,165 @@
+/**
+ * Component tests of the options page against the real background: a Controller behind the
+ * router, calling the reference service over HTTP, reached through fakeBrowser's runtime messages
+ * as the page's sendToBackground reaches the real background.
+ */
+import { join } from 'node:path';
+import { render, type ComponentChild } from 'preact';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { Controller } from '../../../utils/background/controller';
+import { routeMessage } from '../../../utils/background/router';
+import { SETTINGS_KEY } from '../../../utils/settings';
+import { loadReferenceData } from '../../service/data';
+import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
+import { installI18n } from '../support/i18n';
+
+const extension = { id: fakeBrowser.runtime.id, origin: 'chrome-extension://reseed-lens-test/' };
+const optionsPage = { id: extension.id, url: `${extension.origin}options.html` };
+
+export interface OptionsWorld {
+  service: ReferenceService;
+  controller: Controller;
+  /** Every message the page sent to the background, in order. */
+  messages: { type: string }[];
+  close(): Promise<void>;
+}
+
+/**
+ * The browser parts the background touches that fakeBrowser leaves unimplemented, kept in memory:
+ * host permissions (all granted) and registered content scripts.
+ */
+function installBrowserParts(): void {
+  const granted = new Set<string>();
+  let registered: { id: string }[] = [];
+  Object.assign(fakeBrowser.permissions, {
+    contains: async () => true,
+    request: async () => true,
+    remove: async ({ origins }: { origins?: string[] }) => {
+      for (const origin of origins ?? []) granted.delete(origin);
+      return true;
+    },
+  });
+  Object.assign(fakeBrowser.scripting, {
+    registerContentScripts: async (scripts: { id: string }[]) => void (registered = [...registered, ...scripts]),
+    unregisterContentScripts: async ({ ids }: { ids: string[] }) => void (registered = registered.filter((script) => !ids.includes(script.id))),
+    getRegisteredContentScripts: async ({ ids }: { ids: string[] }) => registered.filter((script) => ids.includes(script.id)),
+  });
+}
+
+/**
+ * A fresh fake browser in `locale`, the reference service, stored settings pointing at it (the
+ * demo token unless `settings` says otherwise), and the real background answering the page.
+ */
+export async function startOptionsWorld(
+  options: { settings?: Record<string, unknown>; storage?: Record<string, unknown>; locale?: 'en' | 'zh_CN' } = {},
+): Promise<OptionsWorld> {
+  fakeBrowser.reset();
+  installI18n(options.locale ?? 'en');
+  installBrowserParts();
+  // happy-dom replaces the URL class Node's fs understands: give the data files as paths.
+  const dir = join(__dirname, '../../service');
+  const service = await startReferenceService({ data: loadReferenceData({ sites: join(dir, 'sites.json'), data: join(dir, 'data.json') }) });
+  await fakeBrowser.storage.local.set({
+    [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN, ...options.settings },
+    ...options.storage,
+  });
+  const controller = new Controller({ version: '8.2.0', retryDelaysMs: [], minIntervalMs: 0 });
+  const messages: { type: string }[] = [];
+  fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
+    messages.push(message as { type: string });
+    return routeMessage(controller, message, optionsPage, extension);
+  });
+  return {
+    service,
+    controller,
+    messages,
+    async close() {
+      unmountAll();
+      await service.close();
+    },
+  };
+}
+
+const mounted: HTMLElement[] = [];
+
+export function mount(node: ComponentChild): HTMLElement {
+  const container = document.createElement('div');
+  document.body.append(container);
+  render(node, container);
+  mounted.push(container);
+  return container;
+}
+
+export function unmountAll(): void {
+  for (const container of mounted.splice(0)) {
+    render(null, container);
+    container.remove();
+  }
+}
+
+/** Waits until `check` gives something truthy (the page talks to a real background and service). */
+export async function waitFor<T>(check: () => T | null | undefined | false, what = 'the condition', timeoutMs = 4000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Lets pending renders and messages finish (for asserting that something did NOT happen). */
+export async function settle(ms = 50): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function $<T extends Element = HTMLElement>(root: ParentNode, selector: string): T {
+  const found = root.querySelector<T>(selector);
+  if (!found) throw new Error(`nothing matches ${selector}`);
+  return found;
+}
+
+export function text(root: ParentNode, selector: string): string {
+  return root.querySelector(selector)?.textContent?.trim() ?? '';
+}
+
+/** A turn for the page to render what the last event changed, as a person's next action would find it. */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Types into an input as a person would: the value changes and an input event fires. */
+export async function type(input: HTMLInputElement, value: string): Promise<void> {
+  input.value = value;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  await tick();
+}
+
+export async function choose(select: HTMLSelectElement, value: string): Promise<void> {
+  select.value = value;
+  select.dispatchEvent(new Event('change', { bubbles: true }));
+  await tick();
+}
+
+export async function click(element: HTMLElement): Promise<void> {
+  element.click();
+  await tick();
+}
+
+export async function storedSettings(): Promise<Record<string, unknown>> {
+  return ((await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {}) as Record<string, unknown>;
+}
+
+/** The accessible name a screen reader would give a control, by the rules this page uses. */
+export function accessibleName(control: Element): string {
+  const aria = control.getAttribute('aria-label');
+  if (aria) return aria.trim();
+  const labelledBy = control.getAttribute('aria-labelledby');
+  if (labelledBy) return labelledBy.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ').trim();
+  if (control.id) {
+    const label = document.querySelector(`label[for="${control.id}"]`);
+    if (label?.textContent?.trim()) return label.textContent.trim();
+  }
+  const wrapping = control.closest('label');
+  if (wrapping?.textContent?.trim()) return wrapping.textContent.trim();
+  if (control.tagName === 'BUTTON' || control.tagName === 'A') return control.textContent?.trim() ?? '';
+  return '';
+}
