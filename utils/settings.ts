@@ -142,8 +142,11 @@ export function storedSettings(settings: Settings): Settings & { version: number
 
 /** Validates a partial update (from the options page); throws a ZodError naming the bad field. */
 export function applySettingsUpdate(current: Settings, update: unknown): Settings {
-  const partial = settingsSchema.partial().strict().parse(update);
-  return { ...current, ...partial };
+  const partial = settingsSchema.partial().strict().parse(update) as Partial<Settings>;
+  // zod 4 fills in a field's default even under .partial(): keep only the fields the update names,
+  // or saving one field would reset every other one (the token included).
+  const named = Object.fromEntries(Object.entries(partial).filter(([field]) => Object.hasOwn(update as object, field)));
+  return { ...current, ...named };
 }
 
 /** The fields safe to export; the credentials only when asked for. */
