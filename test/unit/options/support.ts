@@ -98,10 +98,14 @@ export function unmountAll(): void {
 }
 
 /** Waits until `check` gives something truthy (the page talks to a real background and service). */
-export async function waitFor<T>(check: () => T | null | undefined | false, what = 'the condition', timeoutMs = 4000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  what = 'the condition',
+  timeoutMs = 4000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value) return value;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,0 +1,154 @@
+// @vitest-environment happy-dom
+// @vitest-environment-options { "settings": { "fetch": { "disableSameOriginPolicy": true } } }
+/** Export and import of the settings through the page, against the real background. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Options } from '../../../entrypoints/options/App';
+import { exportFileName } from '../../../components/options/Backup';
+import { loadMessages } from '../support/i18n';
+import { $, click, mount, startOptionsWorld, storedSettings, text, waitFor, type OptionsWorld } from './support';
+
+const en = loadMessages('en');
+
+let world: OptionsWorld | undefined;
+let downloads: { name: string; text: Promise<string> }[] = [];
+const createObjectURL = URL.createObjectURL;
+const anchorClick = HTMLAnchorElement.prototype.click;
+
+beforeEach(() => {
+  downloads = [];
+  // Catch the file the page hands to the browser's download, by its name and content.
+  URL.createObjectURL = (blob: Blob) => {
+    const url = `blob:test/${downloads.length}`;
+    downloads.push({ name: '', text: blob.text() });
+    return url;
+  };
+  HTMLAnchorElement.prototype.click = function (this: HTMLAnchorElement) {
+    if (this.download) downloads[downloads.length - 1]!.name = this.download;
+    else anchorClick.call(this);
+  };
+});
+afterEach(async () => {
+  URL.createObjectURL = createObjectURL;
+  HTMLAnchorElement.prototype.click = anchorClick;
+  await world?.close();
+  world = undefined;
+});
+
+async function openOptions(): Promise<HTMLElement> {
+  const page = mount(<Options />);
+  // Everything the page asks for at first, answered, so nothing is in flight when a test ends.
+  await waitFor(() => page.querySelector('#site-list') && page.querySelector('#token-state dl, #token-state .notice'), 'the page');
+  return page;
+}
+
+async function exported(page: HTMLElement): Promise<Record<string, unknown>> {
+  const before = downloads.length;
+  await click($(page, '#export'));
+  await waitFor(() => downloads.length > before && page.querySelector('#export-status.ok'), 'the download');
+  const file = downloads.at(-1)!;
+  expect(file.name).toMatch(/^reseed-lens-settings-\d{4}-\d{2}-\d{2}\.json$/);
+  expect(text(page, '#export-status')).toBe(en.exportDone!.message.replace('$1', file.name));
+  return JSON.parse(await file.text) as Record<string, unknown>;
+}
+
+async function importFile(page: HTMLElement, content: string): Promise<void> {
+  const input = $<HTMLInputElement>(page, '#import-file');
+  Object.defineProperty(input, 'files', { configurable: true, value: [new File([content], 'settings.json', { type: 'application/json' })] });
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+  await waitFor(() => page.querySelector('#import-result.notice'), 'the import result');
+}
+
+describe('export', () => {
+  it('leaves the token, App ID and Secret out unless asked, and warns when they are in', async () => {
+    world = await startOptionsWorld({ settings: { appId: 'demo-app', secret: 'demo-secret', heldSites: [4, 7] } });
+    const page = await openOptions();
+    const plain = await exported(page);
+    expect(plain.app).toBe('reseed-lens');
+    expect(plain.heldSites).toEqual([4, 7]);
+    expect(plain).not.toHaveProperty('token');
+    expect(plain).not.toHaveProperty('appId');
+    expect(plain).not.toHaveProperty('secret');
+    expect(JSON.stringify(plain)).not.toContain('demo-token');
+    expect(JSON.stringify(plain)).not.toContain('demo-secret');
+
+    expect(page.querySelector('#export-credentials-warning')).toBeNull();
+    await click($(page, '#export-credentials'));
+    expect(text(page, '#export-credentials-warning')).toBe(en.exportCredentialsWarning!.message);
+    const full = await exported(page);
+    expect(full).toMatchObject({ token: 'demo-token', appId: 'demo-app', secret: 'demo-secret' });
+  });
+
+  it('names the file by the local date', () => {
+    expect(exportFileName(new Date(2026, 0, 9, 23, 59))).toBe('reseed-lens-settings-2026-01-09.json');
+  });
+});
+
+describe('import', () => {
+  it('restores a changed setting, names what was imported and what was not, and the page shows it', async () => {
+    world = await startOptionsWorld({ settings: { panelDisabledHosts: ['hdsky.me'] } });
+    const page = await openOptions();
+    const backup = await exported(page);
+
+    // Changed after the export: the panel turned off, the hidden site shown again.
+    await click($(page, '#panel-enabled'));
+    await click($(page, '#panel-hidden-hosts button'));
+    await waitFor(async () => {
+      const stored = await storedSettings();
+      return stored.panelEnabled === false && (stored.panelDisabledHosts as string[]).length === 0;
+    }, 'the changes saved');
+
+    await importFile(page, JSON.stringify({ ...backup, customHosts: ['not a host!'] }));
+    const result = $(page, '#import-result');
+    expect(result.classList.contains('ok')).toBe(true);
+    expect(text(result, '.notice-title')).toBe(en.importDone!.message);
+    expect(text(result, '.import-imported')).toContain(en.fieldPanelEnabled!.message);
+    expect(text(result, '.import-imported')).toContain(en.fieldPanelDisabledHosts!.message);
+    expect(text(result, '.import-skipped')).toBe(en.importSkipped!.message.replace('$1', en.fieldCustomHosts!.message));
+    const stored = await storedSettings();
+    expect(stored.panelEnabled).toBe(true);
+    expect(stored.panelDisabledHosts).toEqual(['hdsky.me']);
+    // The credentials were not in the file, so they stay.
+    expect(stored.token).toBe('demo-token');
+    // The page shows the restored settings.
+    await waitFor(() => $<HTMLInputElement>(page, '#panel-enabled').checked && text(page, '#panel-hidden-hosts').includes('hdsky.me'), 'the page updated');
+    expect($<HTMLInputElement>(page, '#token').value).toBe('demo-token');
+  });
+
+  it('fills the connection form with an imported base URL and token', async () => {
+    world = await startOptionsWorld();
+    const page = await openOptions();
+    const document = { app: 'reseed-lens', version: 1, baseUrl: world.service.url, token: 'demo-forever-token' };
+    await importFile(page, JSON.stringify(document));
+    await waitFor(() => $<HTMLInputElement>(page, '#token').value === 'demo-forever-token', 'the form updated');
+    // A new token: its state is asked for again.
+    await waitFor(() => text(page, '.token-expiry') === en.tokenLifetime!.message, 'the new token state');
+    await waitFor(() => page.querySelector('#site-list'), 'the site list again');
+  });
+
+  it('says in words when the file is not ours or not readable, and changes nothing', async () => {
+    world = await startOptionsWorld({ settings: { panelEnabled: false } });
+    const page = await openOptions();
+    await importFile(page, JSON.stringify({ app: 'another-extension', panelEnabled: true }));
+    expect($(page, '#import-result').getAttribute('data-error')).toBe('not-ours');
+    expect(text(page, '#import-result .notice-title')).toBe(en.importNotOurs!.message);
+    expect(text(page, '#import-result .notice-action')).toBe(en.importAct!.message);
+
+    await importFile(page, '{"app": "reseed-lens", "panelEnabled": tru');
+    await waitFor(() => $(page, '#import-result').getAttribute('data-error') === 'unreadable', 'unreadable');
+    expect(text(page, '#import-result .notice-title')).toBe(en.importUnreadable!.message);
+
+    await importFile(page, '[1, 2, 3]');
+    await waitFor(() => $(page, '#import-result').getAttribute('data-error') === 'unreadable', 'unreadable');
+    expect((await storedSettings()).panelEnabled).toBe(false);
+    // Only the well-formed documents reached the background.
+    expect(world.messages.filter((message) => message.type === 'settings:import')).toHaveLength(2);
+  });
+
+  it('says when nothing in an export of ours could be used', async () => {
+    world = await startOptionsWorld();
+    const page = await openOptions();
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', panelEnabled: 'yes', heldSites: 'all' }));
+    expect(text(page, '#import-result .notice-title')).toBe(en.importNothing!.message);
+    expect(text(page, '#import-result .import-skipped')).toContain(en.fieldHeldSites!.message);
+  });
+});
