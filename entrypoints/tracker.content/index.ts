@@ -30,9 +30,13 @@ async function runReader(signal: AbortSignal): Promise<void> {
   let fromTorrentFile: FoundHash[] = [];
   let panel: MountedPanel | undefined;
   let currentAnchor: Element | undefined;
+  // The URL the background files this page under: the browser's sender.url, which keeps the URL the
+  // document loaded with after history.pushState (Chromium and Firefox), so after an in-page
+  // navigation it no longer equals location.href.
+  let filedUnder: string | undefined;
 
   const show = (view: TabView | undefined) => {
-    if (!view || view.url !== location.href) return;
+    if (!view || view.url !== (filedUnder ?? location.href)) return;
     const wanted = view.panel !== false && (view.hashes.length > 0 || !!view.torrentFileUrl || !!view.problem);
     if (!wanted) {
       panel?.remove();
@@ -75,6 +79,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
       url: location.href,
       reading,
     })) as TabView | undefined;
+    if (view) filedUnder = view.url;
     show(view);
   }
 
