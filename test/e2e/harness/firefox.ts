@@ -24,6 +24,11 @@ const QUIET_PREFS: Record<string, string | number | boolean> = {
   'network.http.speculative-parallel-limit': 0,
   'browser.translations.enable': false,
   'datareporting.policy.firstRunURL': '',
+  // Real tracker hosts are served over http by the router; the built-in HSTS list would send some
+  // (kp.m-team.cc, monikadesign.uk) to https, which it does not serve.
+  'network.stricttransportsecurity.preloadlist': false,
+  // Optional host permissions ("Use on this site") are granted without the prompt a test cannot click.
+  'extensions.webextOptionalPermissionPrompts': false,
 };
 
 function languagePackInstalled(locale: string): boolean {
