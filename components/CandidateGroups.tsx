@@ -6,27 +6,19 @@ import { groupBySite, splitByHeld, type SiteGroup } from './groups';
 interface Props {
   candidates: CandidateView[];
   /** Open several links at once (the popup uses tabs.create; the panel window.open). */
-  onOpenAll?: (urls: string[]) => void;
+  onOpenAll: (urls: string[]) => void;
   /** Show which page hash each candidate answers (list pages with several hashes). */
   showForHash?: boolean;
 }
 
+/** One site on one line where it fits: its name, "this site", each torrent's link with a copy button, "Open all". */
 function Group({ group, onOpenAll, showForHash }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
   const urls = group.candidates.flatMap((candidate) => (candidate.detailsUrl ? [candidate.detailsUrl] : []));
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
-      <div class="site-head">
-        <span class="site-name">{group.siteName}</span>
-        {group.isCurrentSite && <span class="tag">{t('thisSite')}</span>}
-        <span class="count" aria-label={t('candidatesCount', formatNumber(group.candidates.length))}>
-          {formatNumber(group.candidates.length)}
-        </span>
-        {onOpenAll && urls.length > 1 && (
-          <button type="button" class="link-button" onClick={() => onOpenAll(urls)} aria-label={t('openAllOf', group.siteName)}>
-            {t('openAll')}
-          </button>
-        )}
-      </div>
+      <span class="site-head">
+        <span class="site-name">{group.siteName}</span> {group.isCurrentSite && <span class="tag">{t('thisSite')}</span>}
+      </span>
       <ul class="torrents">
         {group.candidates.map((candidate) => (
           <li key={`${candidate.torrentId}:${candidate.forHash}`} class="torrent">
@@ -51,6 +43,11 @@ function Group({ group, onOpenAll, showForHash }: { group: SiteGroup } & Omit<Pr
           </li>
         ))}
       </ul>
+      {urls.length > 1 && (
+        <button type="button" class="link-button open-all" onClick={() => onOpenAll(urls)} aria-label={t('openAllOf', group.siteName)}>
+          {t('openAll')}
+        </button>
+      )}
     </li>
   );
 }
@@ -58,25 +55,22 @@ function Group({ group, onOpenAll, showForHash }: { group: SiteGroup } & Omit<Pr
 /** Candidates grouped by site: the user's own sites shown, the others folded under a summary. */
 export function CandidateGroups({ candidates, onOpenAll, showForHash }: Props) {
   const { shown, folded } = splitByHeld(groupBySite(candidates));
+  const list = (groups: SiteGroup[]) => (
+    <ul class="sites">
+      {groups.map((group) => (
+        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} />
+      ))}
+    </ul>
+  );
   return (
     <div class="candidates">
-      {shown.length > 0 && (
-        <ul class="sites" aria-label={t('candidatesHeading')}>
-          {shown.map((group) => (
-            <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} />
-          ))}
-        </ul>
-      )}
+      {shown.length > 0 && list(shown)}
       {folded.length > 0 && (
         <details class="not-on">
           <summary>
             {t('sitesNotOn')} ({formatNumber(folded.length)})
           </summary>
-          <ul class="sites">
-            {folded.map((group) => (
-              <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} />
-            ))}
-          </ul>
+          {list(folded)}
         </details>
       )}
     </div>

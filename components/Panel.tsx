@@ -1,93 +1,133 @@
-import { useState } from 'preact/hooks';
+import { Component } from 'preact';
 import type { TabView } from '../utils/messages';
-import { formatAge, formatNumber, t } from '../utils/i18n';
+import { describeFailure, formatAge, formatNumber, t } from '../utils/i18n';
 import { CandidateGroups } from './CandidateGroups';
-import { FailureNotice } from './FailureNotice';
-import { torrentProblemText } from './torrentProblem';
+import { countOthers } from './groups';
+import { ChevronIcon, CloseIcon, LogoIcon } from './icons';
+import { pageProblemText, torrentProblemText } from './torrentProblem';
 
 export interface PanelProps {
   view: TabView;
-  /** Start expanded (details pages) or as a one-line summary (list pages). */
-  initiallyOpen: boolean;
+  /** 'inline' sits in the page's flow under the torrent's title and starts open; 'floating' is a corner badge that opens a card. */
+  mode: 'inline' | 'floating';
   onHideOnSite: () => void;
   onHashFromTorrent: () => void;
   onRefresh: () => void;
+  /** The card opened or closed (the mount re-places a floating badge while it is closed). */
+  onToggle?: (open: boolean) => void;
 }
 
-function summary(view: TabView): string {
+/** One line for the header: what the panel has to say. */
+export function panelSummary(view: TabView): string {
+  const { torrents, sites } = countOthers(view.candidates);
   switch (view.status) {
+    case 'done':
+      return torrents ? t('resultsHeading', formatNumber(torrents), formatNumber(sites)) : t('statusNoCandidates');
     case 'looking-up':
     case 'reading':
       return t('statusLookingUp', formatNumber(view.hashes.length));
     case 'no-credentials':
       return t('statusNoToken');
-    case 'no-hash':
-      return t('statusNoHash');
     case 'error':
       return t('panelError');
-    case 'done': {
-      const others = view.candidates.filter((candidate) => !candidate.isCurrentSite);
-      if (!others.length) return t('statusNoCandidates');
-      return t('resultsHeading', formatNumber(others.length), formatNumber(new Set(others.map((c) => c.sid)).size));
-    }
     default:
-      return '';
+      return t('statusNoHash');
   }
 }
 
-/** The in-page panel: lives in a closed shadow root, so the page cannot read what it lists. */
-export function Panel({ view, initiallyOpen, onHideOnSite, onHashFromTorrent, onRefresh }: PanelProps) {
-  const [open, setOpen] = useState(initiallyOpen);
-  const others = view.candidates.filter((candidate) => !candidate.isCurrentSite).length;
-  return (
-    <section class={`panel status-${view.status}`} aria-label={t('extName')}>
-      <div class="panel-head">
-        <button type="button" class="panel-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
-          <span class="panel-logo" aria-hidden="true">◎</span>
-          <span class="panel-title">{t('extName')}</span>
-          <span class={`panel-count${others ? ' has' : ''}`}>{summary(view)}</span>
-          <span class="chevron" aria-hidden="true">
-            {open ? '▴' : '▾'}
-          </span>
+/** The badge's few characters, like the toolbar badge: a count, "…" while looking up, "!" when something needs the user. */
+function badgeText(view: TabView): string {
+  if (view.status === 'done') return formatNumber(countOthers(view.candidates).torrents);
+  return view.status === 'looking-up' || view.status === 'reading' ? '…' : view.status === 'no-hash' ? '?' : '!';
+}
+
+/**
+ * The in-page panel. It lives in a closed shadow root (see the tracker content script's mount), so
+ * the page cannot read what it lists. A class component: the content script ships no hooks module.
+ */
+export class Panel extends Component<PanelProps, { open: boolean }> {
+  constructor(props: PanelProps) {
+    super(props);
+    this.state = { open: props.mode === 'inline' };
+  }
+
+  private toggle = (open = !this.state.open) => {
+    this.setState({ open });
+    this.props.onToggle?.(open);
+  };
+
+  private onKeyDown = (event: KeyboardEvent) => {
+    // Escape folds a floating card back into its badge; focus stays on the toggle (the same element).
+    if (event.key === 'Escape' && this.props.mode === 'floating' && this.state.open) this.toggle(false);
+  };
+
+  render({ view, mode, onHideOnSite, onHashFromTorrent, onRefresh }: PanelProps, { open }: { open: boolean }) {
+    const summary = panelSummary(view);
+    const failure = view.status === 'error' && view.error ? describeFailure(view.error) : undefined;
+    const floating = mode === 'floating';
+    const { torrents } = countOthers(view.candidates);
+    return (
+      <section class={`panel ${mode} status-${view.status}${open ? ' open' : ''}`} aria-label={t('extName')} onKeyDown={this.onKeyDown}>
+        <button
+          type="button"
+          class={`panel-toggle${torrents ? ' has' : ''}`}
+          aria-expanded={open}
+          // Folded into the badge, the few characters need the whole sentence as the button's name.
+          aria-label={floating && !open ? t('panelSummaryLabel', summary) : undefined}
+          title={floating ? (open ? t('closePanel') : summary) : undefined}
+          onClick={() => this.toggle()}
+        >
+          <LogoIcon />
+          {floating && !open ? (
+            <span class="badge-text">{badgeText(view)}</span>
+          ) : (
+            <>
+              <span class="panel-title">{t('extName')}</span>
+              <span class="panel-summary">{summary}</span>
+              {floating ? <CloseIcon /> : <ChevronIcon />}
+            </>
+          )}
         </button>
-      </div>
-      {open && (
-        <div class="panel-body">
-          {view.status === 'error' && view.error && <FailureNotice failure={view.error} />}
-          {view.status === 'no-credentials' && <p class="muted">{t('panelNoToken')}</p>}
-          {view.status === 'no-hash' && view.torrentFileUrl && (
-            <p>
-              <button type="button" class="primary" onClick={onHashFromTorrent}>
-                {t('hashFromTorrent')}
-              </button>{' '}
-              <span class="muted small">{t('hashFromTorrentHelp')}</span>
-            </p>
-          )}
-          {view.torrentFileProblem && (
-            <p class="notice warn" role="alert">
-              {torrentProblemText(view.torrentFileProblem)}
-            </p>
-          )}
-          {view.candidates.length > 0 && (
-            <CandidateGroups
-              candidates={view.candidates}
-              showForHash={view.hashes.length > 1}
-              onOpenAll={(urls) => urls.forEach((url) => window.open(url, '_blank', 'noopener'))}
-            />
-          )}
-          <div class="panel-foot">
-            {view.fetchedAt && <span class="muted small">{t('answeredAt', formatAge(view.fetchedAt))}</span>}
-            {view.hashes.length > 0 && view.status !== 'no-credentials' && (
-              <button type="button" class="link-button" onClick={onRefresh}>
-                {t('refresh')}
-              </button>
+        {open && (
+          <div class="panel-body">
+            {failure && (
+              <div class="notice error" data-kind={view.error?.kind}>
+                <strong class="notice-title">{failure.title}</strong>
+                <p>{failure.action}</p>
+              </div>
             )}
-            <button type="button" class="link-button" onClick={onHideOnSite}>
-              {t('hideOnSite')}
-            </button>
+            {view.status === 'no-credentials' && <p>{t('panelNoToken')}</p>}
+            {view.status === 'no-hash' && view.problem && <p>{pageProblemText(view.problem)}</p>}
+            {view.status === 'no-hash' && view.torrentFileUrl && (
+              <p>
+                <button type="button" class="primary" onClick={onHashFromTorrent}>
+                  {t('hashFromTorrent')}
+                </button>{' '}
+                <span class="muted small">{t('hashFromTorrentHelp')}</span>
+              </p>
+            )}
+            {view.torrentFileProblem && <p class="notice warn">{torrentProblemText(view.torrentFileProblem)}</p>}
+            {view.candidates.length > 0 && (
+              <CandidateGroups
+                candidates={view.candidates}
+                showForHash={view.hashes.length > 1}
+                onOpenAll={(urls) => urls.forEach((url) => window.open(url, '_blank', 'noopener'))}
+              />
+            )}
+            <div class="panel-foot">
+              {view.fetchedAt && <span class="muted small">{t('answeredAt', formatAge(view.fetchedAt))}</span>}
+              {view.hashes.length > 0 && view.status !== 'no-credentials' && (
+                <button type="button" class="link-button" onClick={onRefresh} disabled={view.status === 'looking-up'}>
+                  {t('refresh')}
+                </button>
+              )}
+              <button type="button" class="link-button" onClick={onHideOnSite}>
+                {t('hideOnSite')}
+              </button>
+            </div>
           </div>
-        </div>
-      )}
-    </section>
-  );
+        )}
+      </section>
+    );
+  }
 }

@@ -41,3 +41,9 @@ export function allLinks(candidates: readonly CandidateView[]): string {
     .map((candidate) => candidate.detailsUrl)
     .join('\n');
 }
+
+/** How many torrents on how many other sites (the current site's own entries do not count). */
+export function countOthers(candidates: readonly CandidateView[]): { torrents: number; sites: number } {
+  const others = candidates.filter((candidate) => !candidate.isCurrentSite);
+  return { torrents: others.length, sites: new Set(others.map((candidate) => candidate.sid)).size };
+}

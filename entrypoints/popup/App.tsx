@@ -1,13 +1,17 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
+import { AskForSites } from '../../components/AskForSites';
 import { CandidateGroups } from '../../components/CandidateGroups';
 import { CopyButton } from '../../components/CopyButton';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
-import { allLinks } from '../../components/groups';
+import { allLinks, countOthers } from '../../components/groups';
+import { LogoIcon, PopOutIcon, RefreshIcon, SettingsIcon } from '../../components/icons';
 import { RecommendedSites } from '../../components/RecommendedSites';
-import { torrentProblemText } from '../../components/torrentProblem';
+import { pageProblemText, torrentProblemText } from '../../components/torrentProblem';
 import { formatAge, formatDuration, formatNumber, t } from '../../utils/i18n';
 import type { TabView, ViewChanged } from '../../utils/messages';
+import type { ServiceErrorKind } from '../../utils/service/errors';
 import { sendToBackground } from '../../utils/send';
 
 export interface PopupProps {
@@ -24,14 +28,27 @@ const SOURCE_KEYS = {
   label: 'sourceLabel',
 } as const;
 
+/** Hashes listed before the rest fold away (list pages can hold a hundred). */
+const HASHES_SHOWN = 3;
+
+/** Failures the settings can fix, and failures worth asking again for (a rate limit retries by itself). */
+const FIX_IN_SETTINGS: ServiceErrorKind[] = ['auth', 'not-bound', 'no-credentials', 'bad-sign', 'network', 'bad-request'];
+const WORTH_RETRYING: ServiceErrorKind[] = ['stale-site-hash', 'expired-timestamp', 'network', 'timeout', 'bad-answer', 'server', 'bad-request'];
+
 function openTabs(urls: string[]) {
   for (const url of urls) void browser.tabs.create({ url, active: false });
+}
+
+function openOptions() {
+  void browser.runtime.openOptionsPage();
 }
 
 export function Popup({ tabId, poppedOut }: PopupProps) {
   const [view, setView] = useState<TabView | undefined>();
   const [busy, setBusy] = useState(false);
   const [now, setNow] = useState(Date.now());
+  // Sites the user just picked in the ask-once prompt: shown as theirs before the background's next answer.
+  const [held, setHeld] = useState<number[] | undefined>();
 
   useEffect(() => {
     let alive = true;
@@ -85,93 +102,89 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
 
   const popOut = () => {
     void browser.tabs.create({ url: browser.runtime.getURL(`/popup.html?tabId=${tabId}`) });
-    if (!poppedOut) window.close();
+    window.close();
   };
 
+  const shown = useMemo(() => {
+    if (!view || !held) return view;
+    const mine = new Set(held);
+    return { ...view, candidates: view.candidates.map((candidate) => ({ ...candidate, held: mine.has(candidate.sid) })) };
+  }, [view, held]);
+
   return (
-    <main class={`popup${poppedOut ? ' popped-out' : ''}`} aria-busy={!view || view.status === 'looking-up'}>
+    <main class={`popup${poppedOut ? ' popped-out' : ''}`} aria-busy={!view || view.status === 'looking-up' || view.status === 'reading'}>
       <header class="bar">
-        <h1>{t('extName')}</h1>
+        <h1>
+          <LogoIcon />
+          {t('extName')}
+        </h1>
         <div class="bar-actions">
           {!poppedOut && (
-            <button type="button" class="icon-button" onClick={popOut} title={t('popOut')} aria-label={t('popOut')}>
-              ⧉
+            <button type="button" class="icon-button pop-out" onClick={popOut} title={t('popOut')} aria-label={t('popOut')}>
+              <PopOutIcon />
             </button>
           )}
-          <button
-            type="button"
-            class="icon-button"
-            onClick={() => void browser.runtime.openOptionsPage()}
-            title={t('openOptions')}
-            aria-label={t('openOptions')}
-          >
-            ⚙
+          <button type="button" class="icon-button settings" onClick={openOptions} title={t('openOptions')} aria-label={t('openOptions')}>
+            <SettingsIcon />
           </button>
         </div>
       </header>
-      {!view ? (
-        <Notice kind="info" title={t('statusReading')} />
-      ) : (
-        <TabContent view={view} now={now} busy={busy} onRefresh={refresh} onHashFromTorrent={hashFromTorrent} />
-      )}
+      <div class="content">
+        {shown ? (
+          <TabContent view={shown} now={now} busy={busy} onRefresh={refresh} onHashFromTorrent={hashFromTorrent} />
+        ) : (
+          <Placeholder />
+        )}
+      </div>
+      {view && <AskForSites onSaved={setHeld} />}
       <RecommendedSites />
     </main>
   );
 }
 
-function TabContent({
-  view,
-  now,
-  busy,
-  onRefresh,
-  onHashFromTorrent,
-}: {
+/** Before the first answer: the shape of what comes, so nothing jumps when it does. */
+function Placeholder() {
+  return (
+    <div class="placeholder" aria-hidden="true">
+      <div class="skeleton line short" />
+      <div class="skeleton line" />
+      <div class="skeleton block" />
+    </div>
+  );
+}
+
+interface ContentProps {
   view: TabView;
   now: number;
   busy: boolean;
   onRefresh: () => void;
   onHashFromTorrent: () => void;
-}) {
-  const others = view.candidates.filter((candidate) => !candidate.isCurrentSite);
-  const siteCount = new Set(others.map((candidate) => candidate.sid)).size;
+}
+
+function TabContent({ view, now, busy, onRefresh, onHashFromTorrent }: ContentProps) {
+  const { torrents, sites } = countOthers(view.candidates);
+  const links = allLinks(view.candidates);
+  const lookingUp = view.status === 'looking-up';
+  const heading = t('resultsHeading', formatNumber(torrents), formatNumber(sites));
   return (
     <>
       {view.host && (
         <p class="page-site">
-          {view.siteName ? (
-            <>
-              <strong>{view.siteName}</strong> <span class="muted">{view.host}</span>
-            </>
-          ) : (
-            <span class="muted">{view.host}</span>
-          )}
+          {view.siteName && <strong>{view.siteName}</strong>} <span class="muted">{view.host}</span>
         </p>
       )}
 
       {view.access === 'once' && view.host && <UseOnSite host={view.host} />}
 
-      {view.hashes.length > 0 && (
-        <section class="hashes" aria-labelledby="hashes-heading">
-          <h2 id="hashes-heading">{t('hashesHeading', formatNumber(view.hashes.length))}</h2>
-          <ul>
-            {view.hashes.map((found) => (
-              <li key={found.hash} class="hash">
-                <code class="hash-value">{found.hash}</code>
-                <span class="muted source">{t(SOURCE_KEYS[found.source])}</span>
-                <CopyButton text={found.hash} describedAs={found.hash} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      {view.hashes.length > 0 && <Hashes hashes={view.hashes} />}
 
-      <StatusSection view={view} now={now} onHashFromTorrent={onHashFromTorrent} busy={busy} />
+      <StatusSection view={view} now={now} busy={busy} onRefresh={onRefresh} onHashFromTorrent={onHashFromTorrent} />
 
       {view.candidates.length > 0 && (
-        <section class="results" aria-labelledby="results-heading">
+        <section class={`results${lookingUp ? ' stale' : ''}`} aria-labelledby="results-heading">
           <div class="section-head">
-            <h2 id="results-heading">{t('resultsHeading', formatNumber(others.length), formatNumber(siteCount))}</h2>
-            {allLinks(view.candidates) && <CopyButton text={allLinks(view.candidates)} label={t('copyAllLinks')} describedAs={t('resultsHeading', formatNumber(others.length), formatNumber(siteCount))} />}
+            <h2 id="results-heading">{torrents ? heading : t('candidatesHeading')}</h2>
+            {links && <CopyButton text={links} label={t('copyAllLinks')} />}
           </div>
           <CandidateGroups candidates={view.candidates} onOpenAll={openTabs} showForHash={view.hashes.length > 1} />
         </section>
@@ -179,17 +192,48 @@ function TabContent({
 
       {view.hashes.length > 0 && view.status !== 'no-credentials' && (
         <p class="age">
-          {view.fetchedAt && (view.status === 'done' || view.status === 'error') && (
-            <span class="muted">
-              {view.fromCache ? t('answeredCached', formatAge(view.fetchedAt, now)) : t('answeredAt', formatAge(view.fetchedAt, now))}
-            </span>
-          )}
-          <button type="button" class="link-button refresh" onClick={onRefresh} disabled={busy || view.status === 'looking-up'}>
+          <span class="muted">
+            {lookingUp
+              ? ''
+              : view.fetchedAt
+                ? view.fromCache
+                  ? t('answeredCached', formatAge(view.fetchedAt, now))
+                  : t('answeredAt', formatAge(view.fetchedAt, now))
+                : ''}
+          </span>
+          <button type="button" class={`link-button refresh${busy || lookingUp ? ' spinning' : ''}`} onClick={onRefresh} disabled={busy || lookingUp}>
+            <RefreshIcon />
             {t('refresh')}
           </button>
         </p>
       )}
     </>
+  );
+}
+
+function Hashes({ hashes }: { hashes: TabView['hashes'] }) {
+  const row = (found: TabView['hashes'][number]) => (
+    <li key={found.hash} class="hash">
+      <code class="hash-value">{found.hash}</code>
+      <CopyButton text={found.hash} describedAs={found.hash} />
+      <span class="muted source">{t(SOURCE_KEYS[found.source])}</span>
+    </li>
+  );
+  const rest = hashes.slice(HASHES_SHOWN);
+  return (
+    <section class="hashes" aria-labelledby="hashes-heading">
+      <div class="section-head">
+        <h2 id="hashes-heading">{t('hashesHeading', formatNumber(hashes.length))}</h2>
+        {hashes.length > 1 && <CopyButton text={hashes.map((found) => found.hash).join('\n')} label={t('copyAllHashes')} />}
+      </div>
+      <ul>{hashes.slice(0, HASHES_SHOWN).map(row)}</ul>
+      {rest.length > 0 && (
+        <details>
+          <summary>{t('moreHashes', formatNumber(rest.length))}</summary>
+          <ul>{rest.map(row)}</ul>
+        </details>
+      )}
+    </section>
   );
 }
 
@@ -221,7 +265,11 @@ function UseOnSite({ host }: { host: string }) {
   );
 }
 
-function StatusSection({ view, now, onHashFromTorrent, busy }: { view: TabView; now: number; onHashFromTorrent: () => void; busy: boolean }) {
+function Actions({ children }: { children: ComponentChildren }) {
+  return <p class="actions">{children}</p>;
+}
+
+function StatusSection({ view, now, busy, onRefresh, onHashFromTorrent }: ContentProps) {
   switch (view.status) {
     case 'not-a-tracker':
       return (
@@ -230,16 +278,23 @@ function StatusSection({ view, now, onHashFromTorrent, busy }: { view: TabView; 
         </Notice>
       );
     case 'reading':
-      return <Notice kind="info" title={t('statusReading')} />;
+      return (
+        <>
+          <Notice kind="info" title={t('statusReading')} />
+          <div class="skeleton block" aria-hidden="true" />
+        </>
+      );
     case 'no-hash':
       return (
         <Notice kind="info" title={t('statusNoHash')}>
-          {view.problem && <p>{t(view.problem === 'site-gives-no-hash' ? 'problemSiteGivesNoHash' : view.problem === 'needs-login' ? 'problemNeedsLogin' : 'problemNotLoaded')}</p>}
+          {view.problem && <p>{pageProblemText(view.problem)}</p>}
           {view.torrentFileUrl && (
             <>
-              <button type="button" class="primary" onClick={onHashFromTorrent} disabled={busy}>
-                {t('hashFromTorrent')}
-              </button>
+              <Actions>
+                <button type="button" class="primary" onClick={onHashFromTorrent} disabled={busy}>
+                  {t('hashFromTorrent')}
+                </button>
+              </Actions>
               <p class="muted small">{t('hashFromTorrentHelp')}</p>
             </>
           )}
@@ -254,31 +309,55 @@ function StatusSection({ view, now, onHashFromTorrent, busy }: { view: TabView; 
       return (
         <Notice kind="warn" title={t('statusNoToken')}>
           <p>{t('statusNoTokenHelp')}</p>
-          <button type="button" class="primary" onClick={() => void browser.runtime.openOptionsPage()}>
-            {t('openOptions')}
-          </button>
+          <Actions>
+            <button type="button" class="primary" onClick={openOptions}>
+              {t('openSettings')}
+            </button>
+          </Actions>
         </Notice>
       );
     case 'looking-up':
       return (
-        <div class="notice info looking" role="status">
-          <strong class="notice-title">{t('statusLookingUp', formatNumber(view.hashes.length))}</strong>
-          <div class="skeleton" aria-hidden="true" />
-        </div>
+        <>
+          <div class="notice info looking" role="status">
+            <strong class="notice-title">{t('statusLookingUp', formatNumber(view.hashes.length))}</strong>
+          </div>
+          {/* The space the answer will take, so it does not push things about when it comes. */}
+          {!view.candidates.length && <div class="skeleton block" aria-hidden="true" />}
+        </>
       );
-    case 'error':
+    case 'error': {
+      const kind = view.error?.kind;
       return view.error ? (
         <FailureNotice failure={view.error} now={now}>
           {view.candidates.length > 0 && <p class="muted small">{t('showingOlderAnswer')}</p>}
+          {kind && (FIX_IN_SETTINGS.includes(kind) || WORTH_RETRYING.includes(kind)) && (
+            <Actions>
+              {WORTH_RETRYING.includes(kind) && (
+                <button type="button" class="primary" onClick={onRefresh} disabled={busy}>
+                  {t('tryAgain')}
+                </button>
+              )}
+              {FIX_IN_SETTINGS.includes(kind) && (
+                <button type="button" onClick={openOptions}>
+                  {t('openSettings')}
+                </button>
+              )}
+            </Actions>
+          )}
         </FailureNotice>
       ) : null;
+    }
     case 'done':
       return (
         <>
           {view.clockSkewSeconds !== undefined && (
-            <Notice kind="warn" title={t('clockCorrected', formatDuration(view.clockSkewSeconds), view.clockSkewSeconds > 0 ? t('clockBehind') : t('clockAhead'))} />
+            <Notice
+              kind="warn"
+              title={t('clockCorrected', formatDuration(view.clockSkewSeconds), view.clockSkewSeconds > 0 ? t('clockBehind') : t('clockAhead'))}
+            />
           )}
-          {view.candidates.filter((candidate) => !candidate.isCurrentSite).length === 0 && (
+          {countOthers(view.candidates).torrents === 0 && (
             <Notice kind="info" title={t('statusNoCandidates')}>
               <p>{t('statusNoCandidatesHelp')}</p>
             </Notice>

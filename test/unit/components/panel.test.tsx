@@ -1,0 +1,233 @@
+// @vitest-environment happy-dom
+/**
+ * The in-page panel in each state, inline (under the torrent's title, open) and floating (a corner
+ * badge that opens a card), and its mount: a closed shadow root that follows the page's look.
+ */
+import { act } from 'preact/test-utils';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Panel, type PanelProps } from '../../../components/Panel';
+import { mountPanel } from '../../../entrypoints/tracker.content/mount';
+import { describeFailure } from '../../../utils/i18n';
+import type { TabView } from '../../../utils/messages';
+import type { ServiceFailure } from '../../../utils/service/errors';
+import { candidate, click, resetBrowser, show, tabView, text, unmount } from './support';
+
+const CANDIDATES = [
+  candidate(9, 220354, { siteName: 'OurBits', held: true }),
+  candidate(6, 360102, { siteName: 'PTerClub', held: true }),
+  candidate(6, 360777, { siteName: 'PTerClub', held: true }),
+  candidate(7, 209512, { siteName: 'HDHome', held: false }),
+  candidate(4, 195000, { siteName: 'HDSky', held: true, isCurrentSite: true }),
+];
+
+function callbacks() {
+  return { onHideOnSite: vi.fn(), onHashFromTorrent: vi.fn(), onRefresh: vi.fn(), onToggle: vi.fn() };
+}
+
+async function showPanel(view: TabView, mode: PanelProps['mode'], handlers = callbacks()) {
+  const root = await show(<Panel view={view} mode={mode} {...handlers} />);
+  return { root, handlers, toggle: root.querySelector<HTMLButtonElement>('button.panel-toggle')! };
+}
+
+beforeEach(() => resetBrowser('en'));
+afterEach(async () => {
+  await unmount();
+  vi.restoreAllMocks();
+});
+
+describe('inline panel', () => {
+  it('starts open under the title: the summary, the candidates by site, the others folded, age, refresh and hide', async () => {
+    const { root, handlers, toggle } = await showPanel(tabView({ candidates: CANDIDATES, fetchedAt: Date.now() - 5 * 60_000 }), 'inline');
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(text(toggle.querySelector('.panel-summary'))).toBe('4 torrents on 3 other sites');
+    expect(toggle.classList.contains('has')).toBe(true);
+    expect([...root.querySelectorAll('.candidates > ul.sites .site-name')].map((name) => text(name))).toEqual(['OurBits', 'PTerClub', 'HDSky']);
+    expect(text(root.querySelector('li.site.current .tag'))).toBe('this site');
+    expect(text(root.querySelector('details.not-on summary'))).toBe('Sites you are not on (1)');
+    expect(root.querySelectorAll('a.candidate-link').length).toBe(5);
+    expect(root.querySelector<HTMLAnchorElement>('a.candidate-link')!.target).toBe('_blank');
+    expect(root.querySelector<HTMLAnchorElement>('a.candidate-link')!.rel).toBe('noopener noreferrer');
+    expect(text(root.querySelector('.panel-foot .muted'))).toBe('Answered 5 minutes ago');
+
+    const foot = [...root.querySelectorAll('.panel-foot button')];
+    expect(foot.map((button) => text(button))).toEqual(['Refresh', 'Hide on this site']);
+    await click(foot[0]);
+    expect(handlers.onRefresh).toHaveBeenCalledTimes(1);
+    await click(foot[1]);
+    expect(handlers.onHideOnSite).toHaveBeenCalledTimes(1);
+  });
+
+  it('folds and unfolds from its header', async () => {
+    const { root, handlers, toggle } = await showPanel(tabView({ candidates: CANDIDATES }), 'inline');
+    await click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(root.querySelector('.panel-body')).toBeNull();
+    expect(text(toggle.querySelector('.panel-summary'))).toBe('4 torrents on 3 other sites');
+    await click(toggle);
+    expect(root.querySelector('.panel-body')).not.toBeNull();
+    expect(handlers.onToggle.mock.calls).toEqual([[false], [true]]);
+  });
+
+  it('opens all torrents of a site in new tabs without giving them the page (noopener)', async () => {
+    const open = vi.spyOn(window, 'open').mockImplementation(() => null);
+    const { root } = await showPanel(tabView({ candidates: CANDIDATES }), 'inline');
+    await click(root.querySelector('.open-all'));
+    expect(open.mock.calls).toEqual([
+      ['https://site6.example/details.php?id=360102', '_blank', 'noopener'],
+      ['https://site6.example/details.php?id=360777', '_blank', 'noopener'],
+    ]);
+  });
+});
+
+describe('floating panel', () => {
+  it('starts as a small badge with the count, named in full for screen readers, and nothing listed yet', async () => {
+    const { root, toggle } = await showPanel(tabView({ candidates: CANDIDATES }), 'floating');
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(text(toggle)).toBe('4');
+    expect(toggle.getAttribute('aria-label')).toBe('Reseed Lens: 4 torrents on 3 other sites');
+    expect(toggle.title).toBe('4 torrents on 3 other sites');
+    expect(root.querySelector('.panel-body')).toBeNull();
+    expect(root.querySelector('a.candidate-link')).toBeNull();
+  });
+
+  it('opens into a card on click, and folds back on Escape with the focus kept on its toggle', async () => {
+    const { root, handlers, toggle } = await showPanel(tabView({ candidates: CANDIDATES }), 'floating');
+    toggle.focus();
+    await click(toggle);
+    expect(root.querySelector('.panel.open')).not.toBeNull();
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(toggle.title).toBe('Close');
+    expect(text(toggle.querySelector('.panel-title'))).toBe('Reseed Lens');
+    expect(root.querySelectorAll('a.candidate-link').length).toBe(5);
+    // The same button element stays: keyboard users do not lose their place.
+    expect(root.querySelector('button.panel-toggle')).toBe(toggle);
+    await act(() => {
+      root.querySelector('a.candidate-link')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    });
+    expect(root.querySelector('.panel-body')).toBeNull();
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(handlers.onToggle.mock.calls).toEqual([[true], [false]]);
+  });
+});
+
+const FAILURE: ServiceFailure = { kind: 'not-bound', detail: 'test', serviceMessage: '用户未绑定推荐站点' };
+
+describe.each(['inline', 'floating'] as const)('panel states (%s)', (mode) => {
+  async function open(view: TabView) {
+    const shown = await showPanel(view, mode);
+    if (mode === 'floating') await click(shown.toggle);
+    return shown;
+  }
+
+  it('looking up', async () => {
+    const { root, toggle } = await showPanel(tabView({ status: 'looking-up' }), mode);
+    expect(text(mode === 'floating' ? toggle : toggle.querySelector('.panel-summary'))).toBe(mode === 'floating' ? '…' : 'Looking up 1 hash(es)…');
+    if (mode === 'floating') await click(toggle);
+    expect(root.querySelector<HTMLButtonElement>('.panel-foot button')!.disabled).toBe(true);
+  });
+
+  it('no token', async () => {
+    const { root, toggle } = await open(tabView({ status: 'no-credentials' }));
+    expect(text(toggle.querySelector('.panel-summary'))).toBe('Set your IYUU token to look this torrent up.');
+    expect(text(root.querySelector('.panel-body > p'))).toBe('Set your IYUU token in the extension\'s settings (toolbar button → Settings).');
+    expect([...root.querySelectorAll('.panel-foot button')].map((button) => text(button))).toEqual(['Hide on this site']);
+  });
+
+  it('no hash, with a .torrent link and a reason', async () => {
+    const { root, handlers, toggle } = await open(
+      tabView({ status: 'no-hash', hashes: [], problem: 'site-gives-no-hash', torrentFileUrl: 'https://hdsky.me/download.php?id=1' }),
+    );
+    expect(text(toggle.querySelector('.panel-summary'))).toBe('No info-hash found on this page.');
+    expect(text(root.querySelector('.panel-body'))).toContain('This site does not give the info-hash for this torrent');
+    await click(root.querySelector('.panel-body button.primary'));
+    expect(handlers.onHashFromTorrent).toHaveBeenCalledTimes(1);
+  });
+
+  it('the .torrent file gave nothing', async () => {
+    const { root } = await open(tabView({ status: 'no-hash', hashes: [], torrentFileUrl: 'https://hdsky.me/download.php?id=1', torrentFileProblem: 'not-a-torrent' }));
+    expect(text(root.querySelector('.panel-body .notice.warn'))).toBe('The download was not a .torrent file (perhaps a login page).');
+  });
+
+  it('an error: what went wrong and what to do', async () => {
+    const { root, toggle } = await showPanel(tabView({ status: 'error', error: FAILURE }), mode);
+    if (mode === 'floating') {
+      expect(text(toggle)).toBe('!');
+      await click(toggle);
+    }
+    expect(text(toggle.querySelector('.panel-summary'))).toBe('Lookup failed — open for details');
+    const { title, action } = describeFailure(FAILURE);
+    const notice = root.querySelector('.notice.error')!;
+    expect(notice.getAttribute('data-kind')).toBe('not-bound');
+    expect(text(notice.querySelector('.notice-title'))).toBe(title);
+    expect(text(notice)).toContain(action);
+  });
+
+  it('no candidates', async () => {
+    const { root, toggle } = await showPanel(tabView({ candidates: [] }), mode);
+    if (mode === 'floating') {
+      expect(text(toggle)).toBe('0');
+      await click(toggle);
+    }
+    expect(text(toggle.querySelector('.panel-summary'))).toBe('No other site carries this torrent.');
+    expect(toggle.classList.contains('has')).toBe(false);
+    expect(root.querySelector('a.candidate-link')).toBeNull();
+  });
+
+  it('in Chinese', async () => {
+    resetBrowser('zh_CN');
+    const { root, toggle } = await open(tabView({ candidates: CANDIDATES }));
+    expect(text(toggle.querySelector('.panel-summary'))).toBe('其他 3 个站点共 4 个种子');
+    expect(text(root.querySelector('details.not-on summary'))).toBe('你未加入的站点 (1)');
+    expect([...root.querySelectorAll('.panel-foot button')].map((button) => text(button))).toEqual(['刷新', '在此站点隐藏']);
+  });
+});
+
+describe('mountPanel', () => {
+  let shadows: ShadowRoot[] = [];
+  beforeEach(() => {
+    shadows = [];
+    // The test's own window into the closed root: the page never gets one.
+    const attach = HTMLElement.prototype.attachShadow;
+    vi.spyOn(HTMLElement.prototype, 'attachShadow').mockImplementation(function (this: HTMLElement, init: ShadowRootInit) {
+      const shadow = attach.call(this, init);
+      shadows.push(shadow);
+      return shadow;
+    });
+    document.body.innerHTML = '<h1 id="top">Oppenheimer.2023.2160p</h1><table id="info"><tr><td>Hash码</td></tr></table>';
+    document.body.style.background = '';
+  });
+
+  const callbacksOnly = () => ({ onHideOnSite: vi.fn(), onHashFromTorrent: vi.fn(), onRefresh: vi.fn() });
+
+  it('puts the panel right after the anchor, in a closed shadow root the page cannot read', async () => {
+    const anchor = document.querySelector('#top')!;
+    const mounted = mountPanel(anchor, callbacksOnly());
+    await act(() => mounted.update(tabView({ candidates: CANDIDATES })));
+    const host = anchor.nextElementSibling as HTMLElement;
+    expect(host.localName).toBe('reseed-lens-panel');
+    expect(HTMLElement.prototype.attachShadow).toHaveBeenCalledWith({ mode: 'closed' });
+    expect(host.shadowRoot).toBeNull();
+    expect(host.childNodes.length).toBe(0);
+    expect(document.body.textContent).not.toMatch(/OurBits|PTerClub|HDHome|site\d\.example/);
+    expect(document.documentElement.outerHTML).not.toMatch(/OurBits|PTerClub|HDHome|site\d\.example/);
+    // Inside, the panel is there and open.
+    expect(shadows[0]!.querySelectorAll('a.candidate-link').length).toBe(5);
+    expect(shadows[0]!.querySelector('.rl-root')!.classList.contains('inline')).toBe(true);
+    mounted.remove();
+    expect(document.querySelector('reseed-lens-panel')).toBeNull();
+  });
+
+  it.each([
+    ['a dark page background', 'rgb(24, 26, 27)', '', 'dark'],
+    ['a light page background', 'rgb(250, 250, 250)', '', 'light'],
+    ['no background but light text', '', 'rgb(230, 230, 230)', 'dark'],
+    ['no background and default text', '', '', 'light'],
+  ])('follows the page\'s look: %s', async (_what, background, color, look) => {
+    document.body.style.background = background;
+    document.body.style.color = color;
+    const mounted = mountPanel(document.querySelector('#top')!, callbacksOnly());
+    await act(() => mounted.update(tabView({ candidates: CANDIDATES })));
+    expect(shadows[0]!.querySelector('.rl-root')!.classList.contains(look)).toBe(true);
+    mounted.remove();
+  });
+});
