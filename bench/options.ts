@@ -1,0 +1,31 @@
+/** The command line of `npm run bench` (kept apart from run.ts so it is tested without browsers). */
+
+export const BENCHES = ['size', 'extraction', 'pageviews', 'cache', 'flood'] as const;
+export type BenchName = (typeof BENCHES)[number];
+/** Benchmarks that measure the built extension. */
+export const NEEDS_BUILD: readonly BenchName[] = ['size', 'pageviews'];
+
+export interface Options {
+  only: BenchName[];
+  /** false with --no-build: measure .output/ as it is. */
+  build: boolean;
+}
+
+export function parseArgs(args: readonly string[]): Options {
+  let only: BenchName[] = [...BENCHES];
+  let build = true;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--no-build') build = false;
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i];
+      const names = (value ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+      const unknown = names.filter((name) => !(BENCHES as readonly string[]).includes(name));
+      if (!names.length || unknown.length) {
+        throw new Error(`--only takes a comma-separated list of: ${BENCHES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+      }
+      only = BENCHES.filter((name) => names.includes(name));
+    } else throw new Error(`unknown argument ${arg} (use --only ${BENCHES.join(',')} and/or --no-build)`);
+  }
+  return { only, build };
+}
