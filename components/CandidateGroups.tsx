@@ -9,15 +9,24 @@ interface Props {
   onOpenAll: (urls: string[]) => void;
   /** Show which page hash each candidate answers (list pages with several hashes). */
   showForHash?: boolean;
+  /**
+   * Site names and torrent ids as CSS generated content, not text nodes (the in-page panel): the
+   * page's window.find() searches text even inside a closed shadow root, and would learn which
+   * sites are listed unfolded, that is, which sites the user is on. Screen readers still read them.
+   */
+  quiet?: boolean;
 }
 
+/** Text, or in quiet mode the same words as generated content (see Props.quiet). */
+const words = (text: string, quiet?: boolean) => (quiet ? { 'data-text': text } : { children: text });
+
 /** One site on one line where it fits: its name, "this site", each torrent's link with a copy button, "Open all". */
-function Group({ group, onOpenAll, showForHash }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
+function Group({ group, onOpenAll, showForHash, quiet }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
   const urls = group.candidates.flatMap((candidate) => (candidate.detailsUrl ? [candidate.detailsUrl] : []));
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
       <span class="site-head">
-        <span class="site-name">{group.siteName}</span> {group.isCurrentSite && <span class="tag">{t('thisSite')}</span>}
+        <span class="site-name" {...words(group.siteName, quiet)} /> {group.isCurrentSite && <span class="tag">{t('thisSite')}</span>}
       </span>
       <ul class="torrents">
         {group.candidates.map((candidate) => (
@@ -30,13 +39,10 @@ function Group({ group, onOpenAll, showForHash }: { group: SiteGroup } & Omit<Pr
                 rel="noopener noreferrer"
                 title={candidate.detailsUrl}
                 aria-label={t('candidateLinkLabel', group.siteName, String(candidate.torrentId))}
-              >
-                #{candidate.torrentId}
-              </a>
+                {...words(`#${candidate.torrentId}`, quiet)}
+              />
             ) : (
-              <span class="candidate-nolink" title={t('noLinkForSite')}>
-                #{candidate.torrentId}
-              </span>
+              <span class="candidate-nolink" title={t('noLinkForSite')} {...words(`#${candidate.torrentId}`, quiet)} />
             )}
             {showForHash && <code class="for-hash">{candidate.forHash.slice(0, 8)}</code>}
             {candidate.detailsUrl && <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} />}
@@ -53,12 +59,12 @@ function Group({ group, onOpenAll, showForHash }: { group: SiteGroup } & Omit<Pr
 }
 
 /** Candidates grouped by site: the user's own sites shown, the others folded under a summary. */
-export function CandidateGroups({ candidates, onOpenAll, showForHash }: Props) {
+export function CandidateGroups({ candidates, onOpenAll, showForHash, quiet }: Props) {
   const { shown, folded } = splitByHeld(groupBySite(candidates));
   const list = (groups: SiteGroup[]) => (
     <ul class="sites">
       {groups.map((group) => (
-        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} />
+        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} quiet={quiet} />
       ))}
     </ul>
   );

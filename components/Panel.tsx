@@ -111,6 +111,7 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
               <CandidateGroups
                 candidates={view.candidates}
                 showForHash={view.hashes.length > 1}
+                quiet
                 onOpenAll={(urls) => urls.forEach((url) => window.open(url, '_blank', 'noopener'))}
               />
             )}

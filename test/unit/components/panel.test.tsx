@@ -12,6 +12,9 @@ import type { TabView } from '../../../utils/messages';
 import type { ServiceFailure } from '../../../utils/service/errors';
 import { candidate, click, resetBrowser, show, tabView, text, unmount } from './support';
 
+/** What the panel shows in an element: its text, or in the panel's quiet lists its generated content. */
+const shownText = (element: Element) => element.getAttribute('data-text') ?? text(element);
+
 const CANDIDATES = [
   candidate(9, 220354, { siteName: 'OurBits', held: true }),
   candidate(6, 360102, { siteName: 'PTerClub', held: true }),
@@ -41,7 +44,8 @@ describe('inline panel', () => {
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
     expect(text(toggle.querySelector('.panel-summary'))).toBe('4 torrents on 3 other sites');
     expect(toggle.classList.contains('has')).toBe(true);
-    expect([...root.querySelectorAll('.candidates > ul.sites .site-name')].map((name) => text(name))).toEqual(['OurBits', 'PTerClub', 'HDSky']);
+    expect([...root.querySelectorAll('.candidates > ul.sites .site-name')].map(shownText)).toEqual(['OurBits', 'PTerClub', 'HDSky']);
+    expect([...root.querySelectorAll('a.candidate-link')].map(shownText)).toEqual(['#220354', '#360102', '#360777', '#195000', '#209512']);
     expect(text(root.querySelector('li.site.current .tag'))).toBe('this site');
     expect(text(root.querySelector('details.not-on summary'))).toBe('Sites you are not on (1)');
     expect(root.querySelectorAll('a.candidate-link').length).toBe(5);
@@ -76,6 +80,14 @@ describe('inline panel', () => {
       ['https://site6.example/details.php?id=360102', '_blank', 'noopener'],
       ['https://site6.example/details.php?id=360777', '_blank', 'noopener'],
     ]);
+  });
+
+  it('holds site names and torrent ids as generated content, not text the page could search with window.find', async () => {
+    const { root } = await showPanel(tabView({ candidates: [...CANDIDATES, candidate(8, 4242, { siteName: 'NoLink', detailsUrl: undefined })] }), 'inline');
+    expect(root.textContent).not.toMatch(/OurBits|PTerClub|HDHome|NoLink|220354|360102|4242/);
+    expect(root.querySelector('.candidate-nolink')!.getAttribute('data-text')).toBe('#4242');
+    // Screen readers still get the whole name from the link itself.
+    expect(root.querySelector('a.candidate-link')!.getAttribute('aria-label')).toBe('OurBits torrent 220354');
   });
 });
 
