@@ -4,6 +4,7 @@ import { t } from '../../utils/i18n';
 import type { SettingsView } from '../../utils/messages';
 import { sendToBackground } from '../../utils/send';
 import { fieldLabel } from './fields';
+import { refocusAfterRemoval } from './focus';
 import { IDLE, StatusLine, type Status } from './StatusLine';
 
 interface SectionProps {
@@ -15,15 +16,21 @@ export function PanelSection({ view, onSaved }: SectionProps) {
   const [status, setStatus] = useState<Status>(IDLE);
   const { panelEnabled, panelDisabledHosts } = view.settings;
 
-  const save = async (update: { panelEnabled?: boolean; panelDisabledHosts?: string[] }) => {
+  const save = async (update: { panelEnabled?: boolean; panelDisabledHosts?: string[] }): Promise<boolean> => {
     setStatus({ kind: 'working', text: t('saving') });
     const answer = await sendToBackground('settings:save', { update });
     if (!answer || 'refused' in answer) {
       setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer?.refused ?? Object.keys(update)[0] ?? '')) });
-      return;
+      return false;
     }
     setStatus({ kind: 'ok', text: t('saved') });
     onSaved(answer);
+    return true;
+  };
+  const showAgain = async (host: string, index: number) => {
+    if (await save({ panelDisabledHosts: panelDisabledHosts.filter((other) => other !== host) })) {
+      refocusAfterRemoval('panel-hidden-hosts', index, 'panel-hidden-heading');
+    }
   };
 
   return (
@@ -42,16 +49,18 @@ export function PanelSection({ view, onSaved }: SectionProps) {
       <p class="hint" id="panel-enabled-hint">
         {t('panelEnabledHint')}
       </p>
-      <h3 id="panel-hidden-heading">{t('panelHiddenOnHeading')}</h3>
+      <h3 id="panel-hidden-heading" tabIndex={-1}>
+        {t('panelHiddenOnHeading')}
+      </h3>
       {panelDisabledHosts.length ? (
         <ul class="host-list" id="panel-hidden-hosts" aria-labelledby="panel-hidden-heading">
-          {panelDisabledHosts.map((host) => (
+          {panelDisabledHosts.map((host, index) => (
             <li key={host}>
               <code>{host}</code>
               <button
                 type="button"
                 aria-label={t('panelShowAgainOn', host)}
-                onClick={() => void save({ panelDisabledHosts: panelDisabledHosts.filter((other) => other !== host) })}
+                onClick={() => void showAgain(host, index)}
               >
                 {t('panelShowAgain')}
               </button>
@@ -70,25 +79,28 @@ export function CustomSitesSection({ view, onSaved }: SectionProps) {
   const [status, setStatus] = useState<Status>(IDLE);
   const hosts = view.settings.customHosts;
 
-  const remove = async (host: string) => {
+  const remove = async (host: string, index: number) => {
     setStatus({ kind: 'working', text: t('saving') });
     // The background also drops the content script registration and the host permission.
     const answer = await sendToBackground('site:disable', { host });
     const customHosts = answer?.customHosts ?? hosts;
     setStatus(customHosts.includes(host) ? { kind: 'problem', text: t('fieldRefused', fieldLabel('customHosts')) } : { kind: 'ok', text: t('customRemoved', host) });
     onSaved({ ...view, settings: { ...view.settings, customHosts } });
+    refocusAfterRemoval('custom-hosts', index, 'custom-sites-heading');
   };
 
   return (
     <section class="card" id="custom-sites-section" aria-labelledby="custom-sites-heading">
-      <h2 id="custom-sites-heading">{t('customHeading')}</h2>
+      <h2 id="custom-sites-heading" tabIndex={-1}>
+        {t('customHeading')}
+      </h2>
       <p class="hint">{t('customIntro')}</p>
       {hosts.length ? (
         <ul class="host-list" id="custom-hosts" aria-labelledby="custom-sites-heading">
-          {hosts.map((host) => (
+          {hosts.map((host, index) => (
             <li key={host}>
               <code>{host}</code>
-              <button type="button" aria-label={t('customRemoveFrom', host)} onClick={() => void remove(host)}>
+              <button type="button" aria-label={t('customRemoveFrom', host)} onClick={() => void remove(host, index)}>
                 {t('customRemove')}
               </button>
             </li>

@@ -48,6 +48,11 @@ describe('in-page panel', () => {
     expect((await storedSettings()).panelDisabledHosts).toEqual(['ourbits.club']);
     await waitFor(() => page.querySelectorAll('#panel-hidden-hosts li').length === 1, 'the list updated');
     expect(text(page, '#panel-hidden-hosts')).not.toContain('hdsky.me');
+    // Focus stays in the list, on the button that took the removed one's place.
+    await waitFor(() => document.activeElement?.getAttribute('aria-label') === en.panelShowAgainOn!.message.replace('$1', 'ourbits.club'), 'focus on the next button');
+    await click($(page, '#panel-hidden-hosts button'));
+    await waitFor(() => text(page, '#panel-section').includes(en.panelHiddenNone!.message), 'the list empty');
+    await waitFor(() => document.activeElement?.id === 'panel-hidden-heading', 'focus on the heading');
   });
 
   it('shows a site hidden from the panel while the page is open', async () => {
@@ -83,7 +88,9 @@ describe('sites you enabled', () => {
     expect(world.messages.filter((message) => message.type === 'site:disable')).toEqual([{ type: 'site:disable', host: 'tracker.example.org' }]);
     expect(removed).toEqual([['*://tracker.example.org/*']]);
 
+    await waitFor(() => document.activeElement?.getAttribute('aria-label') === en.customRemoveFrom!.message.replace('$1', 'other.example.net'), 'focus on the next button');
     await click($<HTMLButtonElement>(page, '#custom-hosts li button'));
     await waitFor(() => text(page, '#custom-sites-section').includes(en.customNone!.message), 'the list empty');
+    await waitFor(() => document.activeElement?.id === 'custom-sites-heading', 'focus on the heading');
   });
 });
