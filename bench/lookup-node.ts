@@ -122,7 +122,7 @@ async function memory(): Promise<NodeBenchOutput> {
     {
       id: 'cache.node.frontHeap',
       bench: 'cache',
-      label: `Lookup's in-memory cache front, ${CACHED} answers (${candidates} candidates): heap growth`,
+      label: `Lookup's in-memory cache front, ${CACHED.toLocaleString('en')} answers (${candidates.toLocaleString('en')} candidates): heap growth`,
       value: mb(withFront - storageOnly),
       unit: 'MB',
       note: 'heapUsed after GC, fresh Lookup before and after answering all 10,000 from storage',
@@ -134,10 +134,10 @@ async function memory(): Promise<NodeBenchOutput> {
       value: mb(withBoth - base),
       unit: 'MB',
     },
-    { id: 'cache.node.one.front', bench: 'cache', label: `answer 1 hash among ${CACHED}, from the in-memory front (median)`, value: Math.round(warmOne * 10) / 10, unit: 'µs' },
-    { id: 'cache.node.hundred.front', bench: 'cache', label: `answer 100 hashes among ${CACHED}, from the in-memory front (median)`, value: Math.round(warmHundred * 10) / 10, unit: 'µs' },
-    { id: 'cache.node.one.storage', bench: 'cache', label: `answer 1 hash among ${CACHED}, from storage (fake, in-process; median)`, value: Math.round(coldOne * 10) / 10, unit: 'µs' },
-    { id: 'cache.node.hundred.storage', bench: 'cache', label: `answer 100 hashes among ${CACHED}, from storage (fake, in-process; median)`, value: Math.round(coldHundred * 10) / 10, unit: 'µs' },
+    { id: 'cache.node.one.front', bench: 'cache', label: `answer 1 hash among ${CACHED.toLocaleString('en')}, from the in-memory front (median)`, value: Math.round(warmOne * 10) / 10, unit: 'µs' },
+    { id: 'cache.node.hundred.front', bench: 'cache', label: `answer 100 hashes among ${CACHED.toLocaleString('en')}, from the in-memory front (median)`, value: Math.round(warmHundred * 10) / 10, unit: 'µs' },
+    { id: 'cache.node.one.storage', bench: 'cache', label: `answer 1 hash among ${CACHED.toLocaleString('en')}, from storage (fake, in-process; median)`, value: Math.round(coldOne * 10) / 10, unit: 'µs' },
+    { id: 'cache.node.hundred.storage', bench: 'cache', label: `answer 100 hashes among ${CACHED.toLocaleString('en')}, from storage (fake, in-process; median)`, value: Math.round(coldHundred * 10) / 10, unit: 'µs' },
   ];
   const report = [
     `cache in Node (real Lookup/AnswerCache, WXT fake browser storage): heapUsed after GC ${base} B with the answers made, ${withBoth} B once cached (front + storage), ${storageOnly} B storage only, ${withFront} B storage + a refilled front`,
@@ -149,9 +149,9 @@ export type FloodScenario = 'first' | 'steady' | 'single';
 export const FLOOD_SCENARIOS: readonly FloodScenario[] = ['first', 'steady', 'single'];
 
 const SCENARIO_LABELS: Record<FloodScenario, string> = {
-  first: `${FLOOD_HASHES} hashes as ${FLOOD_HASHES / FLOOD_PAGE_ROWS} list pages of ${FLOOD_PAGE_ROWS} at once, first use (no site report yet)`,
-  steady: `${FLOOD_HASHES} hashes as ${FLOOD_HASHES / FLOOD_PAGE_ROWS} list pages of ${FLOOD_PAGE_ROWS} at once, site report already held`,
-  single: `${FLOOD_HASHES} hashes in one call (first use)`,
+  first: `${FLOOD_HASHES.toLocaleString('en')} hashes as ${FLOOD_HASHES / FLOOD_PAGE_ROWS} list pages of ${FLOOD_PAGE_ROWS} at once, first use (no site report yet)`,
+  steady: `${FLOOD_HASHES.toLocaleString('en')} hashes as ${FLOOD_HASHES / FLOOD_PAGE_ROWS} list pages of ${FLOOD_PAGE_ROWS} at once, site report already held`,
+  single: `${FLOOD_HASHES.toLocaleString('en')} hashes in one call (first use)`,
 };
 
 interface FloodRun {
@@ -255,6 +255,18 @@ async function flood(scenario: FloodScenario): Promise<NodeBenchOutput> {
         budget: { op: '<=', limit: budgetRequests + (scenario === 'steady' ? 0 : 2) },
         note: JSON.stringify(requests),
       },
+      ...(scenario === 'steady'
+        ? []
+        : [
+            {
+              id: `${id}.reports`,
+              bench: 'flood',
+              label: '  … site reports sent (reportExisting)',
+              value: requests['POST /reseed/sites/reportExisting'] ?? 0,
+              unit: 'requests' as const,
+              budget: { op: '<=' as const, limit: 1 },
+            },
+          ]),
       { id: `${id}.429`, bench: 'flood', label: '  … HTTP 429 answers', value: result.http429, unit: 'count', budget: { op: '<=', limit: 0 } },
       { id: `${id}.unanswered`, bench: 'flood', label: '  … hashes left without an answer', value: FLOOD_HASHES - answered, unit: 'count', budget: { op: '<=', limit: 0 } },
       { id: `${id}.wall`, bench: 'flood', label: '  … wall time', value: Math.round(wallMs / 10) / 100, unit: 's' },

@@ -53,6 +53,8 @@ export interface ViewSample {
   requests: Record<string, number>;
   lookups: number;
   total: number;
+  /** Each service request: its path and when the router received it (ms after navigation start). */
+  timeline: string[];
 }
 
 /** The service worker's JS heap through a browser-level CDP session (the worker has no page). */
@@ -201,6 +203,7 @@ class Views {
         requests,
         lookups: requests['POST /reseed/index/index'] ?? 0,
         total: toService.length,
+        timeline: toService.map((request) => `${request.path.replace(/\?.*$/, '').replace(/^\/reseed\//, '')} @${Math.round(request.time - navigation.origin)} ms`),
       };
     } finally {
       await page.close();
@@ -263,7 +266,7 @@ export async function measurePageViews(options: { extensionDir: string; log?: (l
       if (sample.badge !== String(sample.candidates)) problems.push(`${sample.url}: badge "${sample.badge}", ${sample.candidates} candidates`);
     }
 
-    log(`${CACHED_ANSWERS} answers in the extension's cache…`);
+    log(`${CACHED_ANSWERS.toLocaleString('en')} answers in the extension's cache…`);
     const heapBefore = heap ? await heap.usedAfterGc() : Number.NaN;
     const sids = world.service.data.sites.map((site) => site.id).filter((id): id is number => typeof id === 'number');
     const seedRequest: SeedRequest = {
@@ -369,14 +372,14 @@ export async function measurePageViews(options: { extensionDir: string; log?: (l
       {
         id: 'cache.extension.badge.one',
         bench: 'pageviews',
-        label: `1-hash page, answer among ${CACHED_ANSWERS} cached: navigation → badge (median of ${cachedOne.length})`,
+        label: `1-hash page, answer among ${CACHED_ANSWERS.toLocaleString('en')} cached: navigation → badge (median of ${cachedOne.length})`,
         value: round(median(cachedOne.map((sample) => sample.toBadgeMs))),
         unit: 'ms',
       },
       {
         id: 'cache.extension.badge.hundred',
         bench: 'pageviews',
-        label: `100-hash list page, among ${CACHED_ANSWERS} cached: navigation → badge (median of ${cachedHundred.length})`,
+        label: `100-hash list page, among ${CACHED_ANSWERS.toLocaleString('en')} cached: navigation → badge (median of ${cachedHundred.length})`,
         value: round(median(cachedHundred.map((sample) => sample.toBadgeMs))),
         unit: 'ms',
       },
@@ -391,7 +394,7 @@ export async function measurePageViews(options: { extensionDir: string; log?: (l
       {
         id: 'cache.extension.storageBytes',
         bench: 'pageviews',
-        label: `storage.local bytes for ${seeded.stored} answers (${seeded.candidates} candidates)`,
+        label: `storage.local bytes for ${seeded.stored.toLocaleString('en')} answers (${seeded.candidates.toLocaleString('en')} candidates)`,
         value: seeded.bytesAfter - seeded.bytesBefore,
         unit: 'bytes',
       },
@@ -405,7 +408,8 @@ export async function measurePageViews(options: { extensionDir: string; log?: (l
       },
     ];
     const line = (sample: ViewSample) =>
-      `    ${sample.url.padEnd(44)} ${sample.toBadgeMs.toFixed(1).padStart(7)} ms from navigation, ${sample.loadToBadgeMs.toFixed(1).padStart(7)} ms from load; badge ${sample.badge}; requests ${JSON.stringify(sample.requests)}`;
+      `    ${sample.url.padEnd(44)} ${sample.toBadgeMs.toFixed(1).padStart(7)} ms from navigation, ${sample.loadToBadgeMs.toFixed(1).padStart(7)} ms from load; badge ${sample.badge}` +
+      (sample.timeline.length ? `; ${sample.timeline.join(', ')}` : '; no request');
     const report = [
       'page views (Chromium, built extension, reference service as 2025.iyuu.cn):',
       `  configuring through the options page sent ${afterConfigure} request(s) to the service${afterConfigure ? `: ${configureRequests.join(', ')}` : ''}`,
@@ -413,7 +417,7 @@ export async function measurePageViews(options: { extensionDir: string; log?: (l
       ...cold.map(line),
       '  warm:',
       ...warm.map(line),
-      `  ${seeded.stored} answers written by AnswerCache.put in an extension page in ${seeded.putMs.toFixed(0)} ms; storage.local ${seeded.bytesBefore} → ${seeded.bytesAfter} B`,
+      `  ${seeded.stored.toLocaleString('en')} answers written by AnswerCache.put in an extension page in ${seeded.putMs.toFixed(0)} ms; storage.local ${seeded.bytesBefore} → ${seeded.bytesAfter} B`,
       `  service worker JS heap after GC: ${heapBefore} B before seeding, ${heapSeeded} B after, ${heapAfter} B after the cached page views`,
       ...cachedOne.map(line),
       ...cachedHundred.map(line),

@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release } from 'node:os';
+import { cpus, loadavg, platform, release } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildOnce, REPO_ROOT, TARGETS, type Builds } from './build';
@@ -28,6 +28,8 @@ const RESULTS_FILE = join(REPO_ROOT, 'bench/results.json');
 const RESULTS_MARKDOWN = join(REPO_ROOT, 'bench/results.md');
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** Others share this machine: a load above the core count makes every timing noisier. */
+const startLoad = loadavg()[0] ?? 0;
 const children = new Set<ChildProcess>();
 
 /** Runs bench/lookup-node.ts in a process of its own; its last stdout line is the result. */
@@ -85,6 +87,7 @@ function environment(): Results['environment'] {
     chromium: chromium || undefined,
     os: `${platform()} ${release()}`,
     cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
+    loadAverageAtStart: Math.round(startLoad * 10) / 10,
   };
 }
 
@@ -193,6 +196,9 @@ async function main(): Promise<number> {
     if (report?.length) console.log(`\n${report.join('\n')}`);
   }
   console.log(`\n${formatTable(figures, previousValues)}`);
+  if (startLoad > cpus().length) {
+    console.log(`\nnote: the load average was ${startLoad.toFixed(1)} on ${cpus().length} cores when this run started: timings are noisier than usual`);
+  }
 
   const results = mergeResults(previous, { ran, figures, benches: records, environment: environment(), at });
   results.figures.sort((a, b) => BENCHES.indexOf(a.bench as BenchName) - BENCHES.indexOf(b.bench as BenchName));
