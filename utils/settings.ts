@@ -110,7 +110,8 @@ export interface LoadedSettings {
 export function readSettings(stored: unknown): LoadedSettings {
   let raw: Record<string, unknown> =
     stored && typeof stored === 'object' && !Array.isArray(stored) ? { ...(stored as Record<string, unknown>) } : {};
-  const storedVersion = typeof raw.version === 'number' && Number.isInteger(raw.version) ? raw.version : 0;
+  // A negative version is foreign: counting up from it to SETTINGS_VERSION would never end.
+  const storedVersion = typeof raw.version === 'number' && Number.isInteger(raw.version) && raw.version >= 0 ? raw.version : 0;
   let migrated = false;
   const resetFields: SettingsField[] = [];
   if (storedVersion > SETTINGS_VERSION) {
