@@ -85,7 +85,8 @@ async function inShadow<R, A>(page: HarnessPage, fn: (root: ShadowRoot, arg: A) 
   if (!host || !shadowRef) return null;
   // A handle to the node BiDi serialised: Puppeteer's own element-handle class, reached through the host's.
   const shadow = (host.constructor as unknown as { from(value: unknown, realm: unknown): ElementHandle }).from(shadowRef, host.realm);
-  return (await shadow.evaluate(fn as unknown as (root: Element, arg: A) => R, arg)) as R;
+  const call = shadow.evaluate as unknown as (fn: (root: ShadowRoot, arg: A) => R, arg: A) => Promise<R>;
+  return call.call(shadow, fn, arg);
 }
 
 const readPanel = (page: HarnessPage) => inShadow(page, readShadow, undefined);
