@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccountSections } from '../../../components/options/Account';
+import { AccountSections, describeBindFailure } from '../../../components/options/Account';
 import { formatDateTime } from '../../../utils/i18n';
 import { DEMO_EXPIRED_TOKEN, DEMO_UNBOUND_TOKEN } from '../../service/server';
-import { loadMessages } from '../support/i18n';
+import { installI18n, loadMessages } from '../support/i18n';
 import { $, choose, click, mount, settle, startOptionsWorld, text, type, waitFor, type OptionsWorld } from './support';
 
 const en = loadMessages('en');
@@ -86,6 +86,8 @@ describe('token state', () => {
     await click($<HTMLButtonElement>(page, '#token-refresh'));
     await waitFor(() => world!.service.requests.filter((request) => request.path === '/reseed/users/profile').length > before, 'a second profile request');
     await waitFor(() => page.querySelector('#token-state .notice.error'), 'the failure again');
+    // The bind form shows (the state is unknown) and has its site list before the service closes.
+    await waitFor(() => page.querySelector('#bind-site[aria-busy="false"]'), 'the recommended sites');
   });
 
   it('shows a server failure as one, not as "not bound"', async () => {
@@ -95,6 +97,7 @@ describe('token state', () => {
     const notice = await waitFor(() => page.querySelector('#token-state .notice.error'), 'the failure');
     expect(notice.getAttribute('data-kind')).toBe('server');
     expect(page.querySelector('.token-unbound')).toBeNull();
+    await waitFor(() => page.querySelector('#bind-site[aria-busy="false"]'), 'the recommended sites');
   });
 
   it('reads in Chinese, with the date in Chinese form', async () => {
@@ -216,5 +219,25 @@ describe('binding', () => {
     await bindForm(page);
     expect(page.querySelector('#bind-section .notice.error')).toBeNull();
     expect(page.querySelectorAll('#bind-site option').length).toBe(world.service.data.recommend.length + 1);
+  });
+});
+
+describe('describeBindFailure', () => {
+  it("maps the service's bind refusals to what happened and what to do", () => {
+    installI18n('en');
+    const refusal = (serviceMessage: string) => describeBindFailure({ kind: 'bad-request', detail: 'bind', serviceMessage, code: 400 });
+    expect(refusal('用户已绑定，请勿重复操作')).toEqual({ title: en.bindAlreadyBoundTitle!.message, action: en.bindAlreadyBoundAct!.message });
+    expect(refusal('该站点账号已被其他token绑定')).toEqual({ title: en.bindTakenTitle!.message, action: en.bindTakenAct!.message });
+    expect(refusal('该站点不在推荐站点列表')).toEqual({ title: en.bindNotRecommendedTitle!.message, action: en.bindNotRecommendedAct!.message });
+    expect(refusal('绑定失败：站点用户校验未通过')).toEqual({ title: en.bindRejectedTitle!.message, action: en.bindRejectedAct!.message });
+  });
+
+  it('leaves other failures to their general meaning, with the known service words in ours', () => {
+    installI18n('en');
+    const unknown = describeBindFailure({ kind: 'bad-request', detail: 'bind', serviceMessage: '系统维护中' });
+    expect(unknown).toMatchObject({ title: en.errBadRequest!.message, action: en.actBadRequest!.message });
+    const limited = describeBindFailure({ kind: 'rate-limited', detail: 'bind', serviceMessage: '访问频率过快' });
+    expect(limited).toMatchObject({ title: en.errRateLimited!.message, friendly: en.serviceMsgTooFast!.message });
+    expect(describeBindFailure({ kind: 'network', detail: 'offline' }).title).toBe(en.errNetwork!.message);
   });
 });
