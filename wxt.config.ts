@@ -19,6 +19,9 @@ export default defineConfig({
       const tracker = manifest.content_scripts?.find((script) => script.js?.some((file) => file.includes('tracker')));
       if (!tracker) throw new Error('the tracker content script is missing from the manifest');
       tracker.matches = contentScriptMatches();
+      // WXT drops optional_host_permissions from MV2 builds without a replacement: Firefox then
+      // refuses every permissions.request (a custom service origin, "use on this site").
+      if (manifest.manifest_version === 2) manifest.optional_permissions = [...(manifest.optional_permissions ?? []), '*://*/*'];
     },
   },
   manifest: {
