@@ -126,7 +126,8 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
       service: { data: referenceDataWith(GROUPS), rateLimit: { max: 1000 } },
       trackers: routesFor(Object.values(PAGES), {
         // A log-in that leaves the session cookie Gazelle's ajax.php needs.
-        'dicmusic.com': { '/login.php': { body: '<p>welcome back</p>', headers: { 'set-cookie': `${GAZELLE_SESSION}; Path=/` } } },
+        // (Lasting, not a session cookie: those end when the last window closes.)
+        'dicmusic.com': { '/login.php': { body: '<p>welcome back</p>', headers: { 'set-cookie': `${GAZELLE_SESSION}; Path=/; Max-Age=86400` } } },
         'kp.m-team.cc': { '/assets/index-3c1f.js': { body: mteamAppScript({ hash: hashOf(PAGES.mteam), title: PAGES.mteam.expect.hashes[0]!.title! }), type: 'text/javascript' } },
       }),
     });

@@ -107,14 +107,17 @@ export interface PanelContent {
   /** The panel's one-line summary (the toggle's title when it is a folded corner badge, else its text). */
   summary: string;
   links: string[];
+  /** Labels of its buttons. */
+  buttons: string[];
 }
 
 /**
- * What the in-page panel shows. Its shadow root is closed, so neither the page nor Playwright's
- * selectors see into it; the DevTools protocol does (Chromium only). Null: no panel.
+ * Runs a function (source text; `this` is the shadow root) inside the in-page panel. Its shadow
+ * root is closed, so neither the page nor Playwright's selectors reach into it; the DevTools
+ * protocol does (Chromium only). Null: no panel on the page.
  */
-export async function panelContent(tab: HarnessPage): Promise<PanelContent | null> {
-  if (tab.kind !== 'chromium') throw new Error('panelLinks reads the closed shadow root through CDP: Chromium only');
+async function inPanel<T>(tab: HarnessPage, functionDeclaration: string, arg?: unknown): Promise<T | null> {
+  if (tab.kind !== 'chromium') throw new Error('the panel is reached through CDP: Chromium only');
   const raw = tab.raw as PlaywrightPage;
   const session = await raw.context().newCDPSession(raw);
   try {
@@ -126,17 +129,42 @@ export async function panelContent(tab: HarnessPage): Promise<PanelContent | nul
     const { object } = await session.send('DOM.resolveNode', { backendNodeId: shadow.backendNodeId });
     const { result } = await session.send('Runtime.callFunctionOn', {
       objectId: object.objectId!,
-      functionDeclaration: `function () {
-        const toggle = this.querySelector('.panel-toggle');
-        return {
-          summary: (toggle && (toggle.getAttribute('title') || toggle.textContent)) || '',
-          links: [...this.querySelectorAll('a.candidate-link')].map((a) => a.href),
-        };
-      }`,
+      functionDeclaration,
+      arguments: [{ value: arg ?? null }],
       returnByValue: true,
     });
-    return result.value as PanelContent;
+    return result.value as T;
   } finally {
     await session.detach();
   }
+}
+
+/** What the in-page panel shows (Chromium only; null when there is no panel). */
+export function panelContent(tab: HarnessPage): Promise<PanelContent | null> {
+  return inPanel<PanelContent>(
+    tab,
+    `function () {
+      const toggle = this.querySelector('.panel-toggle');
+      return {
+        summary: (toggle && (toggle.getAttribute('title') || toggle.textContent)) || '',
+        links: [...this.querySelectorAll('a.candidate-link')].map((a) => a.href),
+        buttons: [...this.querySelectorAll('button')].map((button) => button.textContent.trim()),
+      };
+    }`,
+  );
+}
+
+/** Clicks the panel's button with this label (Chromium only); false when there is none. */
+export async function clickPanelButton(tab: HarnessPage, label: string): Promise<boolean> {
+  const clicked = await inPanel<boolean>(
+    tab,
+    `function (label) {
+      const button = [...this.querySelectorAll('button')].find((candidate) => candidate.textContent.trim() === label);
+      if (!button) return false;
+      button.click();
+      return true;
+    }`,
+    label,
+  );
+  return clicked === true;
 }
