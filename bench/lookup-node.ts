@@ -27,7 +27,7 @@ import type { Figure } from './figures';
 (globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
 
 /** The background's minimum gap between two calls to the service (entrypoints/background.ts). */
-export const BACKGROUND_MIN_INTERVAL_MS = 500;
+
 export const CACHED = 10_000;
 export const FLOOD_HASHES = 10_000;
 export const FLOOD_PAGE_ROWS = 100;
@@ -168,7 +168,7 @@ interface FloodRun {
  * the scenarios run in separate processes, at the same time.
  */
 async function flood(scenario: FloodScenario): Promise<NodeBenchOutput> {
-  const { Lookup } = await import('../utils/lookup/lookup');
+  const { Lookup, LOOKUP_DEFAULTS } = await import('../utils/lookup/lookup');
   const { getSites } = await import('../utils/service/client');
   const { DEFAULT_SETTINGS } = await import('../utils/settings');
   const { DEMO_TOKEN, startReferenceService } = await import('../test/service/server');
@@ -200,7 +200,8 @@ async function flood(scenario: FloodScenario): Promise<NodeBenchOutput> {
       sitesToReport: () => (sites ??= lookup.call((config) => getSites(config), settings).then((list) => list.sites.map((site) => site.id))),
       version: '0.1.0',
       fetch: countingFetch,
-      minIntervalMs: BACKGROUND_MIN_INTERVAL_MS,
+      // Paced exactly as the background paces it.
+      ...LOOKUP_DEFAULTS,
     });
     if (scenario === 'steady') {
       // Earlier use: one page looked up, so the site list and sid_sha1 are known; then a minute

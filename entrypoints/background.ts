@@ -5,9 +5,10 @@
 import { browser, type Browser } from 'wxt/browser';
 import { Controller } from '../utils/background/controller';
 import { routeMessage } from '../utils/background/router';
+import { LOOKUP_DEFAULTS } from '../utils/lookup/lookup';
 
 export default defineBackground(() => {
-  const controller = new Controller({ version: browser.runtime.getManifest().version, minIntervalMs: 500 });
+  const controller = new Controller({ version: browser.runtime.getManifest().version, ...LOOKUP_DEFAULTS });
 
   browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) =>
     routeMessage(controller, message, sender),

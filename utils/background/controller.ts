@@ -33,6 +33,8 @@ export interface ControllerOptions {
   fetch?: typeof fetch;
   now?: () => number;
   minIntervalMs?: number;
+  maxCallsPerMinute?: number;
+  batchWindowMs?: number;
   retryDelaysMs?: readonly number[];
   timeoutMs?: number;
 }
@@ -86,6 +88,8 @@ export class Controller {
       fetch: options.fetch,
       now: options.now,
       minIntervalMs: options.minIntervalMs,
+      maxCallsPerMinute: options.maxCallsPerMinute,
+      batchWindowMs: options.batchWindowMs,
       retryDelaysMs: options.retryDelaysMs,
       timeoutMs: options.timeoutMs,
     });

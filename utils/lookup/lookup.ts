@@ -34,18 +34,26 @@ export interface LookupEnvironment {
   version: string;
   now?: () => number;
   fetch?: typeof fetch;
-  /** Minimum gap between two calls to the service (ms): keeps bursts under its rate limit. */
+  /** Minimum gap between two calls to the service (ms); none unless given (the background gives LOOKUP_DEFAULTS). */
   minIntervalMs?: number;
+  /** At most this many calls in any 60 s; no limit unless given. */
+  maxCallsPerMinute?: number;
+  /** How long hashes asked at the same moment (several tabs, a list page) wait to share a request. */
+  batchWindowMs?: number;
   /** Waits used between retries (ms); tests shorten them. */
   retryDelaysMs?: readonly number[];
   timeoutMs?: number;
 }
 
+/** What the background runs with: gentle enough for the service's 60 calls a minute. */
+export const LOOKUP_DEFAULTS = { minIntervalMs: 200, maxCallsPerMinute: 55, batchWindowMs: 20 } as const;
+const NO_PACING = { minIntervalMs: 0, maxCallsPerMinute: Number.POSITIVE_INFINITY, batchWindowMs: 0 } as const;
+
 export interface LookupOutcome {
   answers: Map<string, CachedAnswer>;
   /** Every hash was answered from the cache. */
   fromCache: boolean;
-  /** How many requests went to the service for this call. */
+  /** How many requests went to the service for this call's hashes (shared batches count once). */
   requests: number;
   /** Set when the service said our clock is off (seconds the service is ahead). */
   clockSkewSeconds?: number;
@@ -59,15 +67,37 @@ interface SiteReport {
   at: number;
 }
 
+/** What one batch request gave every hash it carried. */
+interface BatchResult {
+  answer: CachedAnswer;
+  batch: number;
+  requests: number;
+  clockSkewSeconds?: number;
+}
+
+interface Waiting {
+  resolve(result: BatchResult): void;
+  reject(error: unknown): void;
+}
+
+/** Failures that every queued hash would meet too: they end the whole queue, not just one batch. */
+const ENDS_THE_QUEUE = new Set(['rate-limited', 'no-credentials', 'auth', 'not-bound', 'bad-sign']);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Lookup {
   readonly cache: AnswerCache;
-  private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
+  /** Hashes asked of the service and not answered yet: queued or in a request. */
+  private readonly inFlight = new Map<string, Promise<BatchResult>>();
+  /** Hashes waiting for the next batch, in the order they were asked. */
+  private readonly queue = new Map<string, Waiting>();
+  private draining: Promise<void> | undefined;
+  private reporting: Promise<string> | undefined;
+  private batches = 0;
   private readonly now: () => number;
   private blockedUntil: number | undefined;
   private clockOffset: number | undefined;
-  private lastCallAt = 0;
+  private readonly recentCalls: number[] = [];
   private callChain: Promise<void> = Promise.resolve();
 
   constructor(private readonly env: LookupEnvironment) {
@@ -75,7 +105,11 @@ export class Lookup {
     this.cache = new AnswerCache(this.now);
   }
 
-  /** Answers for these hashes: fresh cache entries unless `force`, the rest from the service. */
+  /**
+   * Answers for these hashes: fresh cache entries unless `force`, the rest from the service.
+   * Hashes asked at the same moment by several callers share requests of up to 200; a hash
+   * already on its way to the service is not asked twice.
+   */
   async answers(hashes: readonly string[], options: { force?: boolean } = {}): Promise<LookupOutcome> {
     const wanted = [...new Set(hashes.map((hash) => hash.toLowerCase()))];
     const answers = new Map<string, CachedAnswer>();
@@ -91,28 +125,96 @@ export class Lookup {
     }
     if (!needed.length) return { answers, fromCache: true, requests: 0 };
 
-    const waiting: Promise<void>[] = [];
-    const mine: string[] = [];
-    for (const hash of needed) {
-      const pending = this.inFlight.get(hash);
-      if (pending && !options.force) waiting.push(pending.then((answer) => void answers.set(hash, answer)));
-      else mine.push(hash);
-    }
+    const results = await Promise.all(needed.map((hash) => this.inFlight.get(hash) ?? this.enqueue(hash)));
     const outcome: LookupOutcome = { answers, fromCache: false, requests: 0 };
-    if (mine.length) {
-      const request = this.fetchAnswers(mine, outcome);
-      for (const hash of mine) {
-        const forHash = request.then((fetched) => fetched.get(hash) ?? { candidates: [], fetchedAt: this.now() });
-        forHash.catch(() => undefined);
-        this.inFlight.set(hash, forHash);
-        waiting.push(forHash.then((answer) => void answers.set(hash, answer)));
-      }
-      request.finally(() => {
-        for (const hash of mine) this.inFlight.delete(hash);
-      }).catch(() => undefined);
-    }
-    await Promise.all(waiting);
+    const batches = new Map<number, number>();
+    needed.forEach((hash, index) => {
+      const result = results[index]!;
+      answers.set(hash, result.answer);
+      batches.set(result.batch, result.requests);
+      if (result.clockSkewSeconds !== undefined) outcome.clockSkewSeconds = result.clockSkewSeconds;
+    });
+    for (const requests of batches.values()) outcome.requests += requests;
     return outcome;
+  }
+
+  private enqueue(hash: string): Promise<BatchResult> {
+    const promise = new Promise<BatchResult>((resolve, reject) => this.queue.set(hash, { resolve, reject }));
+    this.inFlight.set(hash, promise);
+    promise.then(
+      () => this.inFlight.delete(hash),
+      () => this.inFlight.delete(hash),
+    );
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
+    return promise;
+  }
+
+  /** Sends the queue, one batch at a time, until it is empty. */
+  private async drain(): Promise<void> {
+    await sleep(this.env.batchWindowMs ?? NO_PACING.batchWindowMs);
+    while (this.queue.size) {
+      let taken: [string, Waiting][] = [];
+      try {
+        const settings = await this.env.settings();
+        const mode = lookupMode(settings);
+        if (mode === 'none') throw new ServiceError({ kind: 'no-credentials', detail: 'no token or App ID configured' });
+        const result = await this.sendBatch(settings, mode, () => {
+          // Taken at the last moment, so hashes that arrived while we waited for the gate join in.
+          taken = [...this.queue].slice(0, mode === 'signed' ? 1 : MAX_HASHES_PER_REQUEST);
+          for (const [hash] of taken) this.queue.delete(hash);
+          return taken.map(([hash]) => hash);
+        });
+        const batch = ++this.batches;
+        const stored = new Map<string, CachedAnswer>();
+        for (const [hash] of taken) stored.set(hash, { candidates: result.candidates.get(hash) ?? [], fetchedAt: this.now() });
+        await this.cache.put(stored);
+        for (const [hash, waiting] of taken) {
+          waiting.resolve({ answer: stored.get(hash)!, batch, requests: result.requests, clockSkewSeconds: result.clockSkewSeconds });
+        }
+      } catch (error) {
+        const everyone = !taken.length || (error instanceof ServiceError && ENDS_THE_QUEUE.has(error.kind));
+        for (const [, waiting] of taken) waiting.reject(error);
+        if (everyone) {
+          for (const waiting of this.queue.values()) waiting.reject(error);
+          this.queue.clear();
+        }
+      }
+    }
+  }
+
+  /** One batch, with its recoveries: the site report (again once if stale), clock, transient failures. */
+  private async sendBatch(
+    settings: Settings,
+    mode: 'token' | 'signed',
+    take: () => string[],
+  ): Promise<{ candidates: Map<string, Candidate[]>; requests: number; clockSkewSeconds?: number }> {
+    let chunk: string[] | undefined;
+    const hashes = () => (chunk ??= take());
+    const tally = { requests: 0, clockSkewSeconds: undefined as number | undefined };
+    if (mode === 'signed') {
+      const candidates = await this.withRecovery(tally, () =>
+        this.call((config) => lookupSigned(config, hashes()[0]!), settings),
+      );
+      return { candidates: new Map([[hashes()[0]!, candidates]]), ...tally };
+    }
+    let reportedAgain = false;
+    const candidates = await this.withRecovery(tally, async () => {
+      try {
+        const sidSha1 = await this.sharedSiteReport(settings, false);
+        return await this.call((config) => lookupBatch(config, hashes(), sidSha1), settings);
+      } catch (error) {
+        // The service no longer accepts our site hash: report the sites again and retry once.
+        if (error instanceof ServiceError && error.kind === 'stale-site-hash' && !reportedAgain) {
+          reportedAgain = true;
+          const sidSha1 = await this.sharedSiteReport(settings, true);
+          return await this.call((config) => lookupBatch(config, hashes(), sidSha1), settings);
+        }
+        throw error;
+      }
+    });
+    return { candidates, ...tally };
   }
 
   /** When no call may go out before (ms), if a rate limit is in force. */
@@ -154,19 +256,12 @@ export class Lookup {
   }
 
   /**
-   * Runs one call to the service: waits for the rate-limit gate and the minimum interval, and
-   * records a rate limit the service announces. Every call to the service goes through here.
+   * Runs one call to the service: waits for the rate-limit gate, the minimum gap and a free slot
+   * in the last minute, and records a rate limit the service announces. Every call to the
+   * service goes through here.
    */
   async call<T>(operation: (config: ServiceConfig) => Promise<T>, settings?: Settings): Promise<T> {
-    const turn = this.callChain.then(async () => {
-      const until = await this.rateLimitedUntil();
-      if (until) {
-        throw new ServiceError({ kind: 'rate-limited', detail: 'waiting for the rate limit to lift', retryAt: until });
-      }
-      const gap = (this.env.minIntervalMs ?? 0) - (this.now() - this.lastCallAt);
-      if (gap > 0) await sleep(gap);
-      this.lastCallAt = this.now();
-    });
+    const turn = this.callChain.then(() => this.waitForSlot());
     this.callChain = turn.catch(() => undefined);
     await turn;
     try {
@@ -181,46 +276,33 @@ export class Lookup {
     }
   }
 
-  private async fetchAnswers(hashes: string[], outcome: LookupOutcome): Promise<Map<string, CachedAnswer>> {
-    const settings = await this.env.settings();
-    const mode = lookupMode(settings);
-    if (mode === 'none') throw new ServiceError({ kind: 'no-credentials', detail: 'no token or App ID configured' });
-    const fetched = new Map<string, CachedAnswer>();
-    const store = async (candidates: Map<string, Candidate[]>) => {
-      const batch = new Map<string, CachedAnswer>();
-      for (const [hash, list] of candidates) batch.set(hash, { candidates: list, fetchedAt: this.now() });
-      await this.cache.put(batch);
-      for (const [hash, answer] of batch) fetched.set(hash, answer);
-    };
-    if (mode === 'signed') {
-      for (const hash of hashes) {
-        const candidates = await this.withRecovery(settings, outcome, () =>
-          this.call((config) => lookupSigned(config, hash), settings),
-        );
-        await store(new Map([[hash, candidates]]));
-      }
-      return fetched;
+  private async waitForSlot(): Promise<void> {
+    const until = await this.rateLimitedUntil();
+    if (until) throw new ServiceError({ kind: 'rate-limited', detail: 'waiting for the rate limit to lift', retryAt: until });
+    const minInterval = this.env.minIntervalMs ?? NO_PACING.minIntervalMs;
+    const perMinute = this.env.maxCallsPerMinute ?? NO_PACING.maxCallsPerMinute;
+    // Pacing is about real time, whatever clock the cache is told to use.
+    for (;;) {
+      const now = Date.now();
+      while (this.recentCalls.length && now - this.recentCalls[0]! >= 60_000) this.recentCalls.shift();
+      const last = this.recentCalls.at(-1);
+      const gap = last === undefined ? 0 : minInterval - (now - last);
+      const full = this.recentCalls.length >= perMinute ? 60_000 - (now - this.recentCalls[0]!) : 0;
+      const wait = Math.max(gap, full);
+      if (wait <= 0) break;
+      await sleep(wait);
     }
-    for (let start = 0; start < hashes.length; start += MAX_HASHES_PER_REQUEST) {
-      const chunk = hashes.slice(start, start + MAX_HASHES_PER_REQUEST);
-      let reportedAgain = false;
-      const candidates = await this.withRecovery(settings, outcome, async () => {
-        try {
-          const sidSha1 = await this.siteReport(settings, false);
-          return await this.call((config) => lookupBatch(config, chunk, sidSha1), settings);
-        } catch (error) {
-          // The service no longer accepts our site hash: report the sites again and retry once.
-          if (error instanceof ServiceError && error.kind === 'stale-site-hash' && !reportedAgain) {
-            reportedAgain = true;
-            const sidSha1 = await this.siteReport(settings, true);
-            return await this.call((config) => lookupBatch(config, chunk, sidSha1), settings);
-          }
-          throw error;
-        }
-      });
-      await store(candidates);
-    }
-    return fetched;
+    this.recentCalls.push(Date.now());
+  }
+
+  private sharedSiteReport(settings: Settings, force: boolean): Promise<string> {
+    // Concurrent batches share one report: on first use a burst of pages must not send one each.
+    if (!force && this.reporting) return this.reporting;
+    const report = this.siteReport(settings, force).finally(() => {
+      if (this.reporting === report) this.reporting = undefined;
+    });
+    this.reporting = report;
+    return report;
   }
 
   /**
@@ -228,19 +310,19 @@ export class Lookup {
    * server error is tried again with backoff; an expired timestamp is tried once more with the
    * clock offset the service's Date header gave.
    */
-  private async withRecovery<T>(settings: Settings, outcome: LookupOutcome, attempt: () => Promise<T>): Promise<T> {
+  private async withRecovery<T>(tally: { requests: number; clockSkewSeconds?: number }, attempt: () => Promise<T>): Promise<T> {
     const delays = this.env.retryDelaysMs ?? [1000, 3000];
     let correctedClock = false;
     for (let tries = 0; ; tries++) {
       try {
-        outcome.requests++;
+        tally.requests++;
         return await attempt();
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         if (error.kind === 'expired-timestamp' && !correctedClock && error.clockOffsetSeconds !== undefined) {
           correctedClock = true;
           await this.learnClockOffset(error.clockOffsetSeconds);
-          if (Math.abs(error.clockOffsetSeconds) >= NOTABLE_SKEW_S) outcome.clockSkewSeconds = error.clockOffsetSeconds;
+          if (Math.abs(error.clockOffsetSeconds) >= NOTABLE_SKEW_S) tally.clockSkewSeconds = error.clockOffsetSeconds;
           continue;
         }
         const transient = error.kind === 'network' || error.kind === 'timeout' || error.kind === 'server';

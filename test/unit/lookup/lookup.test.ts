@@ -98,6 +98,26 @@ describe('Lookup', () => {
     expect(outcome.answers.get(randomHash(7))!.candidates).toEqual([]);
   });
 
+  it('lets pages that ask at the same moment share requests of 200 and one site report', async () => {
+    const lookup = makeLookup({ batchWindowMs: 20 });
+    const hashes = Array.from({ length: 1000 }, (_, i) => randomHash(i + 1));
+    const pages = Array.from({ length: 10 }, (_, page) => hashes.slice(page * 100, (page + 1) * 100));
+    const outcomes = await Promise.all(pages.map((page) => lookup.answers(page)));
+    expect(reports()).toHaveLength(1);
+    expect(lookups()).toHaveLength(5);
+    expect(outcomes.every((outcome, page) => outcome.answers.size === 100 && outcome.answers.has(pages[page]![0]!))).toBe(true);
+  });
+
+  it('paces its calls: a minimum gap, and no more per minute than allowed', async () => {
+    const lookup = makeLookup({ minIntervalMs: 120, maxCallsPerMinute: 1000 });
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) await lookup.answers([randomHash(100 + i)]);
+    // report + 3 lookups: three gaps of at least 120 ms between four calls.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    const times = service.requests.map((request) => request.time);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(100);
+  });
+
   it('reports the sites again and retries once when the service forgot the site hash', async () => {
     const lookup = makeLookup();
     await lookup.answers(knownHashes().slice(0, 1));
