@@ -62,10 +62,11 @@ const KNOWN_SERVICE_MESSAGES: [RegExp, MessageKey][] = [
   [/缺少sid_list/i, 'serviceMsgSiteHash'],
   [/时间戳已过期|timestamp/i, 'serviceMsgTimestamp'],
   [/未绑定/, 'serviceMsgNotBound'],
-  [/缺少token|token未注册|token无效|token/i, 'serviceMsgToken'],
+  // Before the token rule: "该站点账号已被其他token绑定" is about the account, not a missing token.
+  [/已(经)?绑定|已被.*绑定/, 'serviceMsgAlreadyBound'],
+  [/缺少token|token未注册|token无效|token不存在|token.{0,4}(invalid|missing|required)/i, 'serviceMsgToken'],
   [/未查询到可辅种数据/, 'serviceMsgNoCandidates'],
   [/访问频率过快|过于频繁/, 'serviceMsgTooFast'],
-  [/已(经)?绑定/, 'serviceMsgAlreadyBound'],
   [/passkey/i, 'serviceMsgPasskey'],
 ];
 
