@@ -28,10 +28,16 @@ export function sidForHost(host: string | undefined, sites: ServiceSite[] | unde
   return match?.id;
 }
 
-/** Chinese readers know sites by their Chinese names (IYUU's nicknames); others by the Latin ones. */
+/**
+ * Chinese readers know sites by their Chinese names (IYUU's nicknames); others by the Latin ones.
+ * Decided by the language the extension's messages are actually shown in (languageName), so the
+ * names match the words around them: Chromium can serve the zh_CN messages while getUILanguage()
+ * and @@ui_locale still say en-US (seen in a service worker).
+ */
 function prefersChinese(): boolean {
   try {
-    return browser.i18n.getUILanguage().toLowerCase().startsWith('zh');
+    const shown = browser.i18n.getMessage('languageName');
+    return shown ? shown.includes('中文') : browser.i18n.getUILanguage().toLowerCase().startsWith('zh');
   } catch {
     return false;
   }
