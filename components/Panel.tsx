@@ -3,6 +3,7 @@ import type { TabView } from '../utils/messages';
 import { describeFailure, formatAge, formatNumber, t } from '../utils/i18n';
 import { CandidateGroups } from './CandidateGroups';
 import { countOthers } from './groups';
+import { viewSummary } from './summary';
 import { ChevronIcon, CloseIcon, LogoIcon } from './icons';
 import { pageProblemText, torrentProblemText } from './torrentProblem';
 
@@ -15,24 +16,6 @@ export interface PanelProps {
   onRefresh: () => void;
   /** The card opened or closed (the mount re-places a floating badge while it is closed). */
   onToggle?: (open: boolean) => void;
-}
-
-/** One line for the header: what the panel has to say. */
-export function panelSummary(view: TabView): string {
-  const { torrents, sites } = countOthers(view.candidates);
-  switch (view.status) {
-    case 'done':
-      return torrents ? t('resultsHeading', formatNumber(torrents), formatNumber(sites)) : t('statusNoCandidates');
-    case 'looking-up':
-    case 'reading':
-      return t('statusLookingUp', formatNumber(view.hashes.length));
-    case 'no-credentials':
-      return t('statusNoToken');
-    case 'error':
-      return t('panelError');
-    default:
-      return t('statusNoHash');
-  }
 }
 
 /** The badge's few characters, like the toolbar badge: a count, "…" while looking up, "!" when something needs the user. */
@@ -62,7 +45,7 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
   };
 
   render({ view, mode, onHideOnSite, onHashFromTorrent, onRefresh }: PanelProps, { open }: { open: boolean }) {
-    const summary = panelSummary(view);
+    const summary = viewSummary(view);
     const failure = view.status === 'error' && view.error ? describeFailure(view.error) : undefined;
     const floating = mode === 'floating';
     const { torrents } = countOthers(view.candidates);

@@ -8,6 +8,7 @@ import { FailureNotice, Notice } from '../../components/FailureNotice';
 import { allLinks, countOthers } from '../../components/groups';
 import { LogoIcon, PopOutIcon, RefreshIcon, SettingsIcon } from '../../components/icons';
 import { RecommendedSites } from '../../components/RecommendedSites';
+import { viewSummary } from '../../components/summary';
 import { pageProblemText, torrentProblemText } from '../../components/torrentProblem';
 import { formatAge, formatDuration, formatNumber, t } from '../../utils/i18n';
 import type { TabView, ViewChanged } from '../../utils/messages';
@@ -129,6 +130,10 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
           </button>
         </div>
       </header>
+      {/* One stable live region: screen readers hear how the lookup ends without tabbing to it. */}
+      <p class="sr-only" role="status" aria-live="polite">
+        {view && view.hashes.length > 0 ? viewSummary(view) : ''}
+      </p>
       <div class="content">
         {shown ? (
           <TabContent view={shown} now={now} busy={busy} onRefresh={refresh} onHashFromTorrent={hashFromTorrent} />
@@ -319,7 +324,7 @@ function StatusSection({ view, now, busy, onRefresh, onHashFromTorrent }: Conten
     case 'looking-up':
       return (
         <>
-          <div class="notice info looking" role="status">
+          <div class="notice info looking">
             <strong class="notice-title">{t('statusLookingUp', formatNumber(view.hashes.length))}</strong>
           </div>
           {/* The space the answer will take, so it does not push things about when it comes. */}

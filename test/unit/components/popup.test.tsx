@@ -134,9 +134,9 @@ describe('popup states', () => {
 
   it('looking up: a status line, the answer\'s space reserved, refresh disabled', async () => {
     const { root } = await showView(tabView({ status: 'looking-up' }));
-    const status = root.querySelector('.notice.looking')!;
-    expect(status.getAttribute('role')).toBe('status');
-    expect(text(status)).toBe('Looking up 1 hash(es)…');
+    expect(text(root.querySelector('.notice.looking'))).toBe('Looking up 1 hash(es)…');
+    // Said once, by the popup's one live region.
+    expect(text(root.querySelector('main > [role=status]'))).toBe('Looking up 1 hash(es)…');
     expect(root.querySelector('.skeleton.block')).not.toBeNull();
     expect(root.querySelector('a.candidate-link')).toBeNull();
     expect(root.querySelector<HTMLButtonElement>('button.refresh')!.disabled).toBe(true);
@@ -153,6 +153,7 @@ describe('popup states', () => {
   it('done: candidates grouped by site, own sites first, the current site marked and last, the others folded', async () => {
     const { root } = await showView(tabView({ candidates: OPPENHEIMER, fetchedAt: Date.now() - 3 * 60_000 }));
     expect(text(root.querySelector('#results-heading'))).toBe('4 torrents on 3 other sites');
+    expect(text(root.querySelector('main > [role=status]'))).toBe('4 torrents on 3 other sites');
     const shown = [...root.querySelectorAll('.candidates > ul.sites > li.site')];
     expect(shown.map((site) => text(site.querySelector('.site-name')))).toEqual(['OurBits', 'PTerClub', 'HDSky']);
     // One group per site, all its torrents in it, each with a link and a copy button.

@@ -1,0 +1,21 @@
+import { formatNumber, t } from '../utils/i18n';
+import type { TabView } from '../utils/messages';
+import { countOthers } from './groups';
+
+/** One line for what a tab's view has to say: the panel's header, and what the popup announces. */
+export function viewSummary(view: TabView): string {
+  const { torrents, sites } = countOthers(view.candidates);
+  switch (view.status) {
+    case 'done':
+      return torrents ? t('resultsHeading', formatNumber(torrents), formatNumber(sites)) : t('statusNoCandidates');
+    case 'looking-up':
+    case 'reading':
+      return t('statusLookingUp', formatNumber(view.hashes.length));
+    case 'no-credentials':
+      return t('statusNoToken');
+    case 'error':
+      return t('panelError');
+    default:
+      return t('statusNoHash');
+  }
+}
