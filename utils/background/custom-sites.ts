@@ -21,8 +21,20 @@ export async function grantedHosts(hosts: readonly string[]): Promise<string[]> 
   return granted;
 }
 
-/** Makes the registered content script match exactly these hosts (those still permitted). */
-export async function syncCustomSites(hosts: readonly string[]): Promise<string[]> {
+let syncing: Promise<unknown> = Promise.resolve();
+
+/**
+ * Makes the registered content script match exactly these hosts (those still permitted). One call
+ * at a time: the popup's "enable" and permissions.onAdded arrive together, and two interleaved
+ * unregister/register pairs fail the second registration ("already registered").
+ */
+export function syncCustomSites(hosts: readonly string[]): Promise<string[]> {
+  const run = syncing.then(() => registerFor(hosts));
+  syncing = run.catch(() => undefined);
+  return run;
+}
+
+async function registerFor(hosts: readonly string[]): Promise<string[]> {
   const scripting = browser.scripting;
   if (!scripting?.registerContentScripts) return [];
   const permitted = await grantedHosts(hosts);
