@@ -74,6 +74,9 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Harne
     '--disable-sync',
     '--disable-dev-shm-usage',
     `--lang=${lang}`,
+    // CDP's Extensions domain, so a test can press the toolbar button (Extensions.triggerAction),
+    // which grants activeTab as a person's click does. Needs the pipe connection Playwright uses.
+    '--enable-unsafe-extension-debugging',
   ];
   // Also route https (it reaches the router as CONNECT, which is refused and recorded).
   if (options.proxyPort !== undefined) args.push(`--proxy-server=http://127.0.0.1:${options.proxyPort}`, '--proxy-bypass-list=<-loopback>');
