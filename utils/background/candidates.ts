@@ -34,7 +34,7 @@ export function sidForHost(host: string | undefined, sites: ServiceSite[] | unde
  * names match the words around them: Chromium can serve the zh_CN messages while getUILanguage()
  * and @@ui_locale still say en-US (seen in a service worker).
  */
-function prefersChinese(): boolean {
+export function prefersChinese(): boolean {
   try {
     const shown = browser.i18n.getMessage('languageName');
     return shown ? shown.includes('中文') : browser.i18n.getUILanguage().toLowerCase().startsWith('zh');

@@ -20,7 +20,7 @@ import {
 import { catalog, siteForHost } from '../sites';
 import type { ProfileView, SiteChoice } from '../messages';
 import type { Profile } from '../service/schemas';
-import { buildCandidateViews, recommendedViews, siteName } from './candidates';
+import { buildCandidateViews, prefersChinese, recommendedViews, siteName } from './candidates';
 import { siteForSid } from '../sites';
 import { SettingsStore } from './settings-store';
 import { SiteDirectory } from './site-list';
@@ -98,8 +98,19 @@ export class Controller {
         await this.lookup.forgetServiceState();
         if (next.baseUrl !== previous.baseUrl) await this.directory.forget();
       }
-      if (next.heldSites?.join() !== previous.heldSites?.join()) await this.lookup.forgetServiceState();
+      if (next.heldSites?.join() !== previous.heldSites?.join()) {
+        await this.lookup.forgetServiceState();
+        // Open tabs fold the sites the user is not on at once, from the answers already held.
+        await this.redrawTabs();
+      }
     });
+  }
+
+  /** Rebuilds every tab's view from the cache (after the user's sites changed). */
+  private async redrawTabs(): Promise<void> {
+    for (const view of this.tabs.all()) {
+      if (view.status === 'done' && view.hashes.length) await this.resolve(view, false).catch(() => undefined);
+    }
   }
 
   /** A content script read its page. The tab id and URL come from the browser, not the message. */
@@ -346,7 +357,7 @@ export class Controller {
     if (settings.token) {
       listed = await this.directory.sites.get(settings.baseUrl, (operation) => this.lookup.call(operation, settings), { refresh });
     }
-    const chinese = browser.i18n.getUILanguage().toLowerCase().startsWith('zh');
+    const chinese = prefersChinese();
     const sites: SiteChoice[] = listed.value?.length
       ? listed.value.map((site) => ({
           sid: site.id,
