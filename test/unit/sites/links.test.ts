@@ -175,7 +175,8 @@ describe('links for any input (property)', () => {
   it('buildDetailsUrlFromCatalog and homeUrl stay on the entry’s host or the override', () => {
     fc.assert(
       fc.property(fc.constantFrom(...catalog), id, override, (entry, torrentId, given) => {
-        const expectedHost = given?.host ? given.host.trim().toLowerCase() : entry.hosts[0];
+        // A blank override host is no override.
+        const expectedHost = given?.host?.trim().toLowerCase() || entry.hosts[0];
         for (const url of [buildDetailsUrlFromCatalog(entry, torrentId, given), homeUrl(entry, given)]) {
           if (url === undefined) continue;
           expect(url).toMatch(/^https?:\/\//);
