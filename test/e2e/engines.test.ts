@@ -83,29 +83,29 @@ const pagesFor = (kind: BrowserKind) => ({
   nexusList: servePage('nexusphp-list', 'ourbits.club'),
 }) satisfies Record<string, ServedPage>;
 
-/** For the hashes and the data: the same in every browser. */
-const PAGES = pagesFor('firefox');
+/** For the hashes and the service's data, which are the same in every browser. */
+const READINGS = pagesFor('firefox');
 
 const hashOf = (page: ServedPage, index = 0) => page.expect.hashes[index]!.hash;
-const LIST_ROWS = [0, 11, 20].map((index) => PAGES.nexusList.expect.hashes[index]!);
+const LIST_ROWS = [0, 11, 20].map((index) => READINGS.nexusList.expect.hashes[index]!);
 
 /** Each page's torrent on its own site, and elsewhere; "site#2" is a second torrent on the same site. */
 const GROUPS = [
-  groupFor(hashOf(PAGES.nexusChs), { site: 'hdsky', torrentId: 12345 }, { ourbits: 501, pterclub: 502, 'hdsky#2': 12399 }),
-  groupFor(hashOf(PAGES.nexusCht), { site: 'ourbits', torrentId: 777 }, { hdsky: 511, audiences: 512 }),
-  groupFor(hashOf(PAGES.nexusEn), { site: 'ssd', torrentId: 31337 }, { chdbits: 521, hdhome: 522 }),
-  groupFor(hashOf(PAGES.pluginDetails), { site: 'hdhome', torrentId: 5566 }, { ourbits: 531, keepfrds: 532 }),
-  groupFor(hashOf(PAGES.collapsed), { site: 'audiences', torrentId: 4040 }, { hdsky: 541, ssd: 542 }),
+  groupFor(hashOf(READINGS.nexusChs), { site: 'hdsky', torrentId: 12345 }, { ourbits: 501, pterclub: 502, 'hdsky#2': 12399 }),
+  groupFor(hashOf(READINGS.nexusCht), { site: 'ourbits', torrentId: 777 }, { hdsky: 511, audiences: 512 }),
+  groupFor(hashOf(READINGS.nexusEn), { site: 'ssd', torrentId: 31337 }, { chdbits: 521, hdhome: 522 }),
+  groupFor(hashOf(READINGS.pluginDetails), { site: 'hdhome', torrentId: 5566 }, { ourbits: 531, keepfrds: 532 }),
+  groupFor(hashOf(READINGS.collapsed), { site: 'audiences', torrentId: 4040 }, { hdsky: 541, ssd: 542 }),
   groupFor(LAZY_HASH, { site: 'pterclub', torrentId: 8080 }, { hdhome: 551 }),
-  groupFor(hashOf(PAGES.ttg), { site: 'ttg', torrentId: 123456 }, { hdsky: 561, ourbits: 562 }),
-  groupFor(hashOf(PAGES.hdcity), { site: 'hdcity', torrentId: 98765 }, { ttg: 571, pterclub: 572 }),
-  groupFor(hashOf(PAGES.unit3d), { site: 'monikadesign', torrentId: 4321 }, { hdsky: 581, chdbits: 582 }),
-  groupFor(hashOf(PAGES.unit3dList, 0), { site: 'monikadesign', torrentId: 5001 }, { ourbits: 591 }),
-  groupFor(hashOf(PAGES.unit3dList, 2), { site: 'monikadesign', torrentId: 5004 }, { hdsky: 592, ssd: 593 }),
-  groupFor(hashOf(PAGES.gazelle), { site: 'dicmusic', torrentId: 2002 }, { greatposterwall: 601, ourbits: 602 }),
-  groupFor(hashOf(PAGES.mteam), { site: 'm-team', torrentId: 900123 }, { hdsky: 611, audiences: 612 }),
+  groupFor(hashOf(READINGS.ttg), { site: 'ttg', torrentId: 123456 }, { hdsky: 561, ourbits: 562 }),
+  groupFor(hashOf(READINGS.hdcity), { site: 'hdcity', torrentId: 98765 }, { ttg: 571, pterclub: 572 }),
+  groupFor(hashOf(READINGS.unit3d), { site: 'monikadesign', torrentId: 4321 }, { hdsky: 581, chdbits: 582 }),
+  groupFor(hashOf(READINGS.unit3dList, 0), { site: 'monikadesign', torrentId: 5001 }, { ourbits: 591 }),
+  groupFor(hashOf(READINGS.unit3dList, 2), { site: 'monikadesign', torrentId: 5004 }, { hdsky: 592, ssd: 593 }),
+  groupFor(hashOf(READINGS.gazelle), { site: 'dicmusic', torrentId: 2002 }, { greatposterwall: 601, ourbits: 602 }),
+  groupFor(hashOf(READINGS.mteam), { site: 'm-team', torrentId: 900123 }, { hdsky: 611, audiences: 612 }),
   groupFor(MTEAM_NEXT.hash, { site: 'm-team', torrentId: MTEAM_NEXT.id }, { ourbits: 613, keepfrds: 614, ssd: 615 }),
-  groupFor(hashOf(PAGES.magnetBase32), { site: 'zhuque', torrentId: 55555 }, { hdsky: 621 }),
+  groupFor(hashOf(READINGS.magnetBase32), { site: 'zhuque', torrentId: 55555 }, { hdsky: 621 }),
   groupFor(HEX_MAGNET_HASH, { site: 'zhuque', torrentId: 55556 }, { pterclub: 622 }),
   groupFor(GENERIC_HASH, { site: 'rousi', torrentId: 8888 }, { ssd: 631 }),
   groupFor(LIST_ROWS[0]!.hash, { site: 'ourbits', torrentId: Number(LIST_ROWS[0]!.row) }, { hdsky: 641 }),
