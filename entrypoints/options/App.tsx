@@ -157,6 +157,11 @@ export function Options() {
           <strong class="notice-title">{t('settingsReset', fieldList(view.resetFields))}</strong>
         </div>
       )}
+      {view.unreadable && (
+        <div class="notice warn" role="alert">
+          <strong class="notice-title">{t('settingsUnreadable')}</strong>
+        </div>
+      )}
       <nav class="toc" aria-label={t('optNavLabel')}>
         <ul>
           {SECTIONS.map(([id, key]) => (

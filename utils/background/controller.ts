@@ -435,8 +435,8 @@ export class Controller {
   }
 
   async settingsView(): Promise<SettingsView> {
-    const { settings, resetFields } = await this.settings.load();
-    return { settings, resetFields, serviceOriginGranted: await this.originGranted(settings.baseUrl) };
+    const { settings, resetFields, unreadable } = await this.settings.load();
+    return { settings, resetFields, unreadable, serviceOriginGranted: await this.originGranted(settings.baseUrl) };
   }
 
   async saveSettings(update: unknown): Promise<SettingsView | { refused: string }> {

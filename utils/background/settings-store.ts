@@ -14,7 +14,12 @@ export class SettingsStore {
   }
 
   async load(): Promise<LoadedSettings> {
-    this.loaded ??= browser.storage.local.get(SETTINGS_KEY).then((stored) => readSettings(stored[SETTINGS_KEY]));
+    this.loaded ??= browser.storage.local.get(SETTINGS_KEY).then(async (stored) => {
+      const loaded = readSettings(stored[SETTINGS_KEY]);
+      // A store from an older version is written back in the current shape once it has been read.
+      if (loaded.migrated && !loaded.unreadable) await browser.storage.local.set({ [SETTINGS_KEY]: storedSettings(loaded.settings) });
+      return loaded;
+    });
     return this.loaded;
   }
 

@@ -51,3 +51,24 @@ describe('Controller', () => {
     expect(service.requests.filter((request) => request.path === '/reseed/index/index').length).toBe(lookupsBefore);
   });
 });
+
+describe('Controller settings', () => {
+  it('says when storage held no settings at all, and writes a migrated store back in the new shape', async () => {
+    fakeBrowser.reset();
+    installI18n('en');
+    await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: 'not settings' });
+    const foreign = await new Controller({ version: '0.1.0' }).settingsView();
+    expect(foreign.unreadable).toBe(true);
+
+    fakeBrowser.reset();
+    installI18n('en');
+    await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { apiBase: 'https://vip.iyuu.cn', token: 'kept' } });
+    const migrated = await new Controller({ version: '0.1.0' }).settingsView();
+    expect(migrated.unreadable).toBe(false);
+    expect(migrated.settings).toMatchObject({ baseUrl: 'https://vip.iyuu.cn', token: 'kept' });
+    const stored = (await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as Record<string, unknown>;
+    expect(stored.version).toBe(1);
+    expect(stored.baseUrl).toBe('https://vip.iyuu.cn');
+    expect(stored).not.toHaveProperty('apiBase');
+  });
+});
