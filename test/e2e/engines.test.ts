@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
 import { SERVICE_BASE_URL, startWorld, type World } from './world';
-import { configureThroughOptions, expectedLinksFor, openPopup, panelContent, popupContent, settledView, tabView, waitFor } from './support/popup';
+import { configureThroughOptions, expectedLinksFor, openPopup, panelContent, popupContent, settledView, tabView, waitFor, type PopupContent } from './support/popup';
 import { groupFor, madeUpHash, referenceDataWith, routesFor, schemeFor, servePage, serveOverHttps, type ServedPage } from './support/tracker-pages';
 
 afterAll(closeAllBrowsers);
@@ -146,8 +146,18 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
     return { tab, tabId: await browser.tabIdOf(page.url) };
   }
 
-  /** The page's reading as the background holds it matches the fixture; the popup lists it and its candidates. */
-  async function expectFound(page: ServedPage): Promise<void> {
+  interface Found {
+    tab: HarnessPage;
+    tabId: number;
+    popup: HarnessPage;
+    content: PopupContent;
+  }
+
+  /**
+   * The page's reading as the background holds it matches the fixture; the popup lists it and its
+   * candidates; the panel is on the page. `more` checks further while the tab and popup are open.
+   */
+  async function expectFound(page: ServedPage, more?: (found: Found) => Promise<void>): Promise<void> {
     const { tab, tabId } = await open(page);
     const hashes = page.expect.hashes.map((found) => found.hash);
     const view = await settledView(browser, tabId);
@@ -163,22 +173,20 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
     const { popup, content } = await openPopup(browser, tabId, (shown) => shown.candidates.length >= links.length);
     expect(content.hashes).toEqual(hashes);
     expect(content.candidates.map((candidate) => candidate.href).sort()).toEqual(links);
-    await popup.close();
     // The in-page panel is there too (its content sits in a closed shadow root).
     await tab.waitForSelector('reseed-lens-panel');
+    await more?.({ tab, tabId, popup, content });
+    await popup.close();
     await tab.close();
   }
 
   it('NexusPHP details.php, zh-CN labels (hdsky.me), and its own site\'s other torrent is marked', async () => {
-    await expectFound(PAGES.nexusChs);
-    const { tab, tabId } = await open(PAGES.nexusChs);
-    const { popup, content } = await openPopup(browser, tabId, (shown) => shown.candidates.length >= 3);
-    const own = content.candidates.filter((candidate) => candidate.current);
-    expect(own).toEqual([{ sid: SID.hdsky, current: true, href: 'https://hdsky.me/details.php?id=12399', forHash: null }]);
-    expect(content.candidates.filter((candidate) => candidate.sid !== SID.hdsky).every((candidate) => !candidate.current)).toBe(true);
-    expect(await popup.textContent('li.site.current .tag')).toBe('this site');
-    await popup.close();
-    await tab.close();
+    await expectFound(PAGES.nexusChs, async ({ popup, content }) => {
+      const own = content.candidates.filter((candidate) => candidate.current);
+      expect(own).toEqual([{ sid: SID.hdsky, current: true, href: 'https://hdsky.me/details.php?id=12399', forHash: null }]);
+      expect(content.candidates.filter((candidate) => candidate.sid !== SID.hdsky).every((candidate) => !candidate.current)).toBe(true);
+      expect(await popup.textContent('li.site.current .tag')).toBe('this site');
+    });
   });
 
   it('Unit3D /torrents/N (monikadesign.uk)', () => expectFound(PAGES.unit3d));
@@ -247,48 +255,44 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
   });
 
   it('M-Team single-page app: in-page navigation to another torrent re-reads, and the popup follows', async () => {
-    await expectFound(PAGES.mteam);
-    const { tab, tabId } = await open(PAGES.mteam);
-    const first = hashOf(PAGES.mteam);
-    const firstLinks = expectedLinksFor(world.service, [first]);
-    const nextLinks = expectedLinksFor(world.service, [MTEAM_NEXT.hash]);
-    const { popup } = await openPopup(browser, tabId, (shown) => shown.candidates.length >= firstLinks.length);
+    await expectFound(PAGES.mteam, async ({ tab, tabId, popup }) => {
+      const first = hashOf(PAGES.mteam);
+      const firstLinks = expectedLinksFor(world.service, [first]);
+      const nextLinks = expectedLinksFor(world.service, [MTEAM_NEXT.hash]);
 
-    // The in-page panel (a folded corner badge here) sums up the first torrent's candidates.
-    if (kind === 'chromium') expect((await waitFor(() => panelContent(tab), (panel) => !!panel?.summary, 5000))?.summary).toBe('2 torrents on 2 other sites');
-    await tab.click('#next-torrent');
-    expect(await tab.evaluate(() => location.pathname)).toBe(`/detail/${MTEAM_NEXT.id}`);
-    const moved = await waitFor(
-      () => popupContent(popup),
-      (shown) => shown.hashes[0] === MTEAM_NEXT.hash && shown.candidates.length === nextLinks.length,
-    );
-    expect(moved.hashes).toEqual([MTEAM_NEXT.hash]);
-    expect(moved.candidates.map((candidate) => candidate.href).sort()).toEqual(nextLinks);
-    // ...and follows too.
-    if (kind === 'chromium') {
-      const panel = await waitFor(() => panelContent(tab), (shown) => shown?.summary === '3 torrents on 3 other sites', 5000);
-      expect(panel?.summary).toBe('3 torrents on 3 other sites');
-    }
-    const view = await tabView(browser, tabId);
-    // (view.url stays /detail/900123: the background files a tab under the browser's sender.url,
-    // which keeps the URL the document loaded with after history.pushState, in both browsers.)
-    expect(view).toMatchObject({ engine: 'mteam', status: 'done' });
-    expect(view.hashes).toEqual([{ hash: MTEAM_NEXT.hash, source: 'info-row', title: MTEAM_NEXT.title }]);
+      // The in-page panel (a folded corner badge here) sums up the first torrent's candidates.
+      if (kind === 'chromium') expect((await waitFor(() => panelContent(tab), (panel) => !!panel?.summary, 5000))?.summary).toBe('2 torrents on 2 other sites');
+      await tab.click('#next-torrent');
+      expect(await tab.evaluate(() => location.pathname)).toBe(`/detail/${MTEAM_NEXT.id}`);
+      const moved = await waitFor(
+        () => popupContent(popup),
+        (shown) => shown.hashes[0] === MTEAM_NEXT.hash && shown.candidates.length === nextLinks.length,
+      );
+      expect(moved.hashes).toEqual([MTEAM_NEXT.hash]);
+      expect(moved.candidates.map((candidate) => candidate.href).sort()).toEqual(nextLinks);
+      // ...and follows too.
+      if (kind === 'chromium') {
+        const panel = await waitFor(() => panelContent(tab), (shown) => shown?.summary === '3 torrents on 3 other sites', 5000);
+        expect(panel?.summary).toBe('3 torrents on 3 other sites');
+      }
+      const view = await tabView(browser, tabId);
+      // (view.url stays /detail/900123: the background files a tab under the browser's sender.url,
+      // which keeps the URL the document loaded with after history.pushState, in both browsers.)
+      expect(view).toMatchObject({ engine: 'mteam', status: 'done' });
+      expect(view.hashes).toEqual([{ hash: MTEAM_NEXT.hash, source: 'info-row', title: MTEAM_NEXT.title }]);
 
-    // Back: the first torrent again.
-    await tab.evaluate(() => history.back());
-    const back = await waitFor(
-      () => popupContent(popup),
-      (shown) => shown.hashes[0] === first && shown.candidates.length === firstLinks.length,
-    );
-    expect(back.candidates.map((candidate) => candidate.href).sort()).toEqual(firstLinks);
-    // The page was loaded from the server once; everything after was in-page.
-    expect(world.router.requestsTo('kp.m-team.cc').filter((request) => request.path.startsWith('/detail/')).map((request) => request.path)).toEqual([
-      '/detail/900123',
-      '/detail/900123',
-    ]);
-    await popup.close();
-    await tab.close();
+      // Back: the first torrent again.
+      await tab.evaluate(() => history.back());
+      const back = await waitFor(
+        () => popupContent(popup),
+        (shown) => shown.hashes[0] === first && shown.candidates.length === firstLinks.length,
+      );
+      expect(back.candidates.map((candidate) => candidate.href).sort()).toEqual(firstLinks);
+      // The page was loaded from the server once; everything after was in-page.
+      expect(world.router.requestsTo('kp.m-team.cc').filter((request) => request.path.startsWith('/detail/')).map((request) => request.path)).toEqual([
+        '/detail/900123',
+      ]);
+    });
   });
 
   it('NexusPHP list: one hash per row, each tied to its row; the popup counts them and names each candidate\'s hash', async () => {
