@@ -24,8 +24,10 @@ export default defineBackground(() => {
     }
   });
 
+  // A new document (navigation or reload) starts without a view: its reader reports afresh, and a
+  // page read once on a toolbar click is read again on the next click.
   browser.tabs.onUpdated.addListener((tabId, changeInfo) => {
-    if (changeInfo.status === 'loading' && changeInfo.url) void controller.tabs.forget(tabId);
+    if (changeInfo.status === 'loading') void controller.tabs.forget(tabId);
   });
   browser.tabs.onRemoved.addListener((tabId) => void controller.tabs.forget(tabId));
 });

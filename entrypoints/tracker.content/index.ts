@@ -28,6 +28,8 @@ async function runReader(signal: AbortSignal): Promise<void> {
   let lastKey = '';
   let lastReading: PageReading | null = null;
   let fromTorrentFile: FoundHash[] = [];
+  // The page the .torrent's hash belongs to: after an in-page navigation it is another torrent's.
+  let torrentFileFor = '';
   let panel: MountedPanel | undefined;
   let currentAnchor: Element | undefined;
   // The URL the background files this page under: the browser's sender.url, which keeps the URL the
@@ -59,6 +61,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
     const reading = await readPage({ url: new URL(location.href), document, fetch: window.fetch.bind(window) }).catch(
       () => null,
     );
+    if (torrentFileFor !== location.href) fromTorrentFile = [];
     if (reading && fromTorrentFile.length) {
       const known = new Set(reading.hashes.map((found) => found.hash));
       reading.hashes.push(...fromTorrentFile.filter((found) => !known.has(found.hash)));
@@ -94,6 +97,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
       | undefined;
     if (answer?.hash) {
       fromTorrentFile = [{ hash: answer.hash, source: 'torrent-file' }];
+      torrentFileFor = location.href;
       lastKey = '';
     }
     show(answer?.view);

@@ -86,9 +86,14 @@ describe.each(BROWSER_KINDS)('%s: any site', (kind) => {
     expect(content.buttons).toContain('Use on this site');
     await popup.close();
 
-    // Once means once: a reload is not read again.
+    // Once means once: a reload is not read again, and the old answer is not kept for it...
     await tab.reload();
     expect(await settledPage(tab)).toEqual({ panel: false });
+    expect((await tabView(browser, tabId)).status).toBe('not-a-tracker');
+    // ...but the next click reads the reloaded page again.
+    await pressToolbarButton(browser, tab);
+    expect(await settledView(browser, tabId)).toMatchObject({ status: 'done', access: 'once', host: HOST });
+    await tab.waitForSelector('reseed-lens-panel');
     await tab.close();
   });
 

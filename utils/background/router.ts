@@ -44,11 +44,24 @@ async function fromExtensionPage(controller: Controller, message: PageMessage): 
   }
 }
 
+/**
+ * The URL a reading is filed under. The browser's sender URL keeps the address the document loaded
+ * with, even after history.pushState (single-page trackers); the page's own location is taken
+ * instead, but only on the same origin, so a page can never speak for another site.
+ */
+function pageUrl(claimed: string, sender: string): string {
+  try {
+    return new URL(claimed).origin === new URL(sender).origin ? claimed : sender;
+  } catch {
+    return sender;
+  }
+}
+
 /** From a tracker page: it can speak only for its own tab and its own URL. */
 async function fromContentScript(controller: Controller, message: ContentMessage, tabId: number, url: string): Promise<unknown> {
   switch (message.type) {
     case 'page:reading':
-      return controller.onPageReading(tabId, url, message.reading);
+      return controller.onPageReading(tabId, pageUrl(message.url, url), message.reading);
     case 'page:refresh':
       return controller.refresh(tabId);
     case 'panel:hide-on-site':

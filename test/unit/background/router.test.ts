@@ -64,6 +64,25 @@ describe('routeMessage', () => {
     expect(JSON.stringify(view)).not.toContain('secret-token');
   });
 
+  it("files an in-page navigation under the page's own URL, but never under another origin", async () => {
+    // After history.pushState the browser still reports the URL the document loaded with.
+    const moved = (await routeMessage(
+      controller,
+      { type: 'page:reading', url: 'https://hdsky.me/details.php?id=2', reading },
+      contentSender(),
+      extension,
+    )) as TabView;
+    expect(moved.url).toBe('https://hdsky.me/details.php?id=2');
+    const lying = (await routeMessage(
+      controller,
+      { type: 'page:reading', url: 'https://hdsky.me.evil.example/details.php?id=2', reading },
+      contentSender(),
+      extension,
+    )) as TabView;
+    expect(lying.url).toBe('https://hdsky.me/details.php?id=1');
+    expect(lying.host).toBe('hdsky.me');
+  });
+
   it('refuses readings from sub-frames and malformed readings', () => {
     expect(routeMessage(controller, { type: 'page:reading', url: 'x', reading }, contentSender({ frameId: 3 }), extension)).toBeUndefined();
     const bad = [
