@@ -4,6 +4,9 @@ import { WxtVitest } from 'wxt/testing/vitest-plugin';
 export default defineConfig({
   plugins: [WxtVitest()],
   test: {
+    // Two files at a time, e2e included: a browser spends most of its time waiting on I/O, so two
+    // fit on 2 cores and the whole suite takes minutes, not many minutes.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -21,7 +24,6 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
         },
       },
     ],

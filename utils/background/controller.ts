@@ -228,9 +228,11 @@ export class Controller {
     const host = rawHost.trim().toLowerCase();
     const settings = await this.settings.get();
     const customHosts = settings.customHosts.filter((known) => known !== host);
-    await this.settings.save({ ...settings, customHosts });
+    // Unregister and give the permission back first: the settings change is what the options page
+    // shows, so by then the site must really be off.
     await syncCustomSites(customHosts);
     await browser.permissions.remove({ origins: originPatterns(host) }).catch(() => false);
+    await this.settings.save({ ...settings, customHosts });
     return { customHosts };
   }
 
