@@ -13,7 +13,7 @@
  *   leave out the IPC and disk of a real browser (bench/page-views.ts measures that in Chromium).
  * flood: 10,000 distinct hashes (every hash the reference data knows, the rest unknown) against the
  *   reference service with its default rate limit (60 requests/min/token) and the background's own
- *   minimum interval between calls (500 ms, entrypoints/background.ts). 'first' and 'steady': as
+ *   pacing (LOOKUP_DEFAULTS: 200 ms between calls, at most 55 a minute). 'first' and 'steady': as
  *   100 list pages of 100 rows read at once (100 tabs' readings reaching the background), on first
  *   use and once a site report is held; 'single': all in one call. Counts the requests per path, the
  *   HTTP 429s and the hashes left unanswered.

@@ -103,12 +103,18 @@ async function runReader(signal: AbortSignal): Promise<void> {
     show(answer?.view);
   }
 
-  browser.runtime.onMessage.addListener((message: unknown) => {
+  // Answered through sendResponse, not a returned promise: this script uses the browser's own
+  // namespace (see wxt.config.ts), and Chrome's own onMessage only waits for sendResponse.
+  browser.runtime.onMessage.addListener(((message: unknown, _sender: unknown, sendResponse: (answer: unknown) => void) => {
     const type = (message as { type?: string } | null)?.type;
     if (type === 'view:changed') show((message as ViewChanged).view);
-    if (type === 'content:hash-from-torrent') return hashFromTorrent().then(() => true);
-    return undefined;
-  });
+    if (type !== 'content:hash-from-torrent') return false;
+    void hashFromTorrent().then(
+      () => sendResponse(true),
+      () => sendResponse(false),
+    );
+    return true;
+  }) as Parameters<typeof browser.runtime.onMessage.addListener>[0]);
 
   await report();
   // Single-page sites and lazily filled blocks: read again when the page changes.
