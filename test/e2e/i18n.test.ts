@@ -3,11 +3,11 @@
  * its zh-CN language pack (firefox-esr-l10n-zh-cn). The popup and the in-page panel speak Chinese,
  * sites go by their Chinese nicknames, and no English message slips through.
  */
-import type { Page as PlaywrightPage } from 'playwright-core';
-import type { ElementHandle, Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
+import { inPanel } from './support/shadow';
+import { until } from './support/wait';
 import { SERVICE_BASE_URL, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
 
 afterAll(closeAllBrowsers);
@@ -15,15 +15,6 @@ afterAll(closeAllBrowsers);
 /** English words of our messages that must not show in the Chinese UI. */
 const ENGLISH = ['torrents', 'Refresh', 'Copy', 'Settings', 'Answered', 'Saved answer', 'Info-hashes', 'Recommended', 'Sites you are not on', 'other sites', 'Hide on this site', 'Set your IYUU token'];
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined as T);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 interface PanelWords {
   summary: string;
@@ -43,41 +34,8 @@ function panelWords(root: ShadowRoot): PanelWords {
   };
 }
 
-/**
- * Reads the panel through the browser's automation protocol, which alone reaches a closed shadow
- * root: CDP's pierced DOM in Chromium, WebDriver BiDi's reference to the root in Firefox (the
- * same technique as panel.test.ts).
- */
-async function readPanel(page: HarnessPage): Promise<PanelWords | null> {
-  if (page.kind === 'chromium') {
-    const raw = page.raw as PlaywrightPage;
-    const session = await raw.context().newCDPSession(raw);
-    try {
-      type DomNode = { localName: string; backendNodeId: number; children?: DomNode[]; shadowRoots?: DomNode[] };
-      const { root } = (await session.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
-      const find = (node: DomNode): DomNode | undefined =>
-        node.localName === 'reseed-lens-panel' ? node : [...(node.children ?? []), ...(node.shadowRoots ?? [])].map(find).find(Boolean);
-      const shadow = find(root)?.shadowRoots?.[0];
-      if (!shadow) return null;
-      const { object } = await session.send('DOM.resolveNode', { backendNodeId: shadow.backendNodeId });
-      const { result } = await session.send('Runtime.callFunctionOn', {
-        objectId: object.objectId!,
-        functionDeclaration: `function () { const __name = (target) => target; return (${panelWords.toString()})(this); }`,
-        returnByValue: true,
-      });
-      return result.value as PanelWords;
-    } finally {
-      await session.detach();
-    }
-  }
-  const raw = page.raw as PuppeteerPage;
-  const host = (await raw.$('reseed-lens-panel')) as (ElementHandle & { remoteValue(): { value?: { shadowRoot?: unknown } }; realm: unknown }) | null;
-  const shadowRef = host?.remoteValue().value?.shadowRoot;
-  if (!host || !shadowRef) return null;
-  const shadow = (host.constructor as unknown as { from(value: unknown, realm: unknown): ElementHandle }).from(shadowRef, host.realm);
-  const call = shadow.evaluate as unknown as (fn: (root: ShadowRoot) => PanelWords) => Promise<PanelWords>;
-  return call.call(shadow, panelWords);
-}
+/** Reads the panel through the browser's automation protocol, which alone reaches a closed shadow root. */
+const readPanel = (page: HarnessPage) => inPanel(page, panelWords);
 
 describe.each(BROWSER_KINDS)('%s in Chinese (zh-CN)', (kind) => {
   let world: World;

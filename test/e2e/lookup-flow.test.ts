@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
+import { waitFor } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
 
 afterAll(closeAllBrowsers);
@@ -15,15 +16,6 @@ async function badgeText(browser: HarnessBrowser, tabId: number): Promise<string
     const action = (api as unknown as { action?: typeof api.browserAction }).action ?? api.browserAction;
     return action.getBadgeText({ tabId: id });
   }, tabId);
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
 }
 
 export async function configureThroughOptions(browser: HarnessBrowser, values: { baseUrl: string; token: string }): Promise<HarnessPage> {

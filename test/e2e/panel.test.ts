@@ -9,10 +9,12 @@
  * the test can hand back as an argument). Nothing in the extension helps: a page has neither.
  */
 import type { Page as PlaywrightPage } from 'playwright-core';
-import type { ElementHandle, Page as PuppeteerPage } from 'puppeteer-core';
+import type { Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
+import { inPanel } from './support/shadow';
+import { until } from './support/wait';
 import { SERVICE_BASE_URL, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
 
 afterAll(closeAllBrowsers);
@@ -53,59 +55,14 @@ function pointInShadow(root: ShadowRoot, selector: string): { x: number; y: numb
   return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
 }
 
-/** Calls `fn(shadowRoot, arg)` through the automation protocol; null when there is no panel. */
-async function inShadow<R, A>(page: HarnessPage, fn: (root: ShadowRoot, arg: A) => R, arg: A): Promise<R | null> {
-  if (page.kind === 'chromium') {
-    const raw = page.raw as PlaywrightPage;
-    const session = await raw.context().newCDPSession(raw);
-    try {
-      type DomNode = { localName: string; backendNodeId: number; children?: DomNode[]; shadowRoots?: DomNode[] };
-      const { root } = (await session.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
-      const find = (node: DomNode): DomNode | undefined =>
-        node.localName === 'reseed-lens-panel' ? node : [...(node.children ?? []), ...(node.shadowRoots ?? [])].map(find).find(Boolean);
-      const shadow = find(root)?.shadowRoots?.[0];
-      if (!shadow) return null;
-      const { object } = await session.send('DOM.resolveNode', { backendNodeId: shadow.backendNodeId });
-      const { result, exceptionDetails } = await session.send('Runtime.callFunctionOn', {
-        objectId: object.objectId!,
-        // tsx may wrap named functions in __name(), which exists only in Node.
-        functionDeclaration: `function (arg) { const __name = (target) => target; return (${fn.toString()})(this, arg); }`,
-        arguments: [{ value: arg }],
-        returnByValue: true,
-      });
-      if (exceptionDetails) throw new Error(`in the shadow root: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
-      return result.value as R;
-    } finally {
-      await session.detach();
-    }
-  }
-  const raw = page.raw as PuppeteerPage;
-  const host = (await raw.$('reseed-lens-panel')) as (ElementHandle & { remoteValue(): { value?: { shadowRoot?: unknown } }; realm: unknown }) | null;
-  const shadowRef = host?.remoteValue().value?.shadowRoot;
-  if (!host || !shadowRef) return null;
-  // A handle to the node BiDi serialised: Puppeteer's own element-handle class, reached through the host's.
-  const shadow = (host.constructor as unknown as { from(value: unknown, realm: unknown): ElementHandle }).from(shadowRef, host.realm);
-  const call = shadow.evaluate as unknown as (fn: (root: ShadowRoot, arg: A) => R, arg: A) => Promise<R>;
-  return call.call(shadow, fn, arg);
-}
-
-const readPanel = (page: HarnessPage) => inShadow(page, readShadow, undefined);
+const readPanel = (page: HarnessPage) => inPanel(page, readShadow, undefined);
 
 async function clickInPanel(page: HarnessPage, selector: string): Promise<void> {
-  const point = await inShadow(page, pointInShadow, selector);
+  const point = await inPanel(page, pointInShadow, selector);
   if (!point) throw new Error(`nothing matches ${selector} in the panel`);
   await (page.raw as PlaywrightPage | PuppeteerPage).mouse.click(point.x, point.y);
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined as T);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * A page script that runs before any content script and tries every ordinary way to see the panel:
@@ -210,7 +167,7 @@ describe.each(BROWSER_KINDS)('%s: the in-page panel', (kind) => {
     await clickInPanel(page, '.site-name');
     await clickInPanel(page, 'li.torrent button.copy');
     // The copy went through (our own listener handed the link over) and says so.
-    await until(() => inShadow(page, (root) => !!root.querySelector('li.torrent button.copy.copied'), undefined), Boolean, 'the copied mark');
+    await until(() => inPanel(page, (root) => !!root.querySelector('li.torrent button.copy.copied'), undefined), Boolean, 'the copied mark');
     await (page.raw as PlaywrightPage | PuppeteerPage).keyboard.press('Tab');
     const secrets = [
       ...panel.names,

@@ -7,21 +7,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
+import { until } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import type { Page as PuppeteerPage } from 'puppeteer-core';
 
 afterAll(closeAllBrowsers);
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined as T);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** Replaces the popup's clipboard writer with one that also keeps what was written (our own page, not the tracker's). */
 async function recordClipboard(popup: HarnessPage): Promise<void> {

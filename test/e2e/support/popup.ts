@@ -2,21 +2,14 @@
  * Reading what the extension shows about a tab: the background's view of it (view:get, as the
  * popup asks) and the popup's own DOM (popup.html?tabId=N, as "pop out" opens it).
  */
-import type { Page as PlaywrightPage } from 'playwright-core';
 import type { HarnessBrowser, HarnessPage } from '../harness/index.ts';
 import type { ReferenceService } from '../../service/server';
 import { expectedLinks } from '../world';
 import type { TabView } from '../../../utils/messages';
+import { inPanel } from './shadow';
+import { waitFor } from './wait';
 
-/** Polls `read` until `done` says yes or the time is up; returns the last value either way. */
-export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+export { waitFor };
 
 /** Token and service address, typed into the options page as a person would (lookup-flow.test.ts). */
 export async function configureThroughOptions(browser: HarnessBrowser, values: { baseUrl: string; token: string }): Promise<void> {
@@ -95,14 +88,6 @@ export function expectedLinksFor(service: ReferenceService, hashes: readonly str
   return hashes.flatMap((hash) => expectedLinks(service, hash)).sort();
 }
 
-/** The few fields of a CDP DOM.Node used here. */
-interface DomNode {
-  localName: string;
-  backendNodeId: number;
-  children?: DomNode[];
-  shadowRoots?: DomNode[];
-}
-
 export interface PanelContent {
   /** The panel's one-line summary (the toggle's title when it is a folded corner badge, else its text). */
   summary: string;
@@ -111,59 +96,28 @@ export interface PanelContent {
   buttons: string[];
 }
 
-/**
- * Runs a function (source text; `this` is the shadow root) inside the in-page panel. Its shadow
- * root is closed, so neither the page nor Playwright's selectors reach into it; the DevTools
- * protocol does (Chromium only). Null: no panel on the page.
- */
-async function inPanel<T>(tab: HarnessPage, functionDeclaration: string, arg?: unknown): Promise<T | null> {
-  if (tab.kind !== 'chromium') throw new Error('the panel is reached through CDP: Chromium only');
-  const raw = tab.raw as PlaywrightPage;
-  const session = await raw.context().newCDPSession(raw);
-  try {
-    const { root } = (await session.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
-    const find = (node: DomNode): DomNode | undefined =>
-      node.localName === 'reseed-lens-panel' ? node : [...(node.children ?? []), ...(node.shadowRoots ?? [])].map(find).find(Boolean);
-    const shadow = find(root)?.shadowRoots?.[0];
-    if (!shadow) return null;
-    const { object } = await session.send('DOM.resolveNode', { backendNodeId: shadow.backendNodeId });
-    const { result } = await session.send('Runtime.callFunctionOn', {
-      objectId: object.objectId!,
-      functionDeclaration,
-      arguments: [{ value: arg ?? null }],
-      returnByValue: true,
-    });
-    return result.value as T;
-  } finally {
-    await session.detach();
-  }
-}
-
-/** What the in-page panel shows (Chromium only; null when there is no panel). */
+/** What the in-page panel shows (null when there is no panel). */
 export function panelContent(tab: HarnessPage): Promise<PanelContent | null> {
-  return inPanel<PanelContent>(
-    tab,
-    `function () {
-      const toggle = this.querySelector('.panel-toggle');
-      return {
-        summary: (toggle && (toggle.getAttribute('title') || toggle.textContent)) || '',
-        links: [...this.querySelectorAll('a.candidate-link')].map((a) => a.href),
-        buttons: [...this.querySelectorAll('button')].map((button) => button.textContent.trim()),
-      };
-    }`,
-  );
+  return inPanel(tab, (root) => {
+    const toggle = root.querySelector('.panel-toggle');
+    return {
+      summary: (toggle && (toggle.getAttribute('title') || toggle.textContent)) || '',
+      links: [...root.querySelectorAll<HTMLAnchorElement>('a.candidate-link')].map((a) => a.href),
+      buttons: [...root.querySelectorAll('button')].map((button) => (button.textContent ?? '').trim()),
+    };
+  });
 }
 
-/** Clicks the panel's button with this label (Chromium only); false when there is none. */
+/** Clicks the panel's button with this label; false when there is none. */
 export async function clickPanelButton(tab: HarnessPage, label: string): Promise<boolean> {
-  const clicked = await inPanel<boolean>(
+  const clicked = await inPanel(
     tab,
-    `function (label) {
-      const button = [...this.querySelectorAll('button')].find((candidate) => candidate.textContent.trim() === label);
+    (root, wanted: string) => {
+      const button = [...root.querySelectorAll('button')].find((candidate) => (candidate.textContent ?? '').trim() === wanted);
       if (!button) return false;
       button.click();
       return true;
-    }`,
+    },
     label,
   );
   return clicked === true;

@@ -9,7 +9,7 @@ import { Popup } from '../../../entrypoints/popup/App';
 import type { TabView } from '../../../utils/messages';
 import type { ServiceErrorKind, ServiceFailure } from '../../../utils/service/errors';
 import { describeFailure, formatTime } from '../../../utils/i18n';
-import { HASH, TAB_ID, answerBackground, candidate, click, defaultSettings, resetBrowser, show, tabView, text, unmount, waitFor } from './support';
+import { HASH, TAB_ID, answerBackground, candidate, click, resetBrowser, show, tabView, text, unmount, waitFor } from './support';
 
 const popup = (poppedOut = true) => <Popup tabId={TAB_ID} poppedOut={poppedOut} />;
 
