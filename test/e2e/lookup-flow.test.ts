@@ -4,8 +4,9 @@
  * candidates and their links in the popup, the badge and the in-page panel.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
+import { configureThroughOptions } from './support/popup';
 import { waitFor } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
 
@@ -18,15 +19,6 @@ async function badgeText(browser: HarnessBrowser, tabId: number): Promise<string
   }, tabId);
 }
 
-export async function configureThroughOptions(browser: HarnessBrowser, values: { baseUrl: string; token: string }): Promise<HarnessPage> {
-  const options = await browser.openExtensionPage('options.html');
-  await options.waitForSelector('#baseUrl', { state: 'visible' });
-  await options.fill('#baseUrl', values.baseUrl);
-  await options.fill('#token', values.token);
-  await options.click('#save');
-  await options.waitForSelector('.status.ok');
-  return options;
-}
 
 describe.each(BROWSER_KINDS)('%s: the whole lookup flow', (kind) => {
   let world: World;
@@ -62,7 +54,7 @@ describe.each(BROWSER_KINDS)('%s: the whole lookup flow', (kind) => {
   });
 
   it('is configured through the options page as a person would, and tests the connection', async () => {
-    const options = await configureThroughOptions(browser, { baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN });
+    const options = (await configureThroughOptions(browser, { baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN }, { keepOpen: true }))!;
     expect(await options.textContent('.status.ok')).toBe('Saved.');
     await options.click('#test-connection');
     await options.waitForSelector('.status.ok');

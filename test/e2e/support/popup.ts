@@ -11,15 +11,24 @@ import { waitFor } from './wait';
 
 export { waitFor };
 
-/** Token and service address, typed into the options page as a person would (lookup-flow.test.ts). */
-export async function configureThroughOptions(browser: HarnessBrowser, values: { baseUrl: string; token: string }): Promise<void> {
+/**
+ * Token and service address, typed into the options page as a person would. The page is closed
+ * afterwards unless `keepOpen` (then it is returned, e.g. to press "Test connection" next).
+ */
+export async function configureThroughOptions(
+  browser: HarnessBrowser,
+  values: { baseUrl: string; token: string },
+  { keepOpen = false } = {},
+): Promise<HarnessPage | undefined> {
   const options = await browser.openExtensionPage('options.html');
   await options.waitForSelector('#baseUrl', { state: 'visible' });
   await options.fill('#baseUrl', values.baseUrl);
   await options.fill('#token', values.token);
   await options.click('#save');
   await options.waitForSelector('.status.ok');
+  if (keepOpen) return options;
   await options.close();
+  return undefined;
 }
 
 export function tabView(browser: HarnessBrowser, tabId: number): Promise<TabView> {
