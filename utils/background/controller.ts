@@ -171,15 +171,14 @@ export class Controller {
     if (lookupMode(settings) === 'none') return this.tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined });
 
     const hashes = base.hashes.map((found) => found.hash);
-    // Only show "looking up" when the answer is not already at hand, so a revisit does not flicker.
-    const cached = force ? new Map() : await this.lookup.cache.get(hashes);
-    const allFresh = hashes.every((hash) => this.lookup.cache.isFresh(cached.get(hash)));
-    if (!allFresh) await this.tabs.set({ ...base, status: 'looking-up', error: undefined, retryAt: undefined });
-
     const sitesPromise = this.directory.sites.get(settings.baseUrl, (operation) => this.lookup.call(operation, settings));
     let outcome: LookupOutcome;
     try {
-      outcome = await this.lookup.answers(hashes, { force });
+      outcome = await this.lookup.answers(hashes, {
+        force,
+        // Only show "looking up" when the service is asked, so a revisit answered by the cache does not flicker.
+        beforeService: () => this.tabs.set({ ...base, status: 'looking-up', error: undefined, retryAt: undefined }),
+      });
     } catch (error) {
       return this.tabs.set(await this.failedView(base, settings, toFailure(error), await sitesPromise));
     }

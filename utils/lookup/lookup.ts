@@ -110,7 +110,14 @@ export class Lookup {
    * Hashes asked at the same moment by several callers share requests of up to 200; a hash
    * already on its way to the service is not asked twice.
    */
-  async answers(hashes: readonly string[], options: { force?: boolean } = {}): Promise<LookupOutcome> {
+  async answers(
+    hashes: readonly string[],
+    options: {
+      force?: boolean;
+      /** Called once, before anything is asked of the service (not when the cache answers it all). */
+      beforeService?: () => unknown;
+    } = {},
+  ): Promise<LookupOutcome> {
     const wanted = [...new Set(hashes.map((hash) => hash.toLowerCase()))];
     const answers = new Map<string, CachedAnswer>();
     let needed = wanted;
@@ -124,6 +131,7 @@ export class Lookup {
       }
     }
     if (!needed.length) return { answers, fromCache: true, requests: 0 };
+    await options.beforeService?.();
 
     const results = await Promise.all(needed.map((hash) => this.inFlight.get(hash) ?? this.enqueue(hash)));
     const outcome: LookupOutcome = { answers, fromCache: false, requests: 0 };
