@@ -196,7 +196,7 @@ async function flood(scenario: FloodScenario): Promise<NodeBenchOutput> {
     let sites: Promise<number[]> | undefined;
     const lookup: InstanceType<typeof Lookup> = new Lookup({
       settings: async () => settings,
-      // As the controller does with no sites picked: every listed site, the list fetched once.
+      // As the background does with no sites picked: every listed site, the list fetched once.
       sitesToReport: () => (sites ??= lookup.call((config) => getSites(config), settings).then((list) => list.sites.map((site) => site.id))),
       version: '0.1.0',
       fetch: countingFetch,

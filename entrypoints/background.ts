@@ -1,33 +1,31 @@
 /**
- * Wiring only: listeners, and the controller that answers them (utils/background). The background
- * is the only caller of the service and the only context that knows the token.
+ * Wiring only: listeners, and the features that answer them (utils/background/app.ts). The
+ * background is the only caller of the service and the only context that knows the token.
  */
 import { browser, type Browser } from 'wxt/browser';
-import { Controller } from '../utils/background/controller';
+import { BackgroundApp } from '../utils/background/app';
 import { routeMessage } from '../utils/background/router';
 import { LOOKUP_DEFAULTS } from '../utils/lookup/lookup';
 
 export default defineBackground(() => {
-  const controller = new Controller({ version: browser.runtime.getManifest().version, ...LOOKUP_DEFAULTS });
+  const app = new BackgroundApp({ version: browser.runtime.getManifest().version, ...LOOKUP_DEFAULTS });
 
-  browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) =>
-    routeMessage(controller, message, sender),
-  );
+  browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) => routeMessage(app, message, sender));
 
-  void controller.start();
+  void app.start();
   // Firefox closes the popup while it shows the permission prompt, so the popup may never get to
   // say "enable": a newly granted site origin is enabled here instead.
   browser.permissions.onAdded.addListener((permissions) => {
     for (const origin of permissions.origins ?? []) {
       const host = /^\*:\/\/([a-z0-9.-]+)\/\*$/.exec(origin)?.[1];
-      if (host) void controller.enableSite(host);
+      if (host) void app.customSites.enableSite(host);
     }
   });
 
   // A new document (navigation or reload) starts without a view: its reader reports afresh, and a
   // page read once on a toolbar click is read again on the next click.
   browser.tabs.onUpdated.addListener((tabId, changeInfo) => {
-    if (changeInfo.status === 'loading') void controller.tabs.forget(tabId);
+    if (changeInfo.status === 'loading') void app.tabs.forget(tabId);
   });
-  browser.tabs.onRemoved.addListener((tabId) => void controller.tabs.forget(tabId));
+  browser.tabs.onRemoved.addListener((tabId) => void app.tabs.forget(tabId));
 });

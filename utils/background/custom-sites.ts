@@ -4,6 +4,7 @@
  * registered again at every start, so it survives restarts in every browser.
  */
 import { browser } from 'wxt/browser';
+import type { PageHandlers, Shared } from './shared';
 
 const SCRIPT_ID = 'reseed-lens-custom-sites';
 export const CONTENT_SCRIPT_FILE = 'content-scripts/tracker.js';
@@ -60,5 +61,46 @@ export async function readTabOnce(tabId: number): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Feature: "Use on this site" from the popup, and removal from the options page. */
+export class CustomSites {
+  constructor(private readonly shared: Shared) {}
+
+  readonly pageHandlers: Pick<PageHandlers, 'site:enable' | 'site:disable'> = {
+    'site:enable': (message) => this.enableSite(message.host),
+    'site:disable': (message) => this.disableSite(message.host),
+  };
+
+  /** At every start: the user's own sites get their content script again. */
+  async start(): Promise<void> {
+    const settings = await this.shared.settings.get();
+    await syncCustomSites(settings.customHosts).catch(() => undefined);
+  }
+
+  async enableSite(rawHost: string): Promise<{ customHosts: string[] }> {
+    const host = rawHost.trim().toLowerCase();
+    const store = this.shared.settings;
+    const settings = await store.get();
+    // The popup asked for the permission within the user's click; without it nothing is registered.
+    if (!/^[a-z0-9.-]+$/.test(host) || !(await grantedHosts([host])).length) return { customHosts: settings.customHosts };
+    const customHosts = settings.customHosts.includes(host) ? settings.customHosts : [...settings.customHosts, host];
+    await store.save({ ...settings, customHosts });
+    await syncCustomSites(customHosts);
+    return { customHosts };
+  }
+
+  async disableSite(rawHost: string): Promise<{ customHosts: string[] }> {
+    const host = rawHost.trim().toLowerCase();
+    const store = this.shared.settings;
+    const settings = await store.get();
+    const customHosts = settings.customHosts.filter((known) => known !== host);
+    // Unregister and give the permission back first: the settings change is what the options page
+    // shows, so by then the site must really be off.
+    await syncCustomSites(customHosts);
+    await browser.permissions.remove({ origins: originPatterns(host) }).catch(() => false);
+    await store.save({ ...settings, customHosts });
+    return { customHosts };
   }
 }

@@ -2,46 +2,15 @@
  * Who may say what to the background. A tracker page's content script may speak only for its own
  * tab and URL (both taken from the browser, never from the message); everything else must come
  * from the extension's own pages. Anything that fails its schema is dropped without an answer.
+ * Each message is answered by the one feature that owns it (see app.ts).
  */
 import { browser, type Browser } from 'wxt/browser';
-import type { Controller } from './controller';
-import { contentMessageSchema, pageMessageSchema, type ContentMessage, type PageMessage } from './message-schemas';
+import { contentMessageSchema, pageMessageSchema } from './message-schemas';
+import type { ContentHandlers, PageHandlers } from './shared';
 
-async function fromExtensionPage(controller: Controller, message: PageMessage): Promise<unknown> {
-  switch (message.type) {
-    case 'view:get':
-      return controller.view(message.tabId);
-    case 'view:refresh':
-      return controller.refresh(message.tabId);
-    case 'view:hash-from-torrent':
-      // The tab's content script downloads its own .torrent link with the user's session.
-      await browser.tabs.sendMessage(message.tabId, { type: 'content:hash-from-torrent' }).catch(() => undefined);
-      return controller.view(message.tabId);
-    case 'view:read-once':
-      return controller.readOnce(message.tabId);
-    case 'recommended:get':
-      return controller.recommended(message.refresh ?? false);
-    case 'connection:test':
-      return controller.testConnection(message);
-    case 'site:enable':
-      return controller.enableSite(message.host);
-    case 'site:disable':
-      return controller.disableSite(message.host);
-    case 'settings:get':
-      return controller.settingsView();
-    case 'settings:save':
-      return controller.saveSettings(message.update);
-    case 'settings:export':
-      return controller.exportSettings(message.includeCredentials);
-    case 'settings:import':
-      return controller.importSettings(message.data);
-    case 'sites:list':
-      return controller.siteChoices(message.refresh ?? false);
-    case 'profile:get':
-      return controller.profile();
-    case 'account:bind':
-      return controller.bind(message);
-  }
+export interface MessageHandlers {
+  readonly pageHandlers: PageHandlers;
+  readonly contentHandlers: ContentHandlers;
 }
 
 /**
@@ -57,26 +26,12 @@ function pageUrl(claimed: string, sender: string): string {
   }
 }
 
-/** From a tracker page: it can speak only for its own tab and its own URL. */
-async function fromContentScript(controller: Controller, message: ContentMessage, tabId: number, url: string): Promise<unknown> {
-  switch (message.type) {
-    case 'page:reading':
-      return controller.onPageReading(tabId, pageUrl(message.url, url), message.reading);
-    case 'page:refresh':
-      return controller.refresh(tabId);
-    case 'panel:hide-on-site':
-      return controller.hidePanelOn(url);
-    case 'page:torrent-file':
-      return controller.hashFromTorrentFile(tabId, message.data, message.problem);
-  }
-}
-
 /**
  * Routes one runtime message. Returns undefined (no answer at all) for anything not allowed, so a
  * page cannot even learn which messages exist.
  */
 export function routeMessage(
-  controller: Controller,
+  app: MessageHandlers,
   message: unknown,
   sender: Browser.runtime.MessageSender,
   extension: { id: string; origin: string } = { id: browser.runtime.id, origin: browser.runtime.getURL('/') },
@@ -87,8 +42,14 @@ export function routeMessage(
     // A content script: its own tab's top frame only.
     if (sender.tab?.id === undefined || sender.frameId !== 0 || !sender.url) return undefined;
     const parsed = contentMessageSchema.safeParse(message);
-    return parsed.success ? fromContentScript(controller, parsed.data, sender.tab.id, sender.url) : undefined;
+    if (!parsed.success) return undefined;
+    const content = parsed.data;
+    const url = content.type === 'page:reading' ? pageUrl(content.url, sender.url) : sender.url;
+    const handler = app.contentHandlers[content.type] as (message: typeof content, from: { tabId: number; url: string }) => Promise<unknown>;
+    return handler(content, { tabId: sender.tab.id, url });
   }
   const parsed = pageMessageSchema.safeParse(message);
-  return parsed.success ? fromExtensionPage(controller, parsed.data) : undefined;
+  if (!parsed.success) return undefined;
+  const handler = app.pageHandlers[parsed.data.type] as (message: typeof parsed.data) => Promise<unknown>;
+  return handler(parsed.data);
 }

@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
-import { Controller } from '../../../utils/background/controller';
+import { BackgroundApp } from '../../../utils/background/app';
 import { routeMessage } from '../../../utils/background/router';
 import type { TabView } from '../../../utils/messages';
 import { SETTINGS_KEY } from '../../../utils/settings';
@@ -22,38 +22,38 @@ const contentSender = (overrides: Partial<Browser.runtime.MessageSender> = {}): 
 });
 const pageSender: Browser.runtime.MessageSender = { id: extension.id, url: `${extension.origin}popup.html` };
 
-let controller: Controller;
+let app: BackgroundApp;
 
 beforeEach(async () => {
   fakeBrowser.reset();
   // i18n is not in the fake browser: the background asks for the UI language only.
   (fakeBrowser.i18n as { getUILanguage: () => string }).getUILanguage = () => 'en';
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, token: 'secret-token', baseUrl: 'http://127.0.0.1:9' } });
-  controller = new Controller({ version: '0.0.0', retryDelaysMs: [] });
+  app = new BackgroundApp({ version: '0.0.0', retryDelaysMs: [] });
 });
 
 const reading = { engine: 'nexusphp', kind: 'details', hashes: [{ hash: HASH, source: 'info-row' }] };
 
 describe('routeMessage', () => {
   it('ignores messages from other extensions', () => {
-    expect(routeMessage(controller, { type: 'settings:get' }, { ...pageSender, id: 'someone-else' }, extension)).toBeUndefined();
+    expect(routeMessage(app, { type: 'settings:get' }, { ...pageSender, id: 'someone-else' }, extension)).toBeUndefined();
   });
 
   it('gives the extension pages the settings, token included', async () => {
-    const view = (await routeMessage(controller, { type: 'settings:get' }, pageSender, extension)) as { settings: { token: string } };
+    const view = (await routeMessage(app, { type: 'settings:get' }, pageSender, extension)) as { settings: { token: string } };
     expect(view.settings.token).toBe('secret-token');
   });
 
   it('never answers a content script asking for settings, the profile, or anything of the pages', () => {
     for (const type of ['settings:get', 'settings:export', 'profile:get', 'sites:list', 'view:get', 'recommended:get', 'connection:test']) {
-      expect(routeMessage(controller, { type, includeCredentials: true, tabId: 7 }, contentSender(), extension), type).toBeUndefined();
+      expect(routeMessage(app, { type, includeCredentials: true, tabId: 7 }, contentSender(), extension), type).toBeUndefined();
     }
-    expect(routeMessage(controller, { type: 'settings:save', update: { token: 'x' } }, contentSender(), extension)).toBeUndefined();
+    expect(routeMessage(app, { type: 'settings:save', update: { token: 'x' } }, contentSender(), extension)).toBeUndefined();
   });
 
   it('takes the tab and the URL of a page reading from the browser, not from the message', async () => {
     const view = (await routeMessage(
-      controller,
+      app,
       { type: 'page:reading', url: 'https://evil.example/', tabId: 99, reading },
       contentSender(),
       extension,
@@ -67,14 +67,14 @@ describe('routeMessage', () => {
   it("files an in-page navigation under the page's own URL, but never under another origin", async () => {
     // After history.pushState the browser still reports the URL the document loaded with.
     const moved = (await routeMessage(
-      controller,
+      app,
       { type: 'page:reading', url: 'https://hdsky.me/details.php?id=2', reading },
       contentSender(),
       extension,
     )) as TabView;
     expect(moved.url).toBe('https://hdsky.me/details.php?id=2');
     const lying = (await routeMessage(
-      controller,
+      app,
       { type: 'page:reading', url: 'https://hdsky.me.evil.example/details.php?id=2', reading },
       contentSender(),
       extension,
@@ -84,7 +84,7 @@ describe('routeMessage', () => {
   });
 
   it('refuses readings from sub-frames and malformed readings', () => {
-    expect(routeMessage(controller, { type: 'page:reading', url: 'x', reading }, contentSender({ frameId: 3 }), extension)).toBeUndefined();
+    expect(routeMessage(app, { type: 'page:reading', url: 'x', reading }, contentSender({ frameId: 3 }), extension)).toBeUndefined();
     const bad = [
       { ...reading, hashes: [{ hash: 'NOT-A-HASH', source: 'info-row' }] },
       { ...reading, hashes: [{ hash: HASH.toUpperCase(), source: 'info-row' }] },
@@ -94,23 +94,23 @@ describe('routeMessage', () => {
       'a string',
     ];
     for (const candidate of bad) {
-      expect(routeMessage(controller, { type: 'page:reading', url: 'x', reading: candidate }, contentSender(), extension)).toBeUndefined();
+      expect(routeMessage(app, { type: 'page:reading', url: 'x', reading: candidate }, contentSender(), extension)).toBeUndefined();
     }
   });
 
   it('refuses a content script that claims to be an extension page only by its message', () => {
-    expect(routeMessage(controller, { type: 'settings:get', url: `${extension.origin}options.html` }, contentSender(), extension)).toBeUndefined();
+    expect(routeMessage(app, { type: 'settings:get', url: `${extension.origin}options.html` }, contentSender(), extension)).toBeUndefined();
   });
 
   it('refuses malformed messages from the extension pages too', () => {
-    expect(routeMessage(controller, { type: 'view:get', tabId: -1 }, pageSender, extension)).toBeUndefined();
-    expect(routeMessage(controller, { type: 'settings:save' }, pageSender, extension)).toBeUndefined();
-    expect(routeMessage(controller, { type: 'account:bind', sid: 1, site: 'x', userId: 'abc', passkey: 'p' }, pageSender, extension)).toBeUndefined();
-    expect(routeMessage(controller, null, pageSender, extension)).toBeUndefined();
+    expect(routeMessage(app, { type: 'view:get', tabId: -1 }, pageSender, extension)).toBeUndefined();
+    expect(routeMessage(app, { type: 'settings:save' }, pageSender, extension)).toBeUndefined();
+    expect(routeMessage(app, { type: 'account:bind', sid: 1, site: 'x', userId: 'abc', passkey: 'p' }, pageSender, extension)).toBeUndefined();
+    expect(routeMessage(app, null, pageSender, extension)).toBeUndefined();
   });
 
   it('keeps the token out of what a content script is answered', async () => {
-    const view = await routeMessage(controller, { type: 'page:refresh' }, contentSender(), extension);
+    const view = await routeMessage(app, { type: 'page:refresh' }, contentSender(), extension);
     expect(JSON.stringify(view)).not.toContain('secret-token');
   });
 });

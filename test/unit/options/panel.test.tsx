@@ -20,7 +20,7 @@ afterEach(async () => {
 describe('in-page panel', () => {
   it('turns the panel off everywhere and on again, keeping the other settings', async () => {
     world = await startOptionsWorld({ settings: { heldSites: [4] } });
-    const page = mount(<WithView initial={await world.controller.settingsView()} section={PanelSection} />);
+    const page = mount(<WithView initial={await world.app.preferences.settingsView()} section={PanelSection} />);
     const toggle = $<HTMLInputElement>(page, '#panel-enabled');
     expect(toggle.checked).toBe(true);
     expect(text(page, '#panel-section')).toContain(en.panelHiddenNone!.message);
@@ -37,7 +37,7 @@ describe('in-page panel', () => {
 
   it('lists the sites the panel is hidden on, each with its own labelled button to show it again', async () => {
     world = await startOptionsWorld({ settings: { panelDisabledHosts: ['hdsky.me', 'ourbits.club'] } });
-    const page = mount(<WithView initial={await world.controller.settingsView()} section={PanelSection} />);
+    const page = mount(<WithView initial={await world.app.preferences.settingsView()} section={PanelSection} />);
     const buttons = [...page.querySelectorAll<HTMLButtonElement>('#panel-hidden-hosts button')];
     expect(buttons.map((button) => button.getAttribute('aria-label'))).toEqual([
       en.panelShowAgainOn!.message.replace('$1', 'hdsky.me'),
@@ -61,7 +61,7 @@ describe('in-page panel', () => {
     await waitFor(() => page.querySelector('#panel-section'), 'the page');
     expect(page.querySelector('#panel-hidden-hosts')).toBeNull();
     // "Hide on this site" in a tracker tab's panel, as the content script says it.
-    await world.controller.hidePanelOn('https://hdsky.me/details.php?id=1');
+    await world.app.pages.hidePanelOn('https://hdsky.me/details.php?id=1');
     await waitFor(() => text(page, '#panel-hidden-hosts').includes('hdsky.me'), 'the new host listed');
     // Let the page's own requests finish before the service closes.
     await waitFor(() => page.querySelector('#site-list') && page.querySelector('.token-activated'), 'the page loaded');
@@ -77,7 +77,7 @@ describe('sites you enabled', () => {
       removed.push(permissions.origins ?? []);
       return remove(permissions);
     };
-    const page = mount(<WithView initial={await world.controller.settingsView()} section={CustomSitesSection} />);
+    const page = mount(<WithView initial={await world.app.preferences.settingsView()} section={CustomSitesSection} />);
     const button = $<HTMLButtonElement>(page, '#custom-hosts li:first-child button');
     expect(button.getAttribute('aria-label')).toBe(en.customRemoveFrom!.message.replace('$1', 'tracker.example.org'));
     await click(button);

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 async function renderSites(world: OptionsWorld): Promise<HTMLElement> {
-  const page = mount(<WithView initial={await world.controller.settingsView()} section={SitesSections} />);
+  const page = mount(<WithView initial={await world.app.preferences.settingsView()} section={SitesSections} />);
   await waitFor(() => page.querySelector('#site-list'), 'the site list');
   return page;
 }
@@ -82,7 +82,7 @@ describe('your sites', () => {
     expect(stored.heldSites).toEqual([4, 7]);
     expect(stored.askedForSites).toBe(true);
 
-    await world.controller.lookup.answers(['2237b65bbcd8db99fdb7b6e8380f046b01733d21']);
+    await world.app.lookup.answers(['2237b65bbcd8db99fdb7b6e8380f046b01733d21']);
     const reports = world.service.requests.filter((request) => request.path === '/reseed/sites/reportExisting');
     expect(reports).toHaveLength(1);
     const form = new URLSearchParams(reports[0]!.body);

@@ -1,12 +1,12 @@
 /**
- * Component tests of the options page against the real background: a Controller behind the
+ * Component tests of the options page against the real background: the BackgroundApp behind the
  * router, calling the reference service over HTTP, reached through fakeBrowser's runtime messages
  * as the page's sendToBackground reaches the real background.
  */
 import { join } from 'node:path';
 import { render, type ComponentChild } from 'preact';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { Controller } from '../../../utils/background/controller';
+import { BackgroundApp } from '../../../utils/background/app';
 import { routeMessage } from '../../../utils/background/router';
 import { SETTINGS_KEY } from '../../../utils/settings';
 import { loadReferenceData } from '../../service/data';
@@ -18,7 +18,7 @@ const optionsPage = { id: extension.id, url: `${extension.origin}options.html` }
 
 export interface OptionsWorld {
   service: ReferenceService;
-  controller: Controller;
+  app: BackgroundApp;
   /** Every message the page sent to the background, in order. */
   messages: { type: string }[];
   close(): Promise<void>;
@@ -63,15 +63,15 @@ export async function startOptionsWorld(
     [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN, ...options.settings },
     ...options.storage,
   });
-  const controller = new Controller({ version: '8.2.0', retryDelaysMs: [], minIntervalMs: 0 });
+  const app = new BackgroundApp({ version: '8.2.0', retryDelaysMs: [], minIntervalMs: 0 });
   const messages: { type: string }[] = [];
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
     messages.push(message as { type: string });
-    return routeMessage(controller, message, optionsPage, extension);
+    return routeMessage(app, message, optionsPage, extension);
   });
   return {
     service,
-    controller,
+    app,
     messages,
     async close() {
       unmountAll();

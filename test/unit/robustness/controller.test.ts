@@ -1,12 +1,12 @@
 /**
- * The background's Controller, end to end against the reference service over HTTP, under every
+ * The background (BackgroundApp), end to end against the reference service over HTTP, under every
  * hostile condition the service (or the network) can produce. Each case checks what the user would
  * see: the tab's status, the error's kind, when a rate limit lifts, the clock notice, that an older
  * answer is still shown, and that nothing from a bad answer reaches a link or leaks a secret.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { Controller } from '../../../utils/background/controller';
+import type { BackgroundApp } from '../../../utils/background/app';
 import { FRESH_FOR_MS } from '../../../utils/lookup/cache';
 import type { TabView } from '../../../utils/messages';
 import {
@@ -31,7 +31,7 @@ import {
   hashOn,
   hashesWithCandidates,
   linkRules,
-  makeController,
+  makeApp,
   readingOf,
   reportBadInputs,
   requestsTo,
@@ -41,7 +41,7 @@ import {
 
 let service: ReferenceService;
 let clock: TestClock;
-let controller: Controller;
+let app: BackgroundApp;
 /** The token configured now: no view may ever carry it. */
 let token: string;
 const rules = () => linkRules(service.data.sites);
@@ -58,17 +58,17 @@ beforeEach(async () => {
   clock = new TestClock(service);
   token = DEMO_TOKEN;
   await storeSettings({ baseUrl: service.url, token });
-  controller = makeController(clock);
+  app = makeApp(clock);
 });
 
-reportBadInputs('controller robustness', 60);
+reportBadInputs('app robustness', 60);
 
 const HDSKY = 'https://hdsky.me/details.php?id=';
 let nextTab = 1;
 
 /** A tracker page read in a new tab: the view the panel and popup get. */
 async function visit(hashes: string[], url = `${HDSKY}${nextTab}`): Promise<TabView> {
-  const view = await controller.onPageReading(nextTab++, url, readingOf(hashes));
+  const view = await app.pages.onPageReading(nextTab++, url, readingOf(hashes));
   expectSafeView(view, rules(), [token]);
   return view;
 }
@@ -125,7 +125,7 @@ describe('gentle with the service', () => {
   it('asks again on purpose when the user refreshes', async () => {
     const { hash } = hashOn(service, 'hdsky');
     const view = await visit([hash]);
-    const refreshed = await controller.refresh(view.tabId);
+    const refreshed = await app.pages.refresh(view.tabId);
     expect(refreshed.status).toBe('done');
     expect(refreshed.fromCache).toBe(false);
     expect(lookups()).toBe(2);
@@ -177,21 +177,21 @@ describe('rate limits', () => {
     service.control.clockSkewSeconds = (clock.now() - Date.now()) / 1000;
 
     clock.advance(limited.retryAt! - clock.now() - 1000);
-    const blocked = [await visit([second!]), await controller.refresh(limited.tabId)];
-    const restarted = makeController(clock);
-    blocked.push(await restarted.onPageReading(999, `${HDSKY}999`, readingOf([second!])));
+    const blocked = [await visit([second!]), await app.pages.refresh(limited.tabId)];
+    const restarted = makeApp(clock);
+    blocked.push(await restarted.pages.onPageReading(999, `${HDSKY}999`, readingOf([second!])));
     for (const view of blocked) {
       expect(view.status).toBe('error');
       expect(view.error?.kind).toBe('rate-limited');
       expect(view.retryAt).toBe(limited.retryAt);
     }
-    expect((await controller.testConnection({})).error?.kind).toBe('rate-limited');
-    expect((await controller.recommended(true)).error?.kind).toBe('rate-limited');
-    expect((await controller.profile()).error?.kind).toBe('rate-limited');
+    expect((await app.account.testConnection({})).error?.kind).toBe('rate-limited');
+    expect((await app.account.recommended(true)).error?.kind).toBe('rate-limited');
+    expect((await app.account.profile()).error?.kind).toBe('rate-limited');
     expect(service.requests).toHaveLength(0);
 
     clock.advance(1500);
-    const recovered = await controller.refresh(limited.tabId);
+    const recovered = await app.pages.refresh(limited.tabId);
     expect(recovered.status).toBe('done');
     expect(candidateKeys(recovered)).toEqual(expectedCandidates(service, first!));
     expect(recovered.retryAt).toBeUndefined();
@@ -211,7 +211,7 @@ describe('older answers stay in view', () => {
     expect(first.candidates.length).toBeGreaterThan(0);
     clock.advance(FRESH_FOR_MS + 60_000);
     arm();
-    const failed = await controller.refresh(first.tabId);
+    const failed = await app.pages.refresh(first.tabId);
     tried();
     expectSafeView(failed, rules(), [token]);
     expect(failed.status).toBe('error');
@@ -233,7 +233,7 @@ describe('clock skew', () => {
     expect(lookups()).toBe(2); // refused once, then answered with the corrected timestamp
 
     // The next call, also after a restart of the background, carries the corrected timestamp at once.
-    await makeController(clock).onPageReading(500, `${HDSKY}500`, readingOf([second!]));
+    await makeApp(clock).pages.onPageReading(500, `${HDSKY}500`, readingOf([second!]));
     expect(lookups()).toBe(3);
     const sent = Number(new URLSearchParams(requestsTo(service, LOOKUP_PATH).at(-1)!.body).get('timestamp'));
     expect(Math.abs(sent - service.control.now() / 1000)).toBeLessThan(5);
@@ -294,9 +294,9 @@ describe('bad answers', () => {
   });
 
   const VIEW_CALLS: { path: string; untouched: readonly string[]; call: () => Promise<{ error?: { kind: string } }> }[] = [
-    { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => controller.testConnection({}) },
-    { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => controller.recommended(true) },
-    { path: '/reseed/users/profile', untouched: ['bad-hash', 'string-id'], call: () => controller.profile() },
+    { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => app.account.testConnection({}) },
+    { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => app.account.recommended(true) },
+    { path: '/reseed/users/profile', untouched: ['bad-hash', 'string-id'], call: () => app.account.profile() },
   ];
   const viewCases = VIEW_CALLS.flatMap(({ path, untouched, call }, index) =>
     BAD_BODY_MODES.filter((mode) => !untouched.includes(mode)).map((mode) => ({ mode, path, call, index })),
@@ -365,7 +365,7 @@ describe('accounts and site reports', () => {
   const useToken = async (next: string) => {
     token = next;
     await storeSettings({ baseUrl: service.url, token });
-    controller = makeController(clock);
+    app = makeApp(clock);
   };
 
   it.each([
@@ -423,7 +423,7 @@ describe('network', () => {
   });
 
   it('a server failing once is retried; failing on and on is named a server error, after waits that grow', async () => {
-    controller = makeController(clock, { retryDelaysMs: [100, 300] });
+    app = makeApp(clock, { retryDelaysMs: [100, 300] });
     await warmUp();
     service.control.forceStatus(502, 1, { body: 'html' });
     expect((await visit([hashOn(service, 'hdsky').hash])).status).toBe('done');
@@ -441,10 +441,10 @@ describe('network', () => {
     await useUnbound();
     const account = { sid: 9, site: 'ourbits', userId: '38211', passkey: 'whatever' };
     service.control.delayMs = 1500;
-    expect((await controller.bind(account)).error?.kind).toBe('timeout');
+    expect((await app.account.bind(account)).error?.kind).toBe('timeout');
     service.control.delayMs = 0;
     service.control.forceStatus(502, 1);
-    expect((await controller.bind(account)).error?.kind).toBe('server');
+    expect((await app.account.bind(account)).error?.kind).toBe('server');
     tried(2);
     expect(requestsTo(service, '/reseed/users/bind')).toHaveLength(2);
   });
@@ -454,18 +454,18 @@ describe('network', () => {
     const url = gone.url;
     await gone.close();
     await storeSettings({ baseUrl: url, token });
-    controller = makeController(clock);
+    app = makeApp(clock);
     const view = await visit([hashOn(service, 'hdsky').hash]);
     tried(3);
     expect(view.status).toBe('error');
     expect(view.error?.kind).toBe('network');
-    expect((await controller.testConnection({})).error?.kind).toBe('network');
+    expect((await app.account.testConnection({})).error?.kind).toBe('network');
   });
 
   async function useUnbound(): Promise<void> {
     token = DEMO_UNBOUND_TOKEN;
     await storeSettings({ baseUrl: service.url, token });
-    controller = makeController(clock);
+    app = makeApp(clock);
   }
 });
 
@@ -474,9 +474,9 @@ describe('settings never lost', () => {
     await fakeBrowser.storage.local.set({
       settings: { version: 1, baseUrl: service.url, token, heldSites: 'all of them', siteOverrides: { seven: { host: 'x' } }, panelEnabled: 'yes', customHosts: [42] },
     });
-    controller = makeController(clock);
+    app = makeApp(clock);
     tried(4);
-    const settings = await controller.settingsView();
+    const settings = await app.preferences.settingsView();
     expect(settings.resetFields.sort()).toEqual(['customHosts', 'heldSites', 'panelEnabled', 'siteOverrides']);
     expect(settings.settings.token).toBe(token);
     expect(settings.settings.heldSites).toBeNull();
@@ -484,7 +484,7 @@ describe('settings never lost', () => {
   });
 
   it('an import with foreign values takes the good fields and names the others', async () => {
-    const result = await controller.importSettings({ app: 'reseed-lens', panelEnabled: false, heldSites: [-1], baseUrl: 'javascript:alert(1)', customHosts: ['ok.example.org'] });
+    const result = await app.preferences.importSettings({ app: 'reseed-lens', panelEnabled: false, heldSites: [-1], baseUrl: 'javascript:alert(1)', customHosts: ['ok.example.org'] });
     tried(2);
     expect(result.imported.sort()).toEqual(['customHosts', 'panelEnabled']);
     expect(result.skipped.sort()).toEqual(['baseUrl', 'heldSites']);
@@ -497,8 +497,8 @@ describe('only hashes and the site list leave the browser', () => {
   it('every request body holds hashes, site ids, timestamp, version and checksums, nothing of the page', async () => {
     const { hash, torrentId } = hashOn(service, 'hdsky');
     await visit([hash], `${HDSKY}${torrentId}&secret-page-part`);
-    await controller.refresh(nextTab - 1);
-    await controller.testConnection({});
+    await app.pages.refresh(nextTab - 1);
+    await app.account.testConnection({});
     expect(service.requests.length).toBeGreaterThanOrEqual(4);
     for (const request of service.requests) {
       const text = `${request.url} ${request.body}`;

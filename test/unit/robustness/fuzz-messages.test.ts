@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
-import { Controller } from '../../../utils/background/controller';
+import { BackgroundApp } from '../../../utils/background/app';
 import { routeMessage } from '../../../utils/background/router';
 import type { TabView } from '../../../utils/messages';
 import { readSettings, SETTINGS_KEY } from '../../../utils/settings';
@@ -25,7 +25,7 @@ const PAGE_TYPES = [
   'settings:get', 'settings:save', 'settings:export', 'settings:import', 'sites:list', 'profile:get', 'account:bind',
 ];
 
-let controller: Controller;
+let app: BackgroundApp;
 /** Every URL the background tried to reach. */
 let fetched: string[];
 
@@ -42,7 +42,7 @@ beforeEach(async () => {
     fetched.push(String(input));
     throw new TypeError('offline');
   }) as typeof fetch;
-  controller = new Controller({ version: '0.1.0', fetch: offline, retryDelaysMs: [], timeoutMs: 200 });
+  app = new BackgroundApp({ version: '0.1.0', fetch: offline, retryDelaysMs: [], timeoutMs: 200 });
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ describe('routeMessage under random messages', () => {
           { id, url, frameId: 0, tab: { id: 3 } as Browser.tabs.Tab },
           { id, url: `${extension.origin}popup.html` },
         ];
-        for (const sender of senders) expect(routeMessage(controller, sent, sender, extension)).toBeUndefined();
+        for (const sender of senders) expect(routeMessage(app, sent, sender, extension)).toBeUndefined();
       }),
       { numRuns: 400 },
     );
@@ -144,10 +144,10 @@ describe('routeMessage under random messages', () => {
         tried();
         const type = (sent as { type?: unknown } | null)?.type;
         // A sub-frame or a sender without a tab never gets anywhere.
-        expect(routeMessage(controller, sent, { ...contentSender(url, tabId), frameId: 2 }, extension)).toBeUndefined();
-        expect(routeMessage(controller, sent, { id: extension.id, url }, extension)).toBeUndefined();
+        expect(routeMessage(app, sent, { ...contentSender(url, tabId), frameId: 2 }, extension)).toBeUndefined();
+        expect(routeMessage(app, sent, { id: extension.id, url }, extension)).toBeUndefined();
 
-        const pending = routeMessage(controller, sent, contentSender(url, tabId), extension);
+        const pending = routeMessage(app, sent, contentSender(url, tabId), extension);
         if (pending === undefined) return;
         expect(CONTENT_TYPES).toContain(type);
         answered++;
@@ -175,7 +175,7 @@ describe('routeMessage under random messages', () => {
     await fc.assert(
       fc.asyncProperty(messageOf(PAGE_TYPES), async (sent) => {
         tried();
-        const pending = routeMessage(controller, sent, { id: extension.id, url: `${extension.origin}options.html` }, extension);
+        const pending = routeMessage(app, sent, { id: extension.id, url: `${extension.origin}options.html` }, extension);
         if (pending === undefined) return;
         answered++;
         expect(PAGE_TYPES).toContain((sent as { type: string }).type);

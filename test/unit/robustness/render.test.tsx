@@ -1,6 +1,6 @@
 /**
  * What a hostile service's words become on screen: the real popup and panel components rendered
- * (happy-dom) from views the Controller made against the reference service. Markup in a site's
+ * (happy-dom) from views the background made against the reference service. Markup in a site's
  * nickname or in the service's message is shown as text and creates no element; a rate limit says
  * when it retries; a skewed clock says by how much; a bad answer shows nothing of itself.
  */
@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Panel } from '../../../components/Panel';
 import { Popup } from '../../../entrypoints/popup/App';
-import type { Controller } from '../../../utils/background/controller';
+import type { BackgroundApp } from '../../../utils/background/app';
 import { routeMessage } from '../../../utils/background/router';
 import { formatDuration, formatTime, t } from '../../../utils/i18n';
 import type { TabView } from '../../../utils/messages';
@@ -23,7 +23,7 @@ import {
   expectSafeLink,
   hashOn,
   linkRules,
-  makeController,
+  makeApp,
   readingOf,
   reportBadInputs,
   storeSettings,
@@ -37,7 +37,7 @@ const FOREIGN_ELEMENTS = 'img, script, b, iframe, object, embed, style, link, me
 
 let service: ReferenceService;
 let clock: TestClock;
-let controller: Controller;
+let app: BackgroundApp;
 let window: Window;
 let root: HTMLElement;
 
@@ -55,9 +55,9 @@ beforeEach(async () => {
   service.control.reset();
   clock = new TestClock(service);
   await storeSettings({ baseUrl: service.url, token: DEMO_TOKEN });
-  controller = makeController(clock);
+  app = makeApp(clock);
   // The popup's messages reach the background as they would from an extension page.
-  fakeBrowser.runtime.onMessage.addListener((message: unknown) => routeMessage(controller, message, popupSender, extension));
+  fakeBrowser.runtime.onMessage.addListener((message: unknown) => routeMessage(app, message, popupSender, extension));
   window = new Window({ url: `${extension.origin}popup.html` });
   root = window.document.createElement('div') as unknown as HTMLElement;
   window.document.body.append(root as never);
@@ -80,7 +80,7 @@ async function until<T>(read: () => T | null | undefined | false, what: string, 
 }
 
 async function pageView(hash: string): Promise<TabView> {
-  return controller.onPageReading(7, `https://hdsky.me/details.php?id=${hashOn(service, 'hdsky').torrentId}`, readingOf([hash]));
+  return app.pages.onPageReading(7, `https://hdsky.me/details.php?id=${hashOn(service, 'hdsky').torrentId}`, readingOf([hash]));
 }
 
 function renderPopup(tabId: number): void {

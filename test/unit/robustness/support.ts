@@ -1,12 +1,12 @@
 /**
- * Shared by the robustness suites: the background's Controller against the reference service over
+ * Shared by the robustness suites: the background (BackgroundApp) against the reference service over
  * real HTTP, a clock both sides agree on, the checks every view must pass whatever the service
  * said, and the count of bad inputs tried (printed at the end, with a floor so a suite cannot
  * shrink without notice).
  */
 import { afterAll, expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { Controller, type ControllerOptions } from '../../../utils/background/controller';
+import { BackgroundApp, type BackgroundOptions } from '../../../utils/background/app';
 import type { CandidateView, TabView } from '../../../utils/messages';
 import type { FoundHash, PageReading } from '../../../utils/pages/types';
 import { DEFAULT_SETTINGS, SETTINGS_KEY, storedSettings, type Settings } from '../../../utils/settings';
@@ -60,8 +60,8 @@ export async function storeSettings(values: Partial<Settings>): Promise<void> {
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: storedSettings({ ...DEFAULT_SETTINGS, ...values }) });
 }
 
-export function makeController(clock: TestClock, extra: Partial<ControllerOptions> = {}): Controller {
-  return new Controller({ version: VERSION, now: clock.now, retryDelaysMs: [10, 20], timeoutMs: 400, ...extra });
+export function makeApp(clock: TestClock, extra: Partial<BackgroundOptions> = {}): BackgroundApp {
+  return new BackgroundApp({ version: VERSION, now: clock.now, retryDelaysMs: [10, 20], timeoutMs: 400, ...extra });
 }
 
 /** What a NexusPHP details page's content script reports for these hashes. */

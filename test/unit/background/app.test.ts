@@ -1,13 +1,13 @@
-/** The background's controller against the reference service: what a tab's view becomes. */
+/** The background's app against the reference service: what a tab's view becomes. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { Controller } from '../../../utils/background/controller';
+import { BackgroundApp } from '../../../utils/background/app';
 import { SETTINGS_KEY } from '../../../utils/settings';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { installI18n } from '../support/i18n';
 
 let service: ReferenceService;
-let controller: Controller;
+let app: BackgroundApp;
 
 beforeAll(async () => {
   service = await startReferenceService();
@@ -18,7 +18,7 @@ beforeEach(async () => {
   installI18n('en');
   service.control.reset();
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN } });
-  controller = new Controller({ version: '0.1.0', retryDelaysMs: [] });
+  app = new BackgroundApp({ version: '0.1.0', retryDelaysMs: [] });
 });
 
 function groupOnHdsky() {
@@ -26,10 +26,10 @@ function groupOnHdsky() {
   return { group, hash: group.members.find((member) => member.site === 'hdsky')!.info_hash };
 }
 
-describe('Controller', () => {
+describe('BackgroundApp', () => {
   it('folds open tabs at once when the user picks their sites, from the answers it holds', async () => {
     const { hash } = groupOnHdsky();
-    const view = await controller.onPageReading(3, 'https://hdsky.me/details.php?id=1', {
+    const view = await app.pages.onPageReading(3, 'https://hdsky.me/details.php?id=1', {
       engine: 'nexusphp',
       kind: 'details',
       hashes: [{ hash, source: 'info-row' }],
@@ -39,10 +39,10 @@ describe('Controller', () => {
     const lookupsBefore = service.requests.filter((request) => request.path === '/reseed/index/index').length;
 
     const held = view.candidates[0]!.sid;
-    const saved = await controller.saveSettings({ heldSites: [held], askedForSites: true });
+    const saved = await app.preferences.saveSettings({ heldSites: [held], askedForSites: true });
     expect('settings' in saved).toBe(true);
 
-    const redrawn = (await controller.tabs.get(3))!;
+    const redrawn = (await app.tabs.get(3))!;
     expect(redrawn.candidates.find((candidate) => candidate.sid === held)!.held).toBe(true);
     expect(redrawn.candidates.filter((candidate) => candidate.sid !== held).every((candidate) => candidate.held === false)).toBe(true);
     // Held sites come first.
@@ -57,13 +57,13 @@ describe('Controller settings', () => {
     fakeBrowser.reset();
     installI18n('en');
     await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: 'not settings' });
-    const foreign = await new Controller({ version: '0.1.0' }).settingsView();
+    const foreign = await new BackgroundApp({ version: '0.1.0' }).preferences.settingsView();
     expect(foreign.unreadable).toBe(true);
 
     fakeBrowser.reset();
     installI18n('en');
     await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { apiBase: 'https://vip.iyuu.cn', token: 'kept' } });
-    const migrated = await new Controller({ version: '0.1.0' }).settingsView();
+    const migrated = await new BackgroundApp({ version: '0.1.0' }).preferences.settingsView();
     expect(migrated.unreadable).toBe(false);
     expect(migrated.settings).toMatchObject({ baseUrl: 'https://vip.iyuu.cn', token: 'kept' });
     const stored = (await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as Record<string, unknown>;

@@ -1,0 +1,91 @@
+/**
+ * The background, assembled: the shared parts (settings, tab views, site lists, the lookup) and
+ * one object per feature, each answering its own messages. entrypoints/background.ts registers
+ * the listeners; tests build this directly.
+ *
+ * Where things happen: a tab's view and the page-side actions in page-views.ts; the IYUU account,
+ * binding and connection test in account.ts; the options page's settings, export and import in
+ * preferences.ts; "Use on this site" in custom-sites.ts.
+ */
+import { Lookup } from '../lookup/lookup';
+import { ServiceError } from '../service/errors';
+import type { ServiceConfig } from '../service/client';
+import { Account } from './account';
+import { CustomSites } from './custom-sites';
+import { PageViews } from './page-views';
+import { Preferences } from './preferences';
+import { SettingsStore } from './settings-store';
+import type { BackgroundOptions, ContentHandlers, PageHandlers, Shared } from './shared';
+import { SiteDirectory } from './site-list';
+import { TabViews } from './tab-views';
+
+export type { BackgroundOptions } from './shared';
+
+export class BackgroundApp implements Shared {
+  readonly settings = new SettingsStore();
+  readonly tabs = new TabViews();
+  readonly directory: SiteDirectory;
+  readonly lookup: Lookup;
+  readonly now: () => number;
+
+  readonly pages: PageViews;
+  readonly account: Account;
+  readonly preferences: Preferences;
+  readonly customSites: CustomSites;
+
+  readonly pageHandlers: PageHandlers;
+  readonly contentHandlers: ContentHandlers;
+
+  constructor(options: BackgroundOptions) {
+    this.now = options.now ?? Date.now;
+    this.directory = new SiteDirectory(this.now);
+    this.lookup = new Lookup({
+      settings: () => this.settings.get(),
+      sitesToReport: (config) => this.sitesToReport(config),
+      version: options.version,
+      fetch: options.fetch,
+      now: options.now,
+      minIntervalMs: options.minIntervalMs,
+      maxCallsPerMinute: options.maxCallsPerMinute,
+      batchWindowMs: options.batchWindowMs,
+      retryDelaysMs: options.retryDelaysMs,
+      timeoutMs: options.timeoutMs,
+    });
+    this.settings.onChange(async (next, previous) => {
+      // What the service knows of us (site report, clock, rate limit) belongs to one address and token.
+      if (next.baseUrl !== previous.baseUrl || next.token !== previous.token || next.heldSites?.join() !== previous.heldSites?.join()) {
+        await this.lookup.forgetServiceState();
+      }
+      if (next.baseUrl !== previous.baseUrl) await this.directory.forget();
+    });
+
+    this.pages = new PageViews(this);
+    this.account = new Account(this);
+    this.preferences = new Preferences(this);
+    this.customSites = new CustomSites(this);
+    this.pageHandlers = {
+      ...this.pages.pageHandlers,
+      ...this.account.pageHandlers,
+      ...this.preferences.pageHandlers,
+      ...this.customSites.pageHandlers,
+    };
+    this.contentHandlers = this.pages.contentHandlers;
+  }
+
+  /** At every start: the user's own sites get their content script again; old answers are pruned. */
+  async start(): Promise<void> {
+    await this.customSites.start();
+    await this.lookup.cache.prune().catch(() => undefined);
+  }
+
+  /** The sids reported for sid_sha1: the user's own sites once picked, else every listed site. */
+  private async sitesToReport(config: ServiceConfig): Promise<number[]> {
+    const settings = await this.settings.get();
+    if (settings.heldSites?.length) return settings.heldSites;
+    const { value, error } = await this.directory.sites.get(config.baseUrl, (operation) => this.lookup.call(operation, settings));
+    if (!value?.length) {
+      throw new ServiceError(error ?? { kind: 'bad-answer', detail: 'the service listed no sites to report' });
+    }
+    return value.map((site) => site.id);
+  }
+}

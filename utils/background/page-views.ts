@@ -1,0 +1,214 @@
+/**
+ * Feature: what each tab shows. A tracker page's reading comes in, its hashes are looked up, and
+ * the tab's view (badge, popup, panel) is kept current. Also the page-side actions: refresh, the
+ * .torrent fallback, reading a page once on a toolbar click, hiding the panel on a site.
+ */
+import { browser } from 'wxt/browser';
+import type { TabView } from '../messages';
+import type { FoundHash, PageReading } from '../pages/types';
+import type { LookupOutcome } from '../lookup/lookup';
+import type { ServiceSite } from '../service/schemas';
+import { toFailure, type ServiceFailure } from '../service/errors';
+import { lookupMode, type Settings } from '../settings';
+import { siteForHost } from '../sites';
+import { infoHashFromTorrent } from '../torrent';
+import { buildCandidateViews } from './candidates';
+import { readTabOnce } from './custom-sites';
+import { rememberSeen } from './seen-sites';
+import { hostOf, type ContentHandlers, type PageHandlers, type Shared } from './shared';
+
+function panelWanted(settings: Settings, host: string | undefined): boolean {
+  return settings.panelEnabled && !(host && settings.panelDisabledHosts.includes(host));
+}
+
+function accessFor(settings: Settings, host: string | undefined): TabView['access'] {
+  if (!host) return undefined;
+  if (siteForHost(host)) return 'catalog';
+  return settings.customHosts.some((known) => host === known || host.endsWith(`.${known}`)) ? 'custom' : 'once';
+}
+
+export class PageViews {
+  constructor(private readonly shared: Shared) {
+    shared.settings.onChange(async (next, previous) => {
+      // Open tabs fold the sites the user is not on at once, from the answers already held.
+      if (next.heldSites?.join() !== previous.heldSites?.join()) await this.redrawTabs();
+    });
+  }
+
+  readonly pageHandlers: Pick<PageHandlers, 'view:get' | 'view:refresh' | 'view:hash-from-torrent' | 'view:read-once'> = {
+    'view:get': (message) => this.view(message.tabId),
+    'view:refresh': (message) => this.refresh(message.tabId),
+    'view:hash-from-torrent': async (message) => {
+      // The tab's content script downloads its own .torrent link with the user's session.
+      await browser.tabs.sendMessage(message.tabId, { type: 'content:hash-from-torrent' }).catch(() => undefined);
+      return this.view(message.tabId);
+    },
+    'view:read-once': (message) => this.readOnce(message.tabId),
+  };
+
+  readonly contentHandlers: ContentHandlers = {
+    'page:reading': (message, from) => this.onPageReading(from.tabId, from.url, message.reading),
+    'page:refresh': (_message, from) => this.refresh(from.tabId),
+    'panel:hide-on-site': (_message, from) => this.hidePanelOn(from.url),
+    'page:torrent-file': (message, from) => this.hashFromTorrentFile(from.tabId, message.data, message.problem),
+  };
+
+  /** A content script read its page. The tab id and URL come from the browser, not the message. */
+  async onPageReading(tabId: number, url: string, reading: PageReading | null): Promise<TabView> {
+    const host = hostOf(url);
+    void rememberSeen(host);
+    const base: TabView = {
+      tabId,
+      url,
+      host,
+      siteName: host ? siteForHost(host)?.nickname : undefined,
+      status: 'no-hash',
+      engine: reading?.engine,
+      problem: reading?.problem,
+      torrentFileUrl: reading?.torrentFileUrl,
+      hashes: reading?.hashes ?? [],
+      candidates: [],
+    };
+    return this.resolve(base, false);
+  }
+
+  async view(tabId: number): Promise<TabView> {
+    const known = await this.shared.tabs.get(tabId);
+    if (known) return known;
+    let url: string | undefined;
+    try {
+      url = (await browser.tabs.get(tabId)).url;
+    } catch {
+      // The tab is gone or its URL is not ours to see: the view says so.
+    }
+    return { tabId, url, host: hostOf(url), siteName: siteForHost(hostOf(url) ?? '')?.nickname, status: 'not-a-tracker', hashes: [], candidates: [] };
+  }
+
+  async refresh(tabId: number): Promise<TabView> {
+    const view = await this.view(tabId);
+    if (!view.hashes.length) return view;
+    return this.resolve(view, true);
+  }
+
+  /** Adds hashes read from elsewhere (the .torrent file) to a tab's view and looks them up. */
+  async addHashes(tabId: number, hashes: FoundHash[]): Promise<TabView> {
+    const view = await this.view(tabId);
+    const known = new Set(view.hashes.map((found) => found.hash));
+    const added = hashes.filter((found) => !known.has(found.hash));
+    return this.resolve({ ...view, hashes: [...view.hashes, ...added], problem: undefined }, false);
+  }
+
+  /** The toolbar click granted activeTab: run the reader in this tab once, then show its view. */
+  async readOnce(tabId: number): Promise<TabView> {
+    const { tabs } = this.shared;
+    const known = await tabs.get(tabId);
+    if (known && known.status !== 'not-a-tracker') return known;
+    await tabs.set({ ...(await this.view(tabId)), status: 'reading' });
+    if (!(await readTabOnce(tabId))) return tabs.set({ ...(await this.view(tabId)), status: 'not-a-tracker' });
+    return this.view(tabId);
+  }
+
+  /** "Hide on this site", from the panel: the host comes from the browser, not the page. */
+  async hidePanelOn(url: string): Promise<{ hidden: boolean }> {
+    const host = hostOf(url);
+    if (!host) return { hidden: false };
+    const { settings: store, tabs } = this.shared;
+    const settings = await store.get();
+    if (!settings.panelDisabledHosts.includes(host)) {
+      await store.save({ ...settings, panelDisabledHosts: [...settings.panelDisabledHosts, host] });
+    }
+    for (const view of tabs.all()) if (view.host === host) await tabs.set({ ...view, panel: false });
+    return { hidden: true };
+  }
+
+  /**
+   * The bytes of the page's own .torrent (downloaded by the content script on the user's click,
+   * with the user's session): its info-hash joins the tab's hashes and is looked up.
+   */
+  async hashFromTorrentFile(
+    tabId: number,
+    base64: string | undefined,
+    downloadProblem: 'no-link' | 'download-failed' | undefined,
+  ): Promise<{ hash?: string; view: TabView }> {
+    let problem: TabView['torrentFileProblem'] = downloadProblem ?? 'no-link';
+    if (base64 !== undefined && !downloadProblem) {
+      const result = await infoHashFromTorrent(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)));
+      if ('hash' in result) return { hash: result.hash, view: await this.addHashes(tabId, [{ hash: result.hash, source: 'torrent-file' }]) };
+      problem = result.error;
+    }
+    return { view: await this.shared.tabs.set({ ...(await this.view(tabId)), torrentFileProblem: problem }) };
+  }
+
+  /** Rebuilds every tab's view from the cache (after the user's sites changed). */
+  private async redrawTabs(): Promise<void> {
+    for (const view of this.shared.tabs.all()) {
+      if (view.status === 'done' && view.hashes.length) await this.resolve(view, false).catch(() => undefined);
+    }
+  }
+
+  private async resolve(view: TabView, force: boolean): Promise<TabView> {
+    const { tabs, lookup, directory } = this.shared;
+    const { tabId } = view;
+    const settings = await this.shared.settings.get();
+    const base: TabView = {
+      ...view,
+      panel: panelWanted(settings, view.host),
+      access: accessFor(settings, view.host),
+      torrentFileProblem: undefined,
+    };
+    if (!base.hashes.length) return tabs.set({ ...base, status: 'no-hash', error: undefined });
+    if (lookupMode(settings) === 'none') return tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined });
+
+    const hashes = base.hashes.map((found) => found.hash);
+    const sitesPromise = directory.sites.get(settings.baseUrl, (operation) => lookup.call(operation, settings));
+    let outcome: LookupOutcome;
+    try {
+      outcome = await lookup.answers(hashes, {
+        force,
+        // Only show "looking up" when the service is asked, so a revisit answered by the cache does not flicker.
+        beforeService: () => tabs.set({ ...base, status: 'looking-up', error: undefined, retryAt: undefined }),
+      });
+    } catch (error) {
+      return tabs.set(await this.failedView(base, settings, toFailure(error), await sitesPromise));
+    }
+    const sites = await sitesPromise;
+    const candidates = buildCandidateViews(base.hashes, outcome.answers, {
+      sites: sites.value,
+      host: base.host,
+      heldSites: settings.heldSites,
+      overrides: settings.siteOverrides,
+    });
+    const fetchedAt = Math.min(...[...outcome.answers.values()].map((answer) => answer.fetchedAt));
+    const current = await tabs.get(tabId);
+    // The tab moved on to another page while we waited: do not paint an old answer over it.
+    if (current && current.url !== base.url) return current;
+    return tabs.set({
+      ...base,
+      status: 'done',
+      candidates,
+      error: undefined,
+      retryAt: undefined,
+      fetchedAt: Number.isFinite(fetchedAt) ? fetchedAt : this.shared.now(),
+      fromCache: outcome.fromCache,
+      clockSkewSeconds: outcome.clockSkewSeconds,
+    });
+  }
+
+  /** An error view still shows whatever older answer the cache holds: nothing is lost. */
+  private async failedView(base: TabView, settings: Settings, error: ServiceFailure, sites: { value?: ServiceSite[] }): Promise<TabView> {
+    const hashes = base.hashes.map((found) => found.hash);
+    const older = await this.shared.lookup.cache.get(hashes);
+    let candidates: TabView['candidates'] = [];
+    let fetchedAt: number | undefined;
+    if (older.size) {
+      candidates = buildCandidateViews(base.hashes, older, {
+        sites: sites.value,
+        host: base.host,
+        heldSites: settings.heldSites,
+        overrides: settings.siteOverrides,
+      });
+      fetchedAt = Math.min(...[...older.values()].map((answer) => answer.fetchedAt));
+    }
+    return { ...base, status: 'error', error, candidates, fetchedAt, retryAt: error.retryAt };
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What every background feature shares: the settings (only writer), each tab's view, the
+ * service's site lists and the one way to the service (Lookup). Features get this object and
+ * nothing else; they never reach into each other's storage keys.
+ */
+import type { PageMessage, ContentMessage } from './message-schemas';
+import { Lookup } from '../lookup/lookup';
+import { SettingsStore } from './settings-store';
+import { SiteDirectory } from './site-list';
+import { TabViews } from './tab-views';
+
+export interface BackgroundOptions {
+  /** The `version` sent to the service. */
+  version: string;
+  fetch?: typeof fetch;
+  now?: () => number;
+  minIntervalMs?: number;
+  maxCallsPerMinute?: number;
+  batchWindowMs?: number;
+  retryDelaysMs?: readonly number[];
+  timeoutMs?: number;
+}
+
+export interface Shared {
+  readonly settings: SettingsStore;
+  readonly tabs: TabViews;
+  readonly directory: SiteDirectory;
+  readonly lookup: Lookup;
+  readonly now: () => number;
+}
+
+/** Where a content script's message came from: taken from the browser, never from the message. */
+export interface PageOrigin {
+  tabId: number;
+  url: string;
+}
+
+type PageMessageOf<K extends PageMessage['type']> = Extract<PageMessage, { type: K }>;
+type ContentMessageOf<K extends ContentMessage['type']> = Extract<ContentMessage, { type: K }>;
+
+/** One handler per message the extension's own pages (popup, options) may send. */
+export type PageHandlers = { [K in PageMessage['type']]: (message: PageMessageOf<K>) => Promise<unknown> };
+/** One handler per message a tracker page's content script may send. */
+export type ContentHandlers = { [K in ContentMessage['type']]: (message: ContentMessageOf<K>, from: PageOrigin) => Promise<unknown> };
+
+export function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
