@@ -14,6 +14,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.{ts,tsx}', 'test/service/**/*.test.ts'],
           environment: 'node',
+          setupFiles: ['test/unit/support/setup.ts'],
         },
       },
       {

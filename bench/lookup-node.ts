@@ -21,10 +21,12 @@
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { pathToFileURL } from 'node:url';
 import type { Figure } from './figures';
+import { grantOrigin, installPermissions } from '../test/unit/support/permissions';
 
 // wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
 // fake before the modules that import it load (dynamic imports below).
 (globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
+installPermissions();
 
 /** The background's minimum gap between two calls to the service (entrypoints/background.ts). */
 
@@ -187,6 +189,8 @@ async function flood(scenario: FloodScenario): Promise<NodeBenchOutput> {
       [hashes[i], hashes[j]] = [hashes[j]!, hashes[i]!];
     }
     const settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN };
+    // As if saved in the options page, which grants a custom address its origin.
+    grantOrigin(service.url);
     let http429 = 0;
     const countingFetch: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);

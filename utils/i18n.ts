@@ -81,6 +81,8 @@ export function describeFailure(failure: ServiceFailure, now = Date.now()): { ti
   switch (failure.kind) {
     case 'no-credentials':
       return { title: t('errNoCredentials'), action: t('actNoCredentials') };
+    case 'not-permitted':
+      return { title: t('errNotPermitted'), action: t('actNotPermitted') };
     case 'auth':
       return { title: t('errAuth'), action: t('actAuth') };
     case 'not-bound':

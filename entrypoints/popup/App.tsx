@@ -33,7 +33,7 @@ const SOURCE_KEYS = {
 const HASHES_SHOWN = 3;
 
 /** Failures the settings can fix, and failures worth asking again for (a rate limit retries by itself). */
-const FIX_IN_SETTINGS: ServiceErrorKind[] = ['auth', 'not-bound', 'no-credentials', 'bad-sign', 'network', 'bad-request'];
+const FIX_IN_SETTINGS: ServiceErrorKind[] = ['auth', 'not-bound', 'no-credentials', 'not-permitted', 'bad-sign', 'network', 'bad-request'];
 const WORTH_RETRYING: ServiceErrorKind[] = ['stale-site-hash', 'expired-timestamp', 'network', 'timeout', 'bad-answer', 'server', 'bad-request'];
 
 function openTabs(urls: string[]) {

@@ -14,7 +14,7 @@ import {
 } from '../service/client';
 import { ServiceError } from '../service/errors';
 import type { Candidate } from '../service/schemas';
-import { lookupMode, type Settings } from '../settings';
+import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
 import { AnswerCache, type CachedAnswer } from './cache';
 
 /** sid_sha1 is valid for 7 days while the site list is unchanged (official client). */
@@ -81,7 +81,23 @@ interface Waiting {
 }
 
 /** Failures that every queued hash would meet too: they end the whole queue, not just one batch. */
-const ENDS_THE_QUEUE = new Set(['rate-limited', 'no-credentials', 'auth', 'not-bound', 'bad-sign']);
+const ENDS_THE_QUEUE = new Set(['rate-limited', 'no-credentials', 'not-permitted', 'auth', 'not-bound', 'bad-sign']);
+
+/**
+ * Whether calls (and with them the token, or the App ID and signature) may go to this service
+ * address: one of IYUU's own hosts, which the manifest holds, or an origin the user granted when
+ * saving it. Anything else (an imported address, an unsaved typo) gets nothing.
+ */
+export async function serviceOriginAllowed(baseUrl: string): Promise<boolean> {
+  if (isKnownServiceOrigin(baseUrl)) return true;
+  let origin: string;
+  try {
+    origin = new URL(baseUrl).origin;
+  } catch {
+    return false;
+  }
+  return browser.permissions.contains({ origins: [`${origin}/*`] }).catch(() => false);
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -272,8 +288,15 @@ export class Lookup {
     const turn = this.callChain.then(() => this.waitForSlot());
     this.callChain = turn.catch(() => undefined);
     await turn;
+    const config = await this.serviceConfig(settings);
+    if (!(await serviceOriginAllowed(config.baseUrl))) {
+      throw new ServiceError({
+        kind: 'not-permitted',
+        detail: `${String(config.baseUrl).slice(0, 100)} is neither an IYUU host nor an address you granted; nothing was sent`,
+      });
+    }
     try {
-      return await operation(await this.serviceConfig(settings));
+      return await operation(config);
     } catch (error) {
       if (error instanceof ServiceError && error.kind === 'rate-limited') {
         const until = error.retryAt ?? this.now() + DEFAULT_RETRY_AFTER_S * 1000;

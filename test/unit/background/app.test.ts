@@ -5,6 +5,7 @@ import { BackgroundApp } from '../../../utils/background/app';
 import { SETTINGS_KEY } from '../../../utils/settings';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { installI18n } from '../support/i18n';
+import { grantOrigin } from '../support/permissions';
 
 let service: ReferenceService;
 let app: BackgroundApp;
@@ -18,6 +19,7 @@ beforeEach(async () => {
   installI18n('en');
   service.control.reset();
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN } });
+  grantOrigin(service.url);
   app = new BackgroundApp({ version: '0.1.0', retryDelaysMs: [] });
 });
 

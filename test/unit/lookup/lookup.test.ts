@@ -9,6 +9,7 @@ import { getSites } from '../../../utils/service/client';
 import { ServiceError } from '../../../utils/service/errors';
 import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
 import { DEMO_APP_ID, DEMO_SECRET, DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
+import { grantOrigin } from '../support/permissions';
 
 let service: ReferenceService;
 let settings: Settings;
@@ -23,6 +24,8 @@ beforeEach(() => {
   fakeBrowser.reset();
   service.control.reset();
   settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN };
+  // The user saved this (loopback) address in the options page, which granted its origin.
+  grantOrigin(service.url);
 });
 
 function makeLookup(extra: Partial<LookupEnvironment> = {}): Lookup {
@@ -185,7 +188,25 @@ describe('Lookup', () => {
     const url = closed.url;
     await closed.close();
     settings = { ...settings, baseUrl: url };
+    grantOrigin(url);
     await expect(makeLookup().answers(knownHashes().slice(0, 1))).rejects.toMatchObject({ kind: 'network' });
+  });
+
+  it('sends nothing to a service address that is neither an IYUU host nor granted, whatever the call', async () => {
+    const stranger = await startReferenceService();
+    try {
+      settings = { ...settings, baseUrl: stranger.url };
+      const lookup = makeLookup();
+      await expect(lookup.answers(knownHashes().slice(0, 1))).rejects.toMatchObject({ kind: 'not-permitted' });
+      await expect(lookup.call((config) => getSites(config), settings)).rejects.toMatchObject({ kind: 'not-permitted' });
+      expect(stranger.requests).toHaveLength(0);
+      // Granted (the user saved it in the options page): the same calls go out.
+      grantOrigin(stranger.url);
+      await expect(lookup.answers(knownHashes().slice(0, 1))).resolves.toMatchObject({ fromCache: false });
+      expect(stranger.requests.every((request) => request.headers.token === DEMO_TOKEN)).toBe(true);
+    } finally {
+      await stranger.close();
+    }
   });
 
   it('refuses to look up without credentials', async () => {

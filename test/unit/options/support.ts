@@ -12,6 +12,7 @@ import { SETTINGS_KEY } from '../../../utils/settings';
 import { loadReferenceData } from '../../service/data';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { installI18n } from '../support/i18n';
+import { grantOrigin } from '../support/permissions';
 
 const extension = { id: fakeBrowser.runtime.id, origin: 'chrome-extension://reseed-lens-test/' };
 const optionsPage = { id: extension.id, url: `${extension.origin}options.html` };
@@ -26,19 +27,11 @@ export interface OptionsWorld {
 
 /**
  * The browser parts the background touches that fakeBrowser leaves unimplemented, kept in memory:
- * host permissions (all granted) and registered content scripts.
+ * registered content scripts (host permissions: test/unit/support/permissions.ts, where a request
+ * is granted as a user accepting the prompt would).
  */
 function installBrowserParts(): void {
-  const granted = new Set<string>();
   let registered: { id: string }[] = [];
-  Object.assign(fakeBrowser.permissions, {
-    contains: async () => true,
-    request: async () => true,
-    remove: async ({ origins }: { origins?: string[] }) => {
-      for (const origin of origins ?? []) granted.delete(origin);
-      return true;
-    },
-  });
   Object.assign(fakeBrowser.scripting, {
     registerContentScripts: async (scripts: { id: string }[]) => void (registered = [...registered, ...scripts]),
     unregisterContentScripts: async ({ ids }: { ids: string[] }) => void (registered = registered.filter((script) => !ids.includes(script.id))),
@@ -63,6 +56,8 @@ export async function startOptionsWorld(
     [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN, ...options.settings },
     ...options.storage,
   });
+  // The options page saved this (loopback) address, which granted its origin.
+  grantOrigin(service.url);
   const app = new BackgroundApp({ version: '8.2.0', retryDelaysMs: [], minIntervalMs: 0 });
   const messages: { type: string }[] = [];
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => {

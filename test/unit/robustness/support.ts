@@ -12,6 +12,7 @@ import type { FoundHash, PageReading } from '../../../utils/pages/types';
 import { DEFAULT_SETTINGS, SETTINGS_KEY, storedSettings, type Settings } from '../../../utils/settings';
 import { catalog, DEFAULT_DETAILS_PAGE } from '../../../utils/sites';
 import type { ReferenceService } from '../../service/server';
+import { grantOrigin } from '../support/permissions';
 
 // ------------------------------------------------------------------------------------------------
 // Bad inputs
@@ -56,8 +57,10 @@ export class TestClock {
 
 export const VERSION = '0.1.0';
 
+/** Settings as the options page saves them: a custom service address comes with its granted origin. */
 export async function storeSettings(values: Partial<Settings>): Promise<void> {
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: storedSettings({ ...DEFAULT_SETTINGS, ...values }) });
+  if (values.baseUrl) grantOrigin(values.baseUrl);
 }
 
 export function makeApp(clock: TestClock, extra: Partial<BackgroundOptions> = {}): BackgroundApp {

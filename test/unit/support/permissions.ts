@@ -1,0 +1,42 @@
+/**
+ * The fake browser has no permissions API: install one kept in memory, which answers as a browser
+ * does for host permissions: the manifest's own hosts (IYUU's) always, other origins once granted.
+ * Granted origins are forgotten on fakeBrowser.reset(), like a fresh profile.
+ */
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { KNOWN_SERVICE_HOSTS } from '../../../utils/settings';
+
+const granted = new Set<string>();
+
+/** `http://127.0.0.1:5000/*` or `*://host/*` → the origins it stands for. */
+function origins(pattern: string): string[] {
+  const match = /^(\*|https?):\/\/([^/]+)\/\*$/.exec(pattern);
+  if (!match) return [pattern];
+  const [, scheme, host] = match;
+  return scheme === '*' ? [`http://${host}`, `https://${host}`] : [`${scheme}://${host}`];
+}
+
+function held(origin: string): boolean {
+  const host = origin.replace(/^https?:\/\//, '').replace(/:\d+$/, '');
+  return granted.has(origin) || (KNOWN_SERVICE_HOSTS as readonly string[]).includes(host);
+}
+
+/** Grants the origin of this URL, as a user accepting the browser's prompt would. */
+export function grantOrigin(url: string): void {
+  granted.add(new URL(url).origin);
+}
+
+export function installPermissions(): void {
+  Object.assign(fakeBrowser.permissions, {
+    contains: async ({ origins: patterns = [] }: { origins?: string[] }) => patterns.flatMap(origins).every(held),
+    request: async ({ origins: patterns = [] }: { origins?: string[] }) => {
+      for (const origin of patterns.flatMap(origins)) granted.add(origin);
+      return true;
+    },
+    remove: async ({ origins: patterns = [] }: { origins?: string[] }) => {
+      for (const origin of patterns.flatMap(origins)) granted.delete(origin);
+      return true;
+    },
+    resetState: () => granted.clear(),
+  });
+}
