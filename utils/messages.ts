@@ -5,7 +5,7 @@
  */
 import type { FoundHash, PageReading } from './pages/types';
 import type { ServiceFailure } from './service/errors';
-import type { Settings } from './settings';
+import type { Settings, SettingsField } from './settings';
 
 /** One candidate, resolved for display: everything the UI needs, no secret. */
 export interface CandidateView {
@@ -105,11 +105,11 @@ export interface BackgroundProtocol {
   'settings:get': { request: Record<string, never>; response: SettingsView };
   /** The settings as a JSON document to save; the credentials only when asked. */
   'settings:export': { request: { includeCredentials: boolean }; response: { json: string } };
-  /** A previously exported document: applied field by field; what could not be read is named. */
-  'settings:import': {
-    request: { data: unknown };
-    response: { view?: SettingsView; imported: string[]; skipped: string[]; error?: 'not-ours' | 'unreadable' };
-  };
+  /**
+   * A previously exported document, read field by field; what could not be read is named. Without
+   * `apply` nothing changes: the answer previews the changes for the user to confirm.
+   */
+  'settings:import': { request: { data: unknown; apply?: boolean; keepCredentials?: boolean }; response: ImportAnswer };
   /** Every site the user may pick as their own (the service's list, else the catalog), and the ones seen. */
   'sites:list': {
     request: { refresh?: boolean };
@@ -121,8 +121,34 @@ export interface BackgroundProtocol {
     request: { sid: number; site: string; userId: string; passkey: string };
     response: { ok: boolean; message?: string; profile?: ProfileView; error?: ServiceFailure };
   };
-  /** A partial update; the answer is the new settings or the field that was refused. */
-  'settings:save': { request: { update: Partial<Settings> }; response: SettingsView | { refused: string } };
+  /**
+   * A partial update; the answer is the new settings, the field that was refused, or a question:
+   * the update moves the service to another address with the saved credentials (resend with
+   * `keepCredentials` once the user said yes).
+   */
+  'settings:save': { request: { update: Partial<Settings>; keepCredentials?: boolean }; response: SaveAnswer };
+}
+
+export type SaveAnswer = SettingsView | { refused: string } | { confirm: 'credentials'; origin: string; fields: SettingsField[] };
+
+/** A settings value as an import preview shows it; credentials only as set or not. */
+export type PreviewValue = string | number | boolean | null | string[] | number[] | Record<string, unknown> | { credential: boolean };
+
+export interface ImportPreview {
+  changes: { field: SettingsField; before: PreviewValue; after: PreviewValue }[];
+  /** Set when the document moves the service to another address. */
+  service?: { baseUrl: string; known: boolean; granted: boolean; plainHttp: boolean };
+  /** Saved credentials the document would carry to that other address (kept only when the user says so). */
+  carriedCredentials: SettingsField[];
+}
+
+export interface ImportAnswer {
+  preview?: ImportPreview;
+  /** After applying: the new settings. */
+  view?: SettingsView;
+  imported: string[];
+  skipped: string[];
+  error?: 'not-ours' | 'unreadable';
 }
 
 export interface ProfileView {

@@ -150,6 +150,9 @@ export function applySettingsUpdate(current: Settings, update: unknown): Setting
   return { ...current, ...named };
 }
 
+/** What identifies the user to the service: kept out of exports unless asked, tied to one service address. */
+export const CREDENTIAL_FIELDS = ['token', 'appId', 'secret'] as const satisfies readonly SettingsField[];
+
 /** The fields safe to export; the credentials only when asked for. */
 export function exportSettings(settings: Settings, includeCredentials: boolean): Record<string, unknown> {
   const { token, secret, appId, ...rest } = settings;

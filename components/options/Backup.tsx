@@ -1,16 +1,23 @@
 /** Export and import of the settings: a JSON file, the credentials in it only when asked for. */
 import { useState } from 'preact/hooks';
 import { t } from '../../utils/i18n';
-import type { BackgroundProtocol, SettingsView } from '../../utils/messages';
+import { browser } from 'wxt/browser';
+import type { BackgroundProtocol, ImportPreview, PreviewValue, SettingsView } from '../../utils/messages';
 import { sendToBackground } from '../../utils/send';
-import { fieldList } from './fields';
+import { siteForSid } from '../../utils/sites/catalog';
+import { fieldLabel, fieldList, listOf } from './fields';
 import { IDLE, StatusLine, type Status } from './StatusLine';
 
 /** A settings file is a few kilobytes; anything far larger is not one, and is not read into memory. */
 const MAX_IMPORT_BYTES = 1024 * 1024;
 
 type ImportAnswer = BackgroundProtocol['settings:import']['response'];
-type ImportOutcome = { kind: 'none' } | { kind: 'working' } | { kind: 'done'; answer: ImportAnswer };
+type ImportOutcome =
+  | { kind: 'none' }
+  | { kind: 'working' }
+  /** Read and checked, nothing applied yet: the changes wait for the user's Apply. */
+  | { kind: 'preview'; data: unknown; answer: ImportAnswer & { preview: ImportPreview } }
+  | { kind: 'done'; answer: ImportAnswer };
 
 export function exportFileName(now: Date): string {
   const pad = (value: number) => String(value).padStart(2, '0');
@@ -66,9 +73,34 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
     const answer: ImportAnswer = read
       ? ((await sendToBackground('settings:import', { data: read.data })) ?? { imported: [], skipped: [], error: 'unreadable' })
       : { imported: [], skipped: [], error: 'unreadable' };
-    setOutcome({ kind: 'done', answer });
-    if (answer.view) onImported(answer.view);
+    if (read && answer.preview && answer.imported.length > 0) setOutcome({ kind: 'preview', data: read.data, answer: answer as ImportAnswer & { preview: ImportPreview } });
+    else setOutcome({ kind: 'done', answer });
   };
+
+  /** Apply, on the user's click: a new service address gets its permission asked first, within the click. */
+  const apply = (data: unknown, preview: ImportPreview, keepCredentials: boolean) => {
+    const service = preview.service;
+    const permission =
+      service && !service.known && !service.granted
+        ? browser.permissions.request({ origins: [`${new URL(service.baseUrl).origin}/*`] }).catch(() => false)
+        : Promise.resolve(true);
+    void permission.then(async (granted) => {
+      if (!granted) {
+        setImportProblem(t('permissionRefused', new URL(service!.baseUrl).origin));
+        return;
+      }
+      setImportProblem(undefined);
+      setOutcome({ kind: 'working' });
+      const answer = (await sendToBackground('settings:import', { data, apply: true, keepCredentials })) ?? {
+        imported: [],
+        skipped: [],
+        error: 'unreadable',
+      };
+      setOutcome({ kind: 'done', answer });
+      if (answer.view) onImported(answer.view);
+    });
+  };
+  const [importProblem, setImportProblem] = useState<string | undefined>();
 
   return (
     <section class="card" id="backup-section" aria-labelledby="backup-heading">
@@ -108,13 +140,106 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
           {t('importHint')}
         </p>
       </div>
-      <ImportResult outcome={outcome} />
+      {outcome.kind === 'preview' ? (
+        <ImportPreviewCard
+          answer={outcome.answer}
+          problem={importProblem}
+          onApply={(keepCredentials) => apply(outcome.data, outcome.answer.preview, keepCredentials)}
+          onCancel={() => {
+            setImportProblem(undefined);
+            setOutcome({ kind: 'none' });
+          }}
+        />
+      ) : (
+        <ImportResult outcome={outcome} />
+      )}
     </section>
   );
 }
 
+/** A settings value in the user's words, as plain text. */
+function shownValue(field: string, value: PreviewValue): string {
+  if (value === null || value === undefined || value === '') return t('valueNone');
+  if (typeof value === 'boolean') return value ? t('valueYes') : t('valueNo');
+  if (typeof value === 'object' && !Array.isArray(value) && 'credential' in value) return value.credential ? t('valueSet') : t('valueNotSet');
+  const siteName = (sid: number | string) => siteForSid(Number(sid))?.nickname ?? `#${sid}`;
+  if (Array.isArray(value)) {
+    if (!value.length) return t('valueNone');
+    return listOf(field === 'heldSites' ? value.map((sid) => siteName(sid)) : value.map(String));
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, { host?: string; scheme?: string }>);
+    if (!entries.length) return t('valueNone');
+    // Host overrides move a site's links: each one is named with its site.
+    return entries.map(([sid, override]) => `${siteName(sid)}: ${[override?.scheme, override?.host].filter(Boolean).join('://') || t('valueNone')}`).join('; ');
+  }
+  return String(value);
+}
+
+/** What the file would change, before anything is applied; Apply and Cancel. */
+function ImportPreviewCard({
+  answer,
+  problem,
+  onApply,
+  onCancel,
+}: {
+  answer: ImportAnswer & { preview: ImportPreview };
+  problem?: string;
+  onApply: (keepCredentials: boolean) => void;
+  onCancel: () => void;
+}) {
+  const [keep, setKeep] = useState(false);
+  const { preview } = answer;
+  const service = preview.service;
+  const carried = preview.carriedCredentials.length > 0;
+  return (
+    <div class="notice info import-preview" id="import-result" role="region" aria-labelledby="import-preview-title">
+      <strong class="notice-title" id="import-preview-title">
+        {preview.changes.length ? t('importPreviewTitle') : t('importPreviewNothing')}
+      </strong>
+      {preview.changes.length > 0 && (
+        <dl class="import-changes" id="import-preview">
+          {preview.changes.map((change) => (
+            <div key={change.field} class="import-change" data-field={change.field}>
+              <dt>{fieldLabel(change.field)}</dt>
+              <dd>
+                <span class="before">{shownValue(change.field, change.before)}</span> → <span class="after">{shownValue(change.field, change.after)}</span>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {answer.skipped.length > 0 && <p class="import-skipped">{t('importSkipped', fieldList(answer.skipped))}</p>}
+      {service && (
+        <p class="warn-text import-service" id="import-service-warning">
+          {t('importMovesService', service.baseUrl)} {service.plainHttp && t('plainHttpWarning')}
+        </p>
+      )}
+      {carried && (
+        <label class="check">
+          <input type="checkbox" id="import-keep-credentials" checked={keep} onChange={(event) => setKeep((event.currentTarget as HTMLInputElement).checked)} />
+          {t('importKeepCredentials', service?.baseUrl ?? '')}
+        </label>
+      )}
+      {problem && (
+        <p class="warn-text" role="alert">
+          {problem}
+        </p>
+      )}
+      <div class="buttons">
+        <button type="button" class="primary" id="import-apply" onClick={() => onApply(carried && keep)} disabled={!preview.changes.length}>
+          {t('importApply')}
+        </button>
+        <button type="button" id="import-cancel" onClick={onCancel}>
+          {t('cancel')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
 function ImportResult({ outcome }: { outcome: ImportOutcome }) {
-  if (outcome.kind === 'none') return <p class="status" id="import-result" role="status" aria-live="polite" />;
+  if (outcome.kind === 'none' || outcome.kind === 'preview') return <p class="status" id="import-result" role="status" aria-live="polite" />;
   if (outcome.kind === 'working')
     return (
       <p class="status working" id="import-result" role="status" aria-live="polite">

@@ -19,8 +19,8 @@ export function PanelSection({ view, onSaved }: SectionProps) {
   const save = async (update: { panelEnabled?: boolean; panelDisabledHosts?: string[] }): Promise<boolean> => {
     setStatus({ kind: 'working', text: t('saving') });
     const answer = await sendToBackground('settings:save', { update });
-    if (!answer || 'refused' in answer) {
-      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer?.refused ?? Object.keys(update)[0] ?? '')) });
+    if (!answer || !('settings' in answer)) {
+      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel((answer && 'refused' in answer && answer.refused) || (Object.keys(update)[0] ?? ''))) });
       return false;
     }
     setStatus({ kind: 'ok', text: t('saved') });

@@ -81,8 +81,8 @@ function YourSites({ view, onSaved, list, onRefresh }: SectionProps & { list?: S
     }
     setStatus({ kind: 'working', text: t('saving') });
     const answer = await sendToBackground('settings:save', { update: { heldSites, askedForSites: true } });
-    if (!answer || 'refused' in answer) {
-      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer?.refused ?? 'heldSites')) });
+    if (!answer || !('settings' in answer)) {
+      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel((answer && 'refused' in answer && answer.refused) || 'heldSites')) });
       return;
     }
     if (!heldSites) setTicked(new Set());
@@ -207,8 +207,8 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     }
     setStatus({ kind: 'working', text: t('saving') });
     const answer = await sendToBackground('settings:save', { update: { siteOverrides: next } });
-    if (!answer || 'refused' in answer) {
-      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer?.refused ?? 'siteOverrides')) });
+    if (!answer || !('settings' in answer)) {
+      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel((answer && 'refused' in answer && answer.refused) || 'siteOverrides')) });
       return;
     }
     // Show what was stored (normalised), not what was typed.

@@ -26,9 +26,33 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
   const update = (field: keyof ConnectionForm) => (event: Event) =>
     setForm({ ...form, [field]: (event.currentTarget as HTMLInputElement).value });
 
-  const save = (event: Event) => {
+  // The saved credentials would go to another service address: asked once, answered by a button.
+  const [confirming, setConfirming] = useState<string | undefined>();
+
+  const send = async (values: ConnectionForm, baseUrl: string, keepCredentials: boolean) => {
+    setStatus({ kind: 'working', text: t('saving') });
+    const answer = await sendToBackground('settings:save', {
+      update: { baseUrl, token: values.token.trim(), appId: values.appId.trim(), secret: values.secret.trim() },
+      keepCredentials,
+    });
+    if (answer && 'confirm' in answer) {
+      setConfirming(answer.origin);
+      setStatus({ kind: 'idle' });
+      return;
+    }
+    setConfirming(undefined);
+    if (!answer || 'refused' in answer) {
+      setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer?.refused ?? 'settings')) });
+      return;
+    }
+    setForm({ ...values, baseUrl });
+    setStatus({ kind: 'ok', text: t('saved') });
+    onSaved(answer);
+  };
+
+  const save = (event: Event, values = form, keepCredentials = false) => {
     event.preventDefault();
-    const baseUrl = normaliseBaseUrl(form.baseUrl);
+    const baseUrl = normaliseBaseUrl(values.baseUrl);
     if (!baseUrl) {
       setStatus({ kind: 'problem', text: t('badBaseUrl') });
       return;
@@ -42,18 +66,15 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
         setStatus({ kind: 'problem', text: t('permissionRefused', new URL(baseUrl).origin) });
         return;
       }
-      setStatus({ kind: 'working', text: t('saving') });
-      const answer = await sendToBackground('settings:save', {
-        update: { baseUrl, token: form.token.trim(), appId: form.appId.trim(), secret: form.secret.trim() },
-      });
-      if ('refused' in answer) {
-        setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel(answer.refused)) });
-        return;
-      }
-      setForm({ ...form, baseUrl });
-      setStatus({ kind: 'ok', text: t('saved') });
-      onSaved(answer);
+      await send(values, baseUrl, keepCredentials);
     });
+  };
+
+  /** "Save without my token": the new address gets no credentials from the old one. */
+  const dropCredentials = (event: Event) => {
+    const values = { ...form, token: '', appId: '', secret: '' };
+    setForm(values);
+    save(event, values);
   };
 
   const test = async () => {
@@ -63,13 +84,29 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
     else if (answer.error) setStatus({ kind: 'failure', failure: answer.error });
   };
 
+  const plainHttp = /^\s*http:\/\//i.test(form.baseUrl);
   return (
     <section class="card" aria-labelledby="connection-heading">
       <h2 id="connection-heading">{t('connectionHeading')}</h2>
       <form onSubmit={save} class="fields">
         <label for="baseUrl">{t('labelBaseUrl')}</label>
-        <input id="baseUrl" name="baseUrl" type="url" value={form.baseUrl} onInput={update('baseUrl')} spellcheck={false} autocomplete="off" />
+        <input
+          id="baseUrl"
+          name="baseUrl"
+          type="url"
+          value={form.baseUrl}
+          onInput={update('baseUrl')}
+          spellcheck={false}
+          autocomplete="off"
+          aria-describedby={plainHttp ? 'http-warning' : undefined}
+        />
         <p class="hint">{t('hintBaseUrl')}</p>
+        {/* Shown before Save: typing an http address and saving it is the explicit choice. */}
+        {plainHttp && (
+          <p class="hint warn-text" id="http-warning">
+            {t('plainHttpWarning')}
+          </p>
+        )}
 
         <label for="token">{t('labelToken')}</label>
         <input
@@ -112,6 +149,20 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
           </button>
         </div>
       </form>
+      {confirming && (
+        <div class="notice warn confirm-credentials" role="alert">
+          <strong class="notice-title">{t('confirmCredentialsTitle', confirming)}</strong>
+          <p>{t('confirmCredentialsHelp')}</p>
+          <div class="buttons">
+            <button type="button" id="keep-credentials" onClick={(event) => save(event, form, true)}>
+              {t('keepCredentials')}
+            </button>
+            <button type="button" class="primary" id="drop-credentials" onClick={dropCredentials}>
+              {t('dropCredentials')}
+            </button>
+          </div>
+        </div>
+      )}
       <StatusLine status={status} />
     </section>
   );

@@ -5,14 +5,14 @@
  * back the settings up and restore them.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page as PlaywrightPage } from 'playwright-core';
-import type { ElementHandle, Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_KINDS, RUN_DIR, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
+import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
 import { DEMO_UNBOUND_TOKEN } from '../service/server';
 import { SERVICE_BASE_URL, SERVICE_HOST, nexusDetailsPage, startWorld, torrentOn, type World } from './world';
+import { importFile } from './support/files';
 
 afterAll(closeAllBrowsers);
 
@@ -82,19 +82,6 @@ async function exportFile(options: HarnessPage): Promise<string> {
   await options.click('#export');
   await options.waitForSelector('#export-status.ok');
   return options.evaluate((index) => (window as unknown as { exportedFiles: Promise<string>[] }).exportedFiles[index]!, before);
-}
-
-/** Chooses a file in the import field as a person would (the browser's own file chooser API). */
-async function importFile(options: HarnessPage, content: string, kind: string): Promise<void> {
-  const dir = join(RUN_DIR, 'options-import');
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, `${kind}-settings.json`);
-  writeFileSync(path, content);
-  if (options.kind === 'chromium') await (options.raw as PlaywrightPage).setInputFiles('#import-file', path);
-  else {
-    const input = (await (options.raw as PuppeteerPage).$('#import-file')) as ElementHandle<HTMLInputElement>;
-    await input.uploadFile(path);
-  }
 }
 
 describe.each(BROWSER_KINDS)('%s: the options page', (kind) => {
@@ -222,6 +209,11 @@ describe.each(BROWSER_KINDS)('%s: the options page', (kind) => {
 
     await inFront(options);
     await importFile(options, exported, kind);
+    // Shown first, applied only on Apply.
+    await options.waitForSelector('#import-preview');
+    expect(await options.textContent('#import-preview')).toContain(text('fieldPanelEnabled'));
+    expect((await stored(browser)).panelEnabled).toBe(false);
+    await options.click('#import-apply');
     await options.waitForSelector('#import-result.ok');
     expect(await options.textContent('#import-result .notice-title')).toBe(text('importDone'));
     expect(await options.textContent('#import-result .import-imported')).toContain(text('fieldPanelEnabled'));

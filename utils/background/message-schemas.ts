@@ -52,7 +52,7 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('site:disable'), host: z.string().max(253) }),
   z.object({ type: z.literal('settings:get') }),
   z.object({ type: z.literal('settings:export'), includeCredentials: z.boolean() }),
-  z.object({ type: z.literal('settings:import'), data: z.unknown() }),
+  z.object({ type: z.literal('settings:import'), data: z.unknown(), apply: z.boolean().optional(), keepCredentials: z.boolean().optional() }),
   z.object({ type: z.literal('sites:list'), refresh: z.boolean().optional() }),
   z.object({ type: z.literal('profile:get') }),
   z.object({
@@ -62,6 +62,6 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
     userId: z.string().trim().regex(/^\d{1,12}$/),
     passkey: z.string().trim().min(1).max(200),
   }),
-  z.object({ type: z.literal('settings:save'), update: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('settings:save'), update: z.record(z.string(), z.unknown()), keepCredentials: z.boolean().optional() }),
 ]);
 export type PageMessage = z.infer<typeof pageMessageSchema>;

@@ -1,22 +1,74 @@
 /**
  * Feature: the settings as the options page sees them: read, save a partial update, export to a
  * file and import one. The SettingsStore stays the only writer.
+ *
+ * Credentials belong to a service address: a save or an import that moves the service elsewhere
+ * carries the saved token (App ID, Secret) along only when the user confirms it, and an import is
+ * shown as a list of changes before anything is applied.
  */
 import { browser } from 'wxt/browser';
 import type { z } from 'zod';
-import type { SettingsView } from '../messages';
-import { applySettingsUpdate, exportSettings, settingsFields, type Settings, type SettingsField } from '../settings';
+import type { ImportAnswer, ImportPreview, PreviewValue, SaveAnswer, SettingsView } from '../messages';
+import {
+  applySettingsUpdate,
+  CREDENTIAL_FIELDS,
+  exportSettings,
+  isKnownServiceOrigin,
+  settingsFields,
+  type Settings,
+  type SettingsField,
+} from '../settings';
 import { syncCustomSites } from './custom-sites';
 import type { PageHandlers, Shared } from './shared';
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether two service addresses are the same service as far as credentials go: the same host
+ * (http to https and back is the user's visible choice), or two of IYUU's own hosts.
+ */
+export function sameService(a: string, b: string): boolean {
+  if (originOf(a) === originOf(b)) return true;
+  if (isKnownServiceOrigin(a) && isKnownServiceOrigin(b)) return true;
+  try {
+    return new URL(a).host === new URL(b).host;
+  } catch {
+    return false;
+  }
+}
+
+/** The saved credentials that `next` would carry, unchanged, to another service. */
+function carriedCredentials(previous: Settings, next: Settings): (typeof CREDENTIAL_FIELDS)[number][] {
+  if (sameService(previous.baseUrl, next.baseUrl)) return [];
+  return CREDENTIAL_FIELDS.filter((field) => previous[field] !== '' && next[field] === previous[field]);
+}
+
+function withoutCarried(previous: Settings, next: Settings): Settings {
+  const cleared: Settings = { ...next };
+  for (const field of carriedCredentials(previous, next)) cleared[field as (typeof CREDENTIAL_FIELDS)[number]] = '';
+  return cleared;
+}
+
+/** A value as the import preview shows it: credentials only as set / not set. */
+function previewValue(field: SettingsField, value: unknown): PreviewValue {
+  if ((CREDENTIAL_FIELDS as readonly string[]).includes(field)) return { credential: value !== '' };
+  return value as PreviewValue;
+}
 
 export class Preferences {
   constructor(private readonly shared: Shared) {}
 
   readonly pageHandlers: Pick<PageHandlers, 'settings:get' | 'settings:save' | 'settings:export' | 'settings:import'> = {
     'settings:get': () => this.settingsView(),
-    'settings:save': (message) => this.saveSettings(message.update),
+    'settings:save': (message) => this.saveSettings(message.update, message.keepCredentials ?? false),
     'settings:export': (message) => this.exportSettings(message.includeCredentials),
-    'settings:import': (message) => this.importSettings(message.data),
+    'settings:import': (message) => this.importSettings(message.data, message.apply ? { keepCredentials: message.keepCredentials ?? false } : undefined),
   };
 
   async settingsView(): Promise<SettingsView> {
@@ -24,7 +76,11 @@ export class Preferences {
     return { settings, resetFields, unreadable, serviceOriginGranted: await this.originGranted(settings.baseUrl) };
   }
 
-  async saveSettings(update: unknown): Promise<SettingsView | { refused: string }> {
+  /**
+   * A partial update from the options page. When it moves the service to another address while
+   * keeping the saved credentials, nothing is saved until the user confirms (`keepCredentials`).
+   */
+  async saveSettings(update: unknown, keepCredentials = false): Promise<SaveAnswer> {
     const current = await this.shared.settings.get();
     let next: Settings;
     try {
@@ -33,6 +89,8 @@ export class Preferences {
       const issue = (error as { issues?: { path?: PropertyKey[] }[] }).issues?.[0];
       return { refused: String(issue?.path?.[0] ?? 'settings') };
     }
+    const carried = carriedCredentials(current, next);
+    if (carried.length && !keepCredentials) return { confirm: 'credentials', origin: originOf(next.baseUrl) ?? next.baseUrl, fields: carried };
     await this.shared.settings.save(next);
     return this.settingsView();
   }
@@ -45,16 +103,18 @@ export class Preferences {
   }
 
   /**
-   * Applies an exported document field by field: what is valid is taken, what is not is named,
-   * and credentials missing from the document (an export without them) are kept as they are.
+   * An exported document, read field by field: what is valid is taken, what is not is named, and
+   * credentials missing from the document (an export without them) are kept as they are — unless
+   * the document moves the service elsewhere and the user did not confirm keeping them.
+   * Without `apply` nothing is written: the answer is the list of changes to show the user.
    */
-  async importSettings(data: unknown): Promise<{ view?: SettingsView; imported: string[]; skipped: string[]; error?: 'not-ours' | 'unreadable' }> {
+  async importSettings(data: unknown, apply?: { keepCredentials: boolean }): Promise<ImportAnswer> {
     if (!data || typeof data !== 'object' || Array.isArray(data)) return { imported: [], skipped: [], error: 'unreadable' };
     const document = data as Record<string, unknown>;
     if (document.app !== 'reseed-lens') return { imported: [], skipped: [], error: 'not-ours' };
     const current = await this.shared.settings.get();
     const next: Record<string, unknown> = { ...current };
-    const imported: string[] = [];
+    const imported: SettingsField[] = [];
     const skipped: string[] = [];
     for (const [field, schema] of Object.entries(settingsFields) as [SettingsField, z.ZodType][]) {
       if (document[field] === undefined) continue;
@@ -64,14 +124,38 @@ export class Preferences {
         imported.push(field);
       } else skipped.push(field);
     }
-    await this.shared.settings.save(next as Settings);
-    await syncCustomSites((next as Settings).customHosts).catch(() => undefined);
+    const read = next as Settings;
+    if (!apply) return { imported, skipped, preview: await this.preview(current, read) };
+    const applied = apply.keepCredentials ? read : withoutCarried(current, read);
+    await this.shared.settings.save(applied);
+    await syncCustomSites(applied.customHosts).catch(() => undefined);
     return { view: await this.settingsView(), imported, skipped };
   }
 
+  private async preview(current: Settings, next: Settings): Promise<ImportPreview> {
+    const changes = (Object.keys(settingsFields) as SettingsField[])
+      .filter((field) => JSON.stringify(current[field]) !== JSON.stringify(next[field]))
+      .map((field) => ({ field, before: previewValue(field, current[field]), after: previewValue(field, next[field]) }));
+    const movesService = current.baseUrl !== next.baseUrl;
+    return {
+      changes,
+      service: movesService
+        ? {
+            baseUrl: next.baseUrl,
+            known: isKnownServiceOrigin(next.baseUrl),
+            granted: await this.originGranted(next.baseUrl),
+            plainHttp: next.baseUrl.startsWith('http:'),
+          }
+        : undefined,
+      carriedCredentials: carriedCredentials(current, next),
+    };
+  }
+
   private async originGranted(baseUrl: string): Promise<boolean> {
+    const origin = originOf(baseUrl);
+    if (!origin) return false;
     try {
-      return await browser.permissions.contains({ origins: [`${new URL(baseUrl).origin}/*`] });
+      return await browser.permissions.contains({ origins: [`${origin}/*`] });
     } catch {
       return false;
     }

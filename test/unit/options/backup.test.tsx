@@ -53,9 +53,25 @@ async function exported(page: HTMLElement): Promise<Record<string, unknown>> {
 
 async function importFile(page: HTMLElement, content: string): Promise<void> {
   const input = $<HTMLInputElement>(page, '#import-file');
+  const previous = page.querySelector('#import-result');
   Object.defineProperty(input, 'files', { configurable: true, value: [new File([content], 'settings.json', { type: 'application/json' })] });
   input.dispatchEvent(new Event('change', { bubbles: true }));
-  await waitFor(() => page.querySelector('#import-result.notice'), 'the import result');
+  await waitFor(() => {
+    const result = page.querySelector('#import-result.notice');
+    return result !== previous && result;
+  }, 'the import result');
+}
+
+/** The preview's rows: field label → "before → after". */
+function previewRows(page: HTMLElement): Record<string, string> {
+  return Object.fromEntries(
+    [...page.querySelectorAll('#import-preview .import-change')].map((row) => [row.getAttribute('data-field')!, row.querySelector('dd')!.textContent!]),
+  );
+}
+
+async function applyImport(page: HTMLElement): Promise<void> {
+  await click($(page, '#import-apply'));
+  await waitFor(() => page.querySelector('#import-result.notice:not(.import-preview)'), 'the import applied');
 }
 
 describe('export', () => {
@@ -97,7 +113,14 @@ describe('import', () => {
       return stored.panelEnabled === false && (stored.panelDisabledHosts as string[]).length === 0;
     }, 'the changes saved');
 
+    const before = await storedSettings();
     await importFile(page, JSON.stringify({ ...backup, customHosts: ['not a host!'] }));
+    // First what it would change, and nothing changed yet.
+    expect(text(page, '#import-preview-title')).toBe(en.importPreviewTitle!.message);
+    expect(previewRows(page)).toEqual({ panelEnabled: `${en.valueNo!.message} → ${en.valueYes!.message}`, panelDisabledHosts: `${en.valueNone!.message} → hdsky.me` });
+    expect(text(page, '#import-result .import-skipped')).toBe(en.importSkipped!.message.replace('$1', en.fieldCustomHosts!.message));
+    expect(await storedSettings()).toEqual(before);
+    await applyImport(page);
     const result = $(page, '#import-result');
     expect(result.classList.contains('ok')).toBe(true);
     expect(text(result, '.notice-title')).toBe(en.importDone!.message);
@@ -119,6 +142,11 @@ describe('import', () => {
     const page = await openOptions();
     const document = { app: 'reseed-lens', version: 1, baseUrl: world.service.url, token: 'demo-forever-token' };
     await importFile(page, JSON.stringify(document));
+    // The same address: nothing warns of a move; the new token is named only as set.
+    expect(page.querySelector('#import-service-warning')).toBeNull();
+    expect(previewRows(page)).toEqual({ token: `${en.valueSet!.message} → ${en.valueSet!.message}` });
+    expect(text(page, '#import-preview')).not.toContain('demo-forever-token');
+    await applyImport(page);
     await waitFor(() => $<HTMLInputElement>(page, '#token').value === 'demo-forever-token', 'the form updated');
     // A new token: its state is asked for again.
     await waitFor(() => text(page, '.token-expiry') === en.tokenLifetime!.message, 'the new token state');
@@ -150,5 +178,45 @@ describe('import', () => {
     await importFile(page, JSON.stringify({ app: 'reseed-lens', panelEnabled: 'yes', heldSites: 'all' }));
     expect(text(page, '#import-result .notice-title')).toBe(en.importNothing!.message);
     expect(text(page, '#import-result .import-skipped')).toContain(en.fieldHeldSites!.message);
+  });
+
+  it('shows host overrides before applying them, and Cancel changes nothing', async () => {
+    world = await startOptionsWorld();
+    const page = await openOptions();
+    const before = await storedSettings();
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', siteOverrides: { '7': { host: 'mirror.example.org', scheme: 'http' } } }));
+    expect(previewRows(page).siteOverrides).toMatch(/→ .+: http:\/\/mirror\.example\.org$/);
+    await click($(page, '#import-cancel'));
+    expect(page.querySelector('#import-preview')).toBeNull();
+    expect(await storedSettings()).toEqual(before);
+  });
+
+  it('moving the service elsewhere asks for that address, and leaves the saved token behind unless the user keeps it', async () => {
+    world = await startOptionsWorld();
+    const stranger = 'http://lookup.example.net';
+    const page = await openOptions();
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', baseUrl: stranger }));
+    expect(text(page, '#import-service-warning')).toContain(en.importMovesService!.message.replace('$1', stranger));
+    expect(text(page, '#import-service-warning')).toContain(en.plainHttpWarning!.message);
+    expect($<HTMLInputElement>(page, '#import-keep-credentials').checked).toBe(false);
+    await applyImport(page);
+    expect(await storedSettings()).toMatchObject({ baseUrl: stranger, token: '' });
+    expect(world.service.requests.every((request) => !request.url.includes('example.net'))).toBe(true);
+
+    // Again, keeping the token this time: only after the user ticks it.
+    await world.app.preferences.saveSettings({ baseUrl: world.service.url, token: 'demo-token' }, true);
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', baseUrl: stranger }));
+    await click($(page, '#import-keep-credentials'));
+    await applyImport(page);
+    expect(await storedSettings()).toMatchObject({ baseUrl: stranger, token: 'demo-token' });
+  });
+
+  it('an import never writes anything before Apply, even through the background directly', async () => {
+    world = await startOptionsWorld();
+    const before = await storedSettings();
+    const answer = await world.app.preferences.importSettings({ app: 'reseed-lens', baseUrl: 'https://elsewhere.example.org', panelEnabled: false });
+    expect(answer.preview?.changes.map((change) => change.field).sort()).toEqual(['baseUrl', 'panelEnabled']);
+    expect(answer.preview?.carriedCredentials).toEqual(['token']);
+    expect(await storedSettings()).toEqual(before);
   });
 });

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Options } from '../../../entrypoints/options/App';
 import { loadMessages } from '../support/i18n';
-import { $, accessibleName, click, mount, startOptionsWorld, storedSettings, text, type, waitFor, type OptionsWorld } from './support';
+import { $, accessibleName, click, mount, startOptionsWorld, startService, storedSettings, text, type, waitFor, type OptionsWorld } from './support';
 
 const en = loadMessages('en');
 const zh = loadMessages('zh_CN');
@@ -118,3 +118,66 @@ describe('the options page', () => {
     expect(englishOnly).toEqual([]);
   });
 });
+
+describe('the service address and the saved credentials', () => {
+  it('warns before Save when the address is plain http, and not for https', async () => {
+    world = await startOptionsWorld();
+    const page = await openOptions();
+    // The test service is http: the warning stands beside the field from the start.
+    expect(text(page, '#http-warning')).toBe(en.plainHttpWarning!.message);
+    expect($(page, '#baseUrl').getAttribute('aria-describedby')).toBe('http-warning');
+    await type($(page, '#baseUrl'), 'https://2025.iyuu.cn');
+    expect(page.querySelector('#http-warning')).toBeNull();
+  });
+
+  it('asks before the saved token goes to another address, and saves nothing until answered', async () => {
+    world = await startOptionsWorld();
+    const other = await startService();
+    try {
+      const page = await openOptions();
+      const before = await storedSettings();
+      await type($(page, '#baseUrl'), other.url);
+      await click($(page, '#save'));
+      await waitFor(() => page.querySelector('.confirm-credentials'), 'the question');
+      expect(text(page, '.confirm-credentials .notice-title')).toBe(en.confirmCredentialsTitle!.message.replace('$1', other.url));
+      expect(await storedSettings()).toEqual(before);
+
+      await click($(page, '#drop-credentials'));
+      await waitFor(async () => (await storedSettings()).baseUrl === other.url, 'saved');
+      expect(await storedSettings()).toMatchObject({ token: '' });
+      expect($<HTMLInputElement>(page, '#token').value).toBe('');
+      expect(page.querySelector('.confirm-credentials')).toBeNull();
+      expect(other.requests.filter((request) => request.headers.token)).toHaveLength(0);
+    } finally {
+      await world.close();
+      world = undefined;
+      await other.close();
+    }
+  });
+
+  it('keeps the token for the new address only on "Keep my token"', async () => {
+    world = await startOptionsWorld();
+    const other = await startService();
+    try {
+      const page = await openOptions();
+      await type($(page, '#baseUrl'), other.url);
+      await click($(page, '#save'));
+      await waitFor(() => page.querySelector('#keep-credentials'), 'the question');
+      await click($(page, '#keep-credentials'));
+      await waitFor(async () => (await storedSettings()).baseUrl === other.url, 'saved');
+      expect(await storedSettings()).toMatchObject({ token: 'demo-token' });
+    } finally {
+      await world.close();
+      world = undefined;
+      await other.close();
+    }
+  });
+
+  it('asks nothing when the token is typed with the address, or the address stays IYUU\'s', async () => {
+    world = await startOptionsWorld({ settings: { baseUrl: 'https://2025.iyuu.cn' } });
+    expect(await world.app.preferences.saveSettings({ baseUrl: 'http://vip.iyuu.cn', token: 'demo-token' })).toHaveProperty('settings');
+    expect(await world.app.preferences.saveSettings({ baseUrl: 'https://lookup.example.net', token: 'another-token' })).toHaveProperty('settings');
+    expect(await world.app.preferences.saveSettings({ baseUrl: 'https://mirror.example.net' })).toMatchObject({ confirm: 'credentials', fields: ['token'] });
+  });
+});
+

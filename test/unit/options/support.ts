@@ -39,6 +39,12 @@ function installBrowserParts(): void {
   });
 }
 
+/** A reference service; happy-dom replaces the URL class Node's fs understands, so its data files go as paths. */
+export function startService(): Promise<ReferenceService> {
+  const dir = join(__dirname, '../../service');
+  return startReferenceService({ data: loadReferenceData({ sites: join(dir, 'sites.json'), data: join(dir, 'data.json') }) });
+}
+
 /**
  * A fresh fake browser in `locale`, the reference service, stored settings pointing at it (the
  * demo token unless `settings` says otherwise), and the real background answering the page.
@@ -49,16 +55,23 @@ export async function startOptionsWorld(
   fakeBrowser.reset();
   installI18n(options.locale ?? 'en');
   installBrowserParts();
-  // happy-dom replaces the URL class Node's fs understands: give the data files as paths.
-  const dir = join(__dirname, '../../service');
-  const service = await startReferenceService({ data: loadReferenceData({ sites: join(dir, 'sites.json'), data: join(dir, 'data.json') }) });
+  const service = await startService();
   await fakeBrowser.storage.local.set({
     [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN, ...options.settings },
     ...options.storage,
   });
   // The options page saved this (loopback) address, which granted its origin.
   grantOrigin(service.url);
-  const app = new BackgroundApp({ version: '8.2.0', retryDelaysMs: [], minIntervalMs: 0 });
+  // Every call the background makes is tracked, so closing the world first lets them finish: a
+  // test that ends while the page is still reloading its sections leaves nothing half-answered.
+  const pending = new Set<Promise<unknown>>();
+  const tracked: typeof fetch = (input, init) => {
+    const call = globalThis.fetch(input, init);
+    pending.add(call);
+    void call.catch(() => undefined).finally(() => pending.delete(call));
+    return call;
+  };
+  const app = new BackgroundApp({ version: '8.2.0', retryDelaysMs: [], minIntervalMs: 0, fetch: tracked });
   const messages: { type: string }[] = [];
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
     messages.push(message as { type: string });
@@ -70,6 +83,7 @@ export async function startOptionsWorld(
     messages,
     async close() {
       unmountAll();
+      while (pending.size) await Promise.allSettled([...pending]);
       await service.close();
     },
   };

@@ -484,7 +484,10 @@ describe('settings never lost', () => {
   });
 
   it('an import with foreign values takes the good fields and names the others', async () => {
-    const result = await app.preferences.importSettings({ app: 'reseed-lens', panelEnabled: false, heldSites: [-1], baseUrl: 'javascript:alert(1)', customHosts: ['ok.example.org'] });
+    const document = { app: 'reseed-lens', panelEnabled: false, heldSites: [-1], baseUrl: 'javascript:alert(1)', customHosts: ['ok.example.org'] };
+    const preview = await app.preferences.importSettings(document);
+    expect(preview.preview?.changes.map((change) => change.field).sort()).toEqual(['customHosts', 'panelEnabled']);
+    const result = await app.preferences.importSettings(document, { keepCredentials: false });
     tried(2);
     expect(result.imported.sort()).toEqual(['customHosts', 'panelEnabled']);
     expect(result.skipped.sort()).toEqual(['baseUrl', 'heldSites']);
