@@ -38,7 +38,7 @@ export function expectedLinks(service: ReferenceService, hash: string): string[]
     .filter((member) => member.info_hash !== hash)
     .map((member) => {
       const site = sites.find((entry) => entry.site === member.site)!;
-      return buildDetailsUrl({ base_url: site.base_url ?? '', details_page: site.details_page ?? '', is_https: site.is_https ?? 1 }, member.torrent_id)!;
+      return buildDetailsUrl({ id: site.id, base_url: site.base_url ?? '', details_page: site.details_page ?? '', is_https: site.is_https ?? 1 }, member.torrent_id)!;
     })
     .sort();
 }

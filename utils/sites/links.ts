@@ -3,7 +3,7 @@
  * host and a relative path template. Whatever the service or a stored setting holds, the result is
  * an http(s) URL on the expected host, or undefined.
  */
-import { siteForHost } from './catalog';
+import { siteForHost, siteForSid } from './catalog';
 import { isHostName, isSameOrSubdomain } from './hosts';
 import type { CatalogSite, LinkOverride, ServiceSiteLink } from './types';
 
@@ -65,20 +65,29 @@ export function homeUrl(
   return target && checked(`${target.scheme}://${target.host}/`, target.scheme, target.host);
 }
 
-function serviceTarget(site: Pick<ServiceSiteLink, 'base_url' | 'is_https'>, override?: LinkOverride): Target | undefined {
+/**
+ * Where a site of the service's list links to. A site the catalog knows by its sid links only to
+ * that site's catalogued hosts (an answer naming another host, or `http` for an https site, moves
+ * nothing); an old domain or API host becomes the current host. A site the catalog does not know
+ * goes to the service's base_url, unless that host is a catalogued site's with another sid.
+ */
+function serviceTarget(site: Pick<ServiceSiteLink, 'id' | 'base_url' | 'is_https'>, override?: LinkOverride): Target | undefined {
   const base = linkHost(site.base_url);
-  if (!base) return applyOverride(undefined, override);
-  const entry = siteForHost(base);
-  let target: Target = { host: base, scheme: site.is_https === 0 ? 'http' : 'https', entry };
-  const home = entry?.hosts[0];
-  if (entry && home) {
-    if (entry.apiHosts?.some((host) => isSameOrSubdomain(base, host))) {
-      target = { host: home, scheme: entry.scheme, entry, catalogTemplate: entry.detailsPage };
-    } else if (!entry.hosts.some((host) => isSameOrSubdomain(base, host))) {
-      // An old domain: the same pages, on the current host.
-      target = { host: home, scheme: entry.scheme, entry };
-    }
-  }
+  const bySid = typeof site.id === 'number' ? siteForSid(site.id) : undefined;
+  const byHost = base ? siteForHost(base) : undefined;
+  const entry = bySid ?? byHost;
+  if (!bySid && byHost?.sid !== undefined && typeof site.id === 'number' && byHost.sid !== site.id) return applyOverride(undefined, override);
+  if (!entry) return applyOverride(base ? { host: base, scheme: site.is_https === 0 ? 'http' : 'https' } : undefined, override);
+  const home = entry.hosts[0];
+  if (!home) return applyOverride(undefined, override);
+  // The service may upgrade a site to https, never take it down to http.
+  const scheme: Scheme = entry.scheme === 'https' || site.is_https !== 0 ? 'https' : 'http';
+  const within = (hosts: readonly string[] | undefined) => !!base && (hosts ?? []).some((host) => isSameOrSubdomain(base, host));
+  let target: Target;
+  if (within(entry.apiHosts)) target = { host: home, scheme: entry.scheme, entry, catalogTemplate: entry.detailsPage };
+  else if (within(entry.hosts)) target = { host: base!, scheme, entry };
+  // An old domain, or a host that is not the site's at all: the same pages, on the current host.
+  else target = { host: home, scheme: entry.scheme, entry };
   return applyOverride(target, override);
 }
 

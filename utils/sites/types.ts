@@ -27,6 +27,8 @@ export interface CatalogSite {
 
 /** The fields of a site of the service's list (`GET /reseed/sites/index`) that links are built from. */
 export interface ServiceSiteLink {
+  /** The site's sid: when the catalog knows it, its links stay on the catalog's hosts for it. */
+  id?: number;
   base_url: string;
   details_page: string;
   /** 0 http, 1 https, 2 both (https is used). */

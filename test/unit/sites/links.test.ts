@@ -7,6 +7,26 @@ import type { LinkOverride, ServiceSiteLink } from '../../../utils/sites/types';
 const site = (base_url: string, details_page = 'details.php?id={}', is_https = 1): ServiceSiteLink => ({ base_url, details_page, is_https });
 
 describe('buildDetailsUrl', () => {
+  it('keeps a catalogued site on its own hosts: a service answer cannot move it or take it to http', () => {
+    const hdsky = siteForName('hdsky')!;
+    const pter = siteForName('pter')!;
+    const mteam = siteForName('m-team')!;
+    const bySid = (id: number, base_url: string, is_https = 1) => ({ id, base_url, details_page: 'details.php?id={}', is_https });
+    // Another host for HDSky's sid: the link stays on hdsky.me.
+    expect(buildDetailsUrl(bySid(hdsky.sid!, 'hdsky.evil.example'), 9)).toBe('https://hdsky.me/details.php?id=9');
+    expect(buildDetailsUrl(bySid(hdsky.sid!, 'pterclub.net'), 9)).toBe('https://hdsky.me/details.php?id=9');
+    // http for an https site: still https.
+    expect(buildDetailsUrl(bySid(hdsky.sid!, 'hdsky.me', 0), 9)).toBe('https://hdsky.me/details.php?id=9');
+    // Its own old domain and API host still lead to the current host.
+    expect(buildDetailsUrl(bySid(pter.sid!, 'pterclub.com'), 9)).toBe('https://pterclub.net/details.php?id=9');
+    expect(buildDetailsUrl(bySid(mteam.sid!, 'api.m-team.cc'), 9)).toBe('https://kp.m-team.cc/detail/9');
+    // A sid the catalog does not know may not borrow a catalogued site's host.
+    expect(buildDetailsUrl(bySid(987_654, 'hdsky.me'), 9)).toBeUndefined();
+    expect(buildDetailsUrl(bySid(987_654, 'tracker.example'), 9)).toBe('https://tracker.example/details.php?id=9');
+    // Only the user's own override moves a link.
+    expect(buildDetailsUrl(bySid(hdsky.sid!, 'hdsky.evil.example'), 9, { host: 'hdsky.mirror.example' })).toBe('https://hdsky.mirror.example/details.php?id=9');
+  });
+
   it('joins scheme, base_url and the template with the id in place of {} or {id}', () => {
     expect(buildDetailsUrl(site('hdsky.me'), 195588)).toBe('https://hdsky.me/details.php?id=195588');
     expect(buildDetailsUrl(site('hdsky.me', 'details.php?id={id}&hit=1'), 7)).toBe('https://hdsky.me/details.php?id=7&hit=1');
