@@ -164,6 +164,8 @@ export interface SettingsView {
   settings: Settings;
   /** Fields that could not be read from storage and were reset to their default. */
   resetFields: string[];
+  /** List fields read without some of their stored entries (those could not be read). */
+  repairedFields?: string[];
   /** Storage held something that was not settings at all: every field is back to its default. */
   unreadable?: boolean;
   /** Whether the extension holds the host permission for the configured service origin. */

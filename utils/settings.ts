@@ -42,15 +42,47 @@ export function normaliseBaseUrl(value: string): string | undefined {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-const hostSchema = z
+/**
+ * A host as the browser gives it for a page (URL.hostname): a domain, a single-label intranet name,
+ * an IPv4 address or a bracketed IPv6 one. Anything the browser would read differently is refused.
+ */
+export function isPageHost(value: string): boolean {
+  if (!value || value.length > 253 || /[^a-z0-9.\-[\]:]/.test(value)) return false;
+  try {
+    return new URL(`http://${value}/`).hostname === value;
+  } catch {
+    return false;
+  }
+}
+
+/** A tracker page's host (panel hidden on it, reader enabled on it). */
+const pageHostSchema = z.string().trim().toLowerCase().refine(isPageHost, 'not a host');
+
+/** A host links may go to: a domain name only (utils/sites/links.ts builds only on those). */
+const linkHostSchema = z
   .string()
   .trim()
   .toLowerCase()
   .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/);
 
+/**
+ * A stored list where one bad entry is dropped alone, not the whole list: the same schema reads
+ * the store and checks every save, so what is saved is always what will be read back.
+ */
+function listOf<T>(item: z.ZodType<T>, max: number) {
+  return z.array(z.unknown()).transform((entries) => {
+    const kept: T[] = [];
+    for (const entry of entries) {
+      const parsed = item.safeParse(entry);
+      if (parsed.success && !kept.includes(parsed.data)) kept.push(parsed.data);
+    }
+    return kept.slice(0, max);
+  });
+}
+
 /** A per-site override: a mirror domain and/or the scheme to link with. */
 export const siteOverrideSchema = z.object({
-  host: hostSchema.optional(),
+  host: linkHostSchema.optional(),
   scheme: z.enum(['http', 'https']).optional(),
 });
 export type SiteOverride = z.infer<typeof siteOverrideSchema>;
@@ -69,15 +101,25 @@ export const settingsFields = {
   secret: credentialSchema.default(''),
   /** The in-page panel, globally and per tracker host. */
   panelEnabled: z.boolean().default(true),
-  panelDisabledHosts: z.array(hostSchema).max(1000).default([]),
+  panelDisabledHosts: listOf(pageHostSchema, 1000).default([]),
   /** The sids of the sites the user holds an account on; null until they pick. */
-  heldSites: z.array(z.number().int().nonnegative()).max(2000).nullable().default(null),
+  heldSites: listOf(z.number().int().nonnegative(), 2000).nullable().default(null),
   /** Whether we already asked the user to pick their sites. */
   askedForSites: z.boolean().default(false),
-  /** Keyed by sid. */
-  siteOverrides: z.record(z.string().regex(/^\d+$/), siteOverrideSchema).default({}),
+  /** Keyed by sid; an unreadable entry is dropped alone. */
+  siteOverrides: z
+    .record(z.string(), z.unknown())
+    .transform((entries) => {
+      const kept: Record<string, SiteOverride> = {};
+      for (const [sid, value] of Object.entries(entries)) {
+        const parsed = siteOverrideSchema.safeParse(value);
+        if (/^\d{1,12}$/.test(sid) && parsed.success) kept[sid] = parsed.data;
+      }
+      return kept;
+    })
+    .default({}),
   /** Hosts the user enabled the extension on from the popup ("Use on this site"). */
-  customHosts: z.array(hostSchema).max(500).default([]),
+  customHosts: listOf(pageHostSchema, 500).default([]),
 } as const;
 
 export const settingsSchema = z.object(settingsFields);
@@ -100,6 +142,8 @@ export interface LoadedSettings {
   settings: Settings;
   /** Fields whose stored value could not be read and fell back to the default. */
   resetFields: SettingsField[];
+  /** List fields read without some of their stored entries (those could not be read). */
+  repairedFields: SettingsField[];
   /** True when the stored value came from an older version and was migrated. */
   migrated: boolean;
   /** True when something was stored but it was not a settings object at all. */
@@ -114,6 +158,7 @@ export function readSettings(stored: unknown): LoadedSettings {
   const storedVersion = typeof raw.version === 'number' && Number.isInteger(raw.version) && raw.version >= 0 ? raw.version : 0;
   let migrated = false;
   const resetFields: SettingsField[] = [];
+  const repairedFields: SettingsField[] = [];
   if (storedVersion > SETTINGS_VERSION) {
     // Written by a newer build: read what we understand, do not downgrade the rest.
   } else {
@@ -129,11 +174,25 @@ export function readSettings(stored: unknown): LoadedSettings {
   for (const [field, schema] of Object.entries(settingsFields) as [SettingsField, z.ZodType][]) {
     if (raw[field] === undefined) continue;
     const parsed = schema.safeParse(raw[field]);
-    if (parsed.success) settings[field] = parsed.data;
-    else resetFields.push(field);
+    if (!parsed.success) resetFields.push(field);
+    else {
+      settings[field] = parsed.data;
+      if (entryCount(raw[field]) > entryCount(parsed.data)) repairedFields.push(field);
+    }
   }
   const unreadable = stored !== undefined && stored !== null && (typeof stored !== 'object' || Array.isArray(stored));
-  return { settings: settings as Settings, resetFields, migrated: migrated && stored !== undefined, unreadable };
+  return { settings: settings as Settings, resetFields, repairedFields, migrated: migrated && stored !== undefined, unreadable };
+}
+
+/** How many entries a list or record holds (0 for anything else). */
+export function entryCount(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  return value && typeof value === 'object' ? Object.keys(value).length : 0;
+}
+
+/** Whole settings as they will be stored: checked by the same schemas that read them back. */
+export function checkedSettings(settings: Settings): Settings {
+  return settingsSchema.parse(settings);
 }
 
 /** What is written to storage. */

@@ -208,6 +208,11 @@ export function Options() {
           <strong class="notice-title">{t('settingsReset', fieldList(view.resetFields))}</strong>
         </div>
       )}
+      {!!view.repairedFields?.length && (
+        <div class="notice warn" role="alert">
+          <strong class="notice-title">{t('settingsRepaired', fieldList(view.repairedFields))}</strong>
+        </div>
+      )}
       {view.unreadable && (
         <div class="notice warn" role="alert">
           <strong class="notice-title">{t('settingsUnreadable')}</strong>

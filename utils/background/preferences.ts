@@ -12,6 +12,7 @@ import type { ImportAnswer, ImportPreview, PreviewValue, SaveAnswer, SettingsVie
 import {
   applySettingsUpdate,
   CREDENTIAL_FIELDS,
+  entryCount,
   exportSettings,
   isKnownServiceOrigin,
   settingsFields,
@@ -72,8 +73,8 @@ export class Preferences {
   };
 
   async settingsView(): Promise<SettingsView> {
-    const { settings, resetFields, unreadable } = await this.shared.settings.load();
-    return { settings, resetFields, unreadable, serviceOriginGranted: await this.originGranted(settings.baseUrl) };
+    const { settings, resetFields, repairedFields, unreadable } = await this.shared.settings.load();
+    return { settings, resetFields, repairedFields, unreadable, serviceOriginGranted: await this.originGranted(settings.baseUrl) };
   }
 
   /**
@@ -119,7 +120,8 @@ export class Preferences {
     for (const [field, schema] of Object.entries(settingsFields) as [SettingsField, z.ZodType][]) {
       if (document[field] === undefined) continue;
       const parsed = schema.safeParse(document[field]);
-      if (parsed.success) {
+      // A list the file holds only partly valid is named, not half taken: the user decides again.
+      if (parsed.success && entryCount(parsed.data) >= entryCount(document[field])) {
         next[field] = parsed.data;
         imported.push(field);
       } else skipped.push(field);

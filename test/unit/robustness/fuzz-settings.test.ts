@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SETTINGS,
   SETTINGS_VERSION,
+  isPageHost,
+  siteOverrideSchema,
   readSettings,
   settingsFields,
   settingsSchema,
@@ -20,7 +22,7 @@ import { reportBadInputs, tried } from './support';
 reportBadInputs('settings fuzz', 2000);
 
 const FIELDS = Object.keys(settingsFields) as SettingsField[];
-const host = fc.domain().filter((value) => settingsFields.customHosts.safeParse([value]).success);
+const host = fc.domain().filter((value) => isPageHost(value) && siteOverrideSchema.safeParse({ host: value }).success);
 const credential = fc.stringMatching(/^[\x21-\x7e]{0,40}$/);
 
 const validSettings: fc.Arbitrary<Settings> = fc.record({
@@ -29,26 +31,35 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   appId: credential,
   secret: credential,
   panelEnabled: fc.boolean(),
-  panelDisabledHosts: fc.array(host, { maxLength: 4 }),
-  heldSites: fc.option(fc.array(fc.nat({ max: 100_000 }), { maxLength: 10 }), { nil: null }),
+  panelDisabledHosts: fc.uniqueArray(host, { maxLength: 4 }),
+  heldSites: fc.option(fc.uniqueArray(fc.nat({ max: 100_000 }), { maxLength: 10 }), { nil: null }),
   askedForSites: fc.boolean(),
   siteOverrides: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.record({ host, scheme: fc.constantFrom('http' as const, 'https' as const) }, { requiredKeys: [] }), { maxKeys: 3 }),
-  customHosts: fc.array(host, { maxLength: 4 }),
+  customHosts: fc.uniqueArray(host, { maxLength: 4 }),
 });
 
-/** Values each field must refuse: wrong types and right types with wrong content. */
+/** Values each field must refuse as a whole: wrong types and right types with wrong content. */
 const JUNK: Record<SettingsField, unknown[]> = {
   baseUrl: ['javascript:alert(1)', 'ftp://iyuu.cn', 'not a url', 'https://user:pw@iyuu.cn', 'https://iyuu.cn/?q=1', '', 42, null, ['https://2025.iyuu.cn']],
   token: ['has spaces', 'tab\there', '令牌', '\u0000', 'x'.repeat(300), 7, false, null, { token: 't' }],
   appId: ['a b', '应用', 1, null, []],
   secret: ['s e c', 'line\nbreak', 2, null, {}],
   panelEnabled: ['yes', 1, 0, null, [], 'false'],
-  panelDisabledHosts: ['hdsky.me', [42], ['not a host!'], ['https://hdsky.me/'], [null], {}],
-  heldSites: ['all', [-1], [1.5], ['1'], [null], 3, Array.from({ length: 2001 }, (_, i) => i)],
+  panelDisabledHosts: ['hdsky.me', {}, 42, null],
+  heldSites: ['all', 3, {}],
   askedForSites: ['no', 1, null, {}],
-  siteOverrides: [[], 'x', { abc: {} }, { '1': { scheme: 'ftp' } }, { '1': { host: 'evil.example/x' } }, { '1': 'host' }, null],
-  customHosts: ['hdsky.me', [1], ['a b'], ['xn--'], { 0: 'hdsky.me' }],
+  siteOverrides: [[], 'x', null, 7],
+  customHosts: ['hdsky.me', { 0: 'hdsky.me' }, true],
 };
+
+/** Entries a list field must drop alone, keeping the rest. */
+const BAD_ENTRIES = {
+  panelDisabledHosts: [42, 'not a host!', 'https://hdsky.me/', null, 'hdsky.me:443', 'a b'],
+  heldSites: [-1, 1.5, '1', null, {}],
+  customHosts: [1, 'a b', 'xn--', 'evil.example.org/x', []],
+} as const;
+// Keys above the valid ones' 9999, so a bad entry never stands in for a good one.
+const BAD_OVERRIDES: Record<string, unknown>[] = [{ abc: {} }, { '10001': { scheme: 'ftp' } }, { '10002': { host: 'evil.example/x' } }, { '10003': 'host' }, { '10004': { host: '10.0.0.1' } }];
 
 describe('readSettings on random stored values', () => {
   it('reads back exactly what it stored, for any valid settings', () => {
@@ -77,6 +88,26 @@ describe('readSettings on random stored values', () => {
         expect([...loaded.resetFields].sort()).toEqual([...broken].sort());
       }),
       { numRuns: 600 },
+    );
+  });
+
+  it('drops a bad entry of a list alone, keeps every good one, and names the list as repaired', () => {
+    const listField = fc.constantFrom(...(Object.keys(BAD_ENTRIES) as (keyof typeof BAD_ENTRIES)[]));
+    fc.assert(
+      fc.property(validSettings, listField, fc.nat(), fc.nat({ max: 4 }), fc.constantFrom(...BAD_OVERRIDES), (settings, field, pick, at, badOverride) => {
+        tried(2);
+        const good = (settings[field] ?? []) as unknown[];
+        const bad = BAD_ENTRIES[field][pick % BAD_ENTRIES[field].length];
+        const spoiled = [...good.slice(0, at), bad, ...good.slice(at)];
+        const stored = { ...storedSettings(settings), [field]: spoiled, siteOverrides: { ...settings.siteOverrides, ...badOverride } };
+        const loaded = readSettings(JSON.parse(JSON.stringify(stored)));
+        expect(loaded.settings[field]).toEqual(good);
+        expect(loaded.settings.siteOverrides).toEqual(settings.siteOverrides);
+        expect(loaded.resetFields).toEqual([]);
+        expect(loaded.repairedFields).toContain(field);
+        expect(loaded.repairedFields).toContain('siteOverrides');
+      }),
+      { numRuns: 400 },
     );
   });
 
