@@ -44,7 +44,7 @@ export default defineConfig({
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',
     default_locale: 'en',
-    permissions: ['storage', 'activeTab', 'scripting'],
+    permissions: ['storage', 'activeTab', 'scripting', 'alarms'],
     host_permissions: SERVICE_HOST_PERMISSIONS,
     optional_host_permissions: ['*://*/*'],
     action: { default_title: '__MSG_extName__' },

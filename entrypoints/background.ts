@@ -13,6 +13,13 @@ export default defineBackground(() => {
   browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) => routeMessage(app, message, sender));
 
   void app.start();
+  // Repeated jobs (pruning old answers) on alarms, which outlive the service worker's restarts.
+  for (const [name, job] of Object.entries(app.repeatedJobs)) {
+    void browser.alarms.get(name).then(async (existing) => {
+      if (!existing) await browser.alarms.create(name, { periodInMinutes: job.periodInMinutes });
+    });
+  }
+  browser.alarms.onAlarm.addListener((alarm) => void app.repeatedJobs[alarm.name]?.run().catch(() => undefined));
   // Firefox closes the popup while it shows the permission prompt, so the popup may never get to
   // say "enable": a newly granted site origin is enabled here instead.
   browser.permissions.onAdded.addListener((permissions) => {

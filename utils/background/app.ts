@@ -15,14 +15,18 @@ import { CustomSites } from './custom-sites';
 import { PageViews } from './page-views';
 import { Preferences } from './preferences';
 import { SettingsStore } from './settings-store';
-import type { BackgroundOptions, ContentHandlers, PageHandlers, Shared } from './shared';
+import type { BackgroundOptions, ContentHandlers, PageHandlers, RepeatedJob, Shared } from './shared';
 import { SiteDirectory } from './site-list';
 import { TabViews } from './tab-views';
 
 export type { BackgroundOptions } from './shared';
 
+/** How often old answers are pruned (the cache also keeps its bound as it writes). */
+export const PRUNE_EVERY_MINUTES = 6 * 60;
+
 export class BackgroundApp implements Shared {
-  readonly settings = new SettingsStore();
+  // A full storage.local never blocks the settings: the answer cache makes room first.
+  readonly settings = new SettingsStore(() => this.lookup.cache.shrink());
   readonly tabs = new TabViews();
   readonly directory: SiteDirectory;
   readonly lookup: Lookup;
@@ -35,6 +39,8 @@ export class BackgroundApp implements Shared {
 
   readonly pageHandlers: PageHandlers;
   readonly contentHandlers: ContentHandlers;
+  /** Jobs on browser alarms, by alarm name (entrypoints/background.ts creates and routes them). */
+  readonly repeatedJobs: Record<string, RepeatedJob>;
 
   constructor(options: BackgroundOptions) {
     this.now = options.now ?? Date.now;
@@ -50,6 +56,7 @@ export class BackgroundApp implements Shared {
       batchWindowMs: options.batchWindowMs,
       retryDelaysMs: options.retryDelaysMs,
       timeoutMs: options.timeoutMs,
+      maxCachedAnswers: options.maxCachedAnswers,
     });
     this.settings.onChange(async (next, previous) => {
       // What the service knows of us (site report, clock, rate limit) belongs to one address and token.
@@ -70,6 +77,9 @@ export class BackgroundApp implements Shared {
       ...this.customSites.pageHandlers,
     };
     this.contentHandlers = this.pages.contentHandlers;
+    this.repeatedJobs = {
+      'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
+    };
   }
 
   /** At every start: the user's own sites get their content script again; old answers are pruned. */

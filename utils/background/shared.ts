@@ -19,6 +19,13 @@ export interface BackgroundOptions {
   batchWindowMs?: number;
   retryDelaysMs?: readonly number[];
   timeoutMs?: number;
+  maxCachedAnswers?: number;
+}
+
+/** A job the background repeats on a browser alarm (it survives the worker's restarts). */
+export interface RepeatedJob {
+  periodInMinutes: number;
+  run(): Promise<unknown>;
 }
 
 export interface Shared {

@@ -42,6 +42,8 @@ export interface LookupEnvironment {
   batchWindowMs?: number;
   /** Waits used between retries (ms); tests shorten them. */
   retryDelaysMs?: readonly number[];
+  /** The bound on stored answers (default MAX_ENTRIES); tests make it small. */
+  maxCachedAnswers?: number;
   timeoutMs?: number;
 }
 
@@ -118,7 +120,7 @@ export class Lookup {
 
   constructor(private readonly env: LookupEnvironment) {
     this.now = env.now ?? Date.now;
-    this.cache = new AnswerCache(this.now);
+    this.cache = new AnswerCache(this.now, env.maxCachedAnswers);
   }
 
   /**
