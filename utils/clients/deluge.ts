@@ -281,9 +281,18 @@ export class DelugeClient implements TorrentClient {
     }
     const envelope = envelopeSchema.safeParse(parseJson(answer.text, method));
     if (!envelope.success) throw new ClientError({ kind: 'bad-answer', detail: `${method}: not a JSON-RPC answer` });
-    if (envelope.data.error) throw new DelugeCallError(envelope.data.error.code, envelope.data.error.message.slice(0, 500));
+    if (envelope.data.error) throw new DelugeCallError(envelope.data.error.code, delugeWords(envelope.data.error.message));
     return envelope.data.result;
   }
+}
+
+/**
+ * Deluge wraps a daemon error in Twisted's text ("Failure: [Failure instance: Traceback …:
+ * <class 'deluge.error.AddTorrentError'>: Torrent already in session (…).]"): keep "AddTorrentError: …".
+ */
+export function delugeWords(message: string): string {
+  const inner = /<class '(?:[\w]+\.)*(\w+)'>: ([\s\S]*?)\s*\]?\s*$/.exec(message);
+  return (inner ? `${inner[1]}: ${inner[2]}` : message).trim().slice(0, 500);
 }
 
 function failure(method: string, error: DelugeCallError): ClientError {
