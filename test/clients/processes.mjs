@@ -1,12 +1,13 @@
 // Plain JS (like test/e2e/harness/strays.mjs) so a plain Node script can share it.
-// Client daemons are found by their unique profile folder, on their command line or in their
-// environment: deluge-web renames itself ("deluge-web", via setproctitle) and hides its command
-// line, so the harness also puts the profile folder in each daemon's environment
-// (RESEED_CLIENT_PROFILE). Other people's daemons on the same machine are never touched.
-import { readdirSync, readFileSync } from 'node:fs';
+// Client daemons are found by their unique profile folder: on their command line, as their
+// working folder, or in their environment (RESEED_CLIENT_PROFILE). deluge-web renames itself
+// ("deluge-web", via setproctitle), which rewrites both its command line and its environment, but
+// it keeps the working folder the harness started it in. Other people's daemons are never touched.
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
- * Processes whose command line or environment mentions `marker` (an absolute profile folder).
+ * Processes whose command line or environment mentions `marker` (an absolute profile folder, or a
+ * folder above profiles, such as scripts/test.mjs's run folder).
  * @param {string} marker
  * @returns {{ pid: number, command: string }[]}
  */
@@ -24,8 +25,13 @@ export function findClientProcesses(marker) {
       const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
       let mentions = command.includes(marker);
       if (!mentions) {
+        // Every daemon is started in its profile folder; renaming itself does not move it.
+        mentions = readlinkSync(`/proc/${entry}/cwd`).startsWith(marker);
+      }
+      if (!mentions) {
         const environment = readFileSync(`/proc/${entry}/environ`, 'utf8');
-        mentions = environment.split('\0').includes(`RESEED_CLIENT_PROFILE=${marker}`);
+        // The profile folder, or any folder above it (a test run's folder sweeps all its daemons).
+        mentions = environment.split('\0').some((entry) => entry.startsWith('RESEED_CLIENT_PROFILE=') && entry.includes(marker));
       }
       if (mentions) found.push({ pid: Number(entry), command: command.trim() });
     } catch {
