@@ -2,9 +2,10 @@
  * utils/clients/csrf.ts in real browsers against a real qBittorrent 4.5.2 with its CSRF protection
  * on. A minimal probe extension (MV3 for Chromium, MV2 for Firefox, with
  * declarativeNetRequestWithHostAccess and host permission for 127.0.0.1) stands in for the built
- * one, so this runs before the background is wired: without the rule the browser's own Origin is
- * refused (401); with the session rule csrf.ts builds, login and a session call work — which also
- * shows the SameSite=Strict session cookie travels with the extension's requests.
+ * one, so this runs before the background is wired. Requests go from the probe's background
+ * (Chromium's service worker, Firefox's background page): without the rule the browser's own
+ * Origin is refused (401); with the session rule csrf.ts builds, login and a session call work —
+ * which also shows the SameSite=Strict session cookie travels with the background's requests.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,19 @@ import { BROWSER_KINDS, launchBrowser, type BrowserKind, type HarnessBrowser } f
 function probeExtension(kind: BrowserKind): string {
   const dir = mkdtempSync(join(tmpdir(), `reseed-lens-dnr-probe-${kind}-`));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'background.js'), '// the probe does its work from an extension page\n');
+  // The background makes the requests, as the real extension's background will.
+  writeFileSync(
+    join(dir, 'background.js'),
+    `const api = globalThis.browser ?? globalThis.chrome;
+api.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  fetch(message.url, message.init).then(
+    async (response) => sendResponse({ status: response.status, text: (await response.text()).trim() }),
+    (error) => sendResponse({ status: 0, text: String(error) }),
+  );
+  return true;
+});
+`,
+  );
   const manifest =
     kind === 'chromium'
       ? {
@@ -62,14 +75,17 @@ describe.each(BROWSER_KINDS)('qBittorrent CSRF protection from an extension in %
     if (extensionDir) rmSync(extensionDir, { recursive: true, force: true });
   });
 
+  /** A request made by the probe's background (service worker in Chromium, background page in Firefox). */
+  const fromBackground = (url: string, init: { method?: string; headers?: Record<string, string>; body?: string; credentials: 'include' }) =>
+    browser.evaluateInExtension((api, message) => api.runtime.sendMessage(message), { url, init }) as Promise<Answer>;
+
   const login = () =>
-    browser.evaluateInExtension(
-      async (_api, { url, username, password }) => {
-        const response = await fetch(`${url}/api/v2/auth/login`, { method: 'POST', body: new URLSearchParams({ username, password }), credentials: 'include' });
-        return { status: response.status, text: (await response.text()).trim() };
-      },
-      { url: daemon.url, username: daemon.username, password: daemon.password },
-    ) as Promise<Answer>;
+    fromBackground(`${daemon.url}/api/v2/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: daemon.username, password: daemon.password }).toString(),
+      credentials: 'include',
+    });
 
   it("is refused (401) with the browser's own Origin", async () => {
     expect(await login()).toEqual({ status: 401, text: 'Unauthorized' });
@@ -85,10 +101,6 @@ describe.each(BROWSER_KINDS)('qBittorrent CSRF protection from an extension in %
     expect(rules).toEqual([rule.id]);
 
     expect(await login()).toEqual({ status: 200, text: 'Ok.' });
-    const version = (await browser.evaluateInExtension(async (_api, url: string) => {
-      const response = await fetch(`${url}/api/v2/app/version`, { credentials: 'include' });
-      return { status: response.status, text: (await response.text()).trim() };
-    }, daemon.url)) as Answer;
-    expect(version).toEqual({ status: 200, text: daemon.version });
+    expect(await fromBackground(`${daemon.url}/api/v2/app/version`, { credentials: 'include' })).toEqual({ status: 200, text: daemon.version });
   });
 });

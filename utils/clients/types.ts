@@ -93,7 +93,7 @@ export interface TorrentClient {
   readonly kind: ClientKind;
   /** Checks the address and credentials for real and says what the client is. */
   test(): Promise<ClientInfo>;
-  /** The torrents among `hashes` that the client holds, keyed by hash; absent hashes are not in the map. */
+  /** The torrents among `hashes` that the client holds, keyed by lowercase hash; absent hashes are not in the map. */
   lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>>;
   /** Every torrent the client holds, in one request (for the background's index of the client). */
   list(): Promise<ClientTorrent[]>;
