@@ -1,0 +1,129 @@
+/**
+ * Client figures for issue #9's bench (the lead wires them into bench/):
+ * - "In your client": lookup() of 1 hash (a details page) and of 100 hashes (a list page) on a
+ *   qBittorrent holding 5,000 torrents, warm session: median ms and requests to the client;
+ * - list() of those 5,000 (the background's index);
+ * - click → present: add() of a cross-seed until lookup() sees it, qBittorrent and Transmission.
+ *
+ *   npx tsx test/clients/bench.ts
+ */
+import { fileURLToPath } from 'node:url';
+import { createClient } from '../../utils/clients/index';
+import type { ClientKind, TorrentClient } from '../../utils/clients/types';
+import { tinyTorrents, torrentOn, writeFolder, writeSingleFile, type MadeTorrent } from './content';
+import { startQbittorrent, startTransmission, type RunningDaemon } from './daemons';
+import { nodeClientFetch, type JarFetch } from './node-fetch';
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  budget?: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** Adds torrents to qBittorrent 100 files per request (setting up the bench, not measured). */
+async function bulkAddQbittorrent(daemon: RunningDaemon, fetch: JarFetch, torrents: MadeTorrent[]): Promise<void> {
+  for (let start = 0; start < torrents.length; start += 100) {
+    const form = new FormData();
+    for (const torrent of torrents.slice(start, start + 100)) {
+      form.append('torrents', new Blob([new Uint8Array(torrent.bytes)]), `${torrent.hash}.torrent`);
+    }
+    form.append('savepath', daemon.downloadDir);
+    form.append('paused', 'true');
+    form.append('skip_checking', 'true');
+    const answer = await fetch(`${daemon.url}/api/v2/torrents/add`, { method: 'POST', body: form });
+    if ((await answer.text()).trim() !== 'Ok.') throw new Error(`bulk add answered ${answer.status}`);
+  }
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
+  const started = performance.now();
+  const result = await work();
+  return [performance.now() - started, result];
+}
+
+/** lookup()/list() figures on a qBittorrent holding `count` torrents. */
+export async function benchQbittorrentLookup(count = 5_000, runs = 30): Promise<Figure[]> {
+  const daemon = await startQbittorrent();
+  try {
+    const fetch = nodeClientFetch({ origin: 'same' });
+    const client = createClient(daemon.config, { fetch });
+    await client.test();
+    const torrents = tinyTorrents(count, 'bench');
+    await bulkAddQbittorrent(daemon, fetch, torrents);
+    const deadline = Date.now() + 120_000;
+    while ((await client.list()).length < count) {
+      if (Date.now() > deadline) throw new Error(`qBittorrent did not reach ${count} torrents`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const one = torrents[Math.floor(count / 2)]!.hash;
+    const page = torrents.slice(0, 100).map((torrent) => torrent.hash);
+    await client.lookup([one]); // warm: session and connection
+
+    const measure = async (hashes: string[]) => {
+      const times: number[] = [];
+      let requests = 0;
+      for (let run = 0; run < runs; run++) {
+        const before = fetch.sent.length;
+        const [ms, found] = await timed(() => client.lookup(hashes));
+        if (found.size !== hashes.length) throw new Error(`lookup found ${found.size} of ${hashes.length}`);
+        requests = Math.max(requests, fetch.sent.length - before);
+        times.push(ms);
+      }
+      return { ms: median(times), requests };
+    };
+    const single = await measure([one]);
+    const list = await measure(page);
+    const listTimes: number[] = [];
+    for (let run = 0; run < 5; run++) listTimes.push((await timed(() => client.list()))[0]);
+    return [
+      { name: `qBittorrent ${daemon.version}, ${count} torrents: lookup of 1 hash (warm), median`, value: round(single.ms), unit: 'ms', budget: '≤ 100 ms' },
+      { name: 'requests to the client for that lookup', value: single.requests, unit: 'requests', budget: '1' },
+      { name: `lookup of 100 hashes (a list page), median`, value: round(list.ms), unit: 'ms' },
+      { name: 'requests to the client for that lookup', value: list.requests, unit: 'requests', budget: '1' },
+      { name: `list() of all ${count} torrents, median of 5`, value: round(median(listTimes)), unit: 'ms' },
+    ];
+  } finally {
+    await daemon.stop();
+  }
+}
+
+/** add() of a cross-seed until lookup() sees it, `runs` times. */
+export async function benchAddToPresent(kind: Extract<ClientKind, 'qbittorrent' | 'transmission'>, runs = 9): Promise<Figure[]> {
+  const daemon = kind === 'qbittorrent' ? await startQbittorrent() : await startTransmission();
+  try {
+    const client: TorrentClient = createClient(daemon.config, { fetch: nodeClientFetch({ origin: kind === 'qbittorrent' ? 'same' : undefined }) });
+    await client.test(); // a warm session, as in the background
+    const times: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const content = run % 2 ? writeSingleFile(daemon.dataDir, `bench-${run}.bin`, 200_000) : writeFolder(daemon.dataDir, `bench-${run}`, [{ path: 'a.bin', size: 150_000 }, { path: 'b.bin', size: 50_000 }]);
+      const torrent = torrentOn('beta', content);
+      const [ms] = await timed(async () => {
+        await client.add(torrent.bytes, { savePath: content.savePath, paused: false, skipCheck: false });
+        for (;;) {
+          if ((await client.lookup([torrent.hash])).has(torrent.hash)) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      });
+      times.push(ms);
+    }
+    return [{ name: `${kind === 'qbittorrent' ? 'qBittorrent' : 'Transmission'} ${daemon.version}: click → torrent present (add + lookup), median of ${runs}`, value: round(median(times)), unit: 'ms', budget: '≤ 1000 ms' }];
+  } finally {
+    await daemon.stop();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const figures = [...(await benchQbittorrentLookup()), ...(await benchAddToPresent('qbittorrent')), ...(await benchAddToPresent('transmission'))];
+  for (const figure of figures) console.log(`${figure.name}: ${figure.value} ${figure.unit}${figure.budget ? ` (budget ${figure.budget})` : ''}`);
+}

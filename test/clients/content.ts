@@ -1,0 +1,153 @@
+/**
+ * Real content and real .torrent files for the client tests: files of deterministic bytes on disk,
+ * and torrents for them with real piece hashes, so a client that verifies the data finds it
+ * complete. The same files on two trackers make two torrents that differ only in `announce` and
+ * `info.source`, hence two info-hashes: exactly what a cross-seed is.
+ *
+ * The info-hash is computed here from the bytes this writer put in the info dictionary (node:crypto),
+ * not by the walker in utils/torrent, so the tests do not check that code against itself.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { encode, sorted, type Value } from '../fixtures/torrents/bencode';
+
+export interface ContentFile {
+  /** Relative to the content's root (the file itself for a single file), `/`-separated. */
+  path: string;
+  size: number;
+}
+
+export interface Content {
+  /** The folder the content sits in: what a client calls the save path. */
+  savePath: string;
+  /** The torrent's name: the file name of a single file, the root folder of a multi-file one. */
+  name: string;
+  /** One entry (path = name) for a single file; the folder's files otherwise. */
+  files: ContentFile[];
+  single: boolean;
+  /** Deterministic bytes of each file, in torrent order. */
+  seed: string;
+}
+
+/** Two private trackers carrying the same content. Hosts under .test never resolve. */
+export const TRACKERS = {
+  alpha: { announce: 'http://tracker-alpha.reseed.test/announce.php?passkey=0a0a0a0a0a0a0a0a', source: 'ALPHA' },
+  beta: { announce: 'http://tracker-beta.reseed.test/announce.php?passkey=0b0b0b0b0b0b0b0b', source: 'BETA' },
+} as const;
+export type TrackerName = keyof typeof TRACKERS;
+
+/** `size` deterministic bytes derived from `seed` (SHA-256 in counter mode). */
+export function contentBytes(seed: string, size: number): Buffer {
+  const blocks: Buffer[] = [];
+  for (let counter = 0, length = 0; length < size; counter++, length += 32) {
+    blocks.push(createHash('sha256').update(`${seed}:${counter}`).digest());
+  }
+  return Buffer.concat(blocks).subarray(0, size);
+}
+
+function fileSeed(seed: string, path: string): string {
+  return `${seed}/${path}`;
+}
+
+/** Writes one file of `size` bytes at `savePath/name`. */
+export function writeSingleFile(savePath: string, name: string, size: number, seed = name): Content {
+  mkdirSync(savePath, { recursive: true });
+  writeFileSync(join(savePath, name), contentBytes(fileSeed(seed, name), size));
+  return { savePath, name, files: [{ path: name, size }], single: true, seed };
+}
+
+/** Writes a folder `savePath/name` holding `files` (paths relative to the folder). */
+export function writeFolder(savePath: string, name: string, files: ContentFile[], seed = name): Content {
+  for (const file of files) {
+    const target = join(savePath, name, ...file.path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, contentBytes(fileSeed(seed, file.path), file.size));
+  }
+  return { savePath, name, files, single: false, seed };
+}
+
+/** The sample content of the tests: one file and one folder of a few hundred KB. */
+export function writeSampleContent(savePath: string): { single: Content; folder: Content } {
+  return {
+    single: writeSingleFile(savePath, 'Reseed.Lens.Sample.2024.1080p.mkv', 300_000),
+    folder: writeFolder(savePath, 'Reseed Lens Album (2024) [FLAC]', [
+      { path: '01 - Opening.flac', size: 180_000 },
+      { path: '02 - 结尾.flac', size: 120_500 },
+      { path: 'Scans/cover.jpg', size: 9_000 },
+    ]),
+  };
+}
+
+export interface MadeTorrent {
+  bytes: Buffer;
+  /** v1 info-hash, 40 lowercase hex. */
+  hash: string;
+  name: string;
+  tracker: string;
+}
+
+export interface TorrentOptions {
+  announce: string;
+  source?: string;
+  /** Default 16 KiB: several pieces even for small files, so a wrong byte is noticed. */
+  pieceLength?: number;
+  private?: boolean;
+}
+
+function allBytes(content: Content): Buffer {
+  return Buffer.concat(content.files.map((file) => contentBytes(fileSeed(content.seed, file.path), file.size)));
+}
+
+/** A real .torrent for `content`: canonical bencode, real piece hashes. */
+export function makeTorrent(content: Content, options: TorrentOptions): MadeTorrent {
+  const pieceLength = options.pieceLength ?? 16_384;
+  const data = allBytes(content);
+  const pieceHashes: Buffer[] = [];
+  for (let start = 0; start < data.length; start += pieceLength) {
+    pieceHashes.push(createHash('sha1').update(data.subarray(start, start + pieceLength)).digest());
+  }
+  const info: Record<string, Value> = {
+    name: content.name,
+    'piece length': pieceLength,
+    pieces: Buffer.concat(pieceHashes),
+  };
+  if (content.single) info.length = content.files[0]!.size;
+  else info.files = content.files.map((file) => sorted({ length: file.size, path: file.path.split('/') }));
+  if (options.private ?? true) info.private = 1;
+  if (options.source) info.source = options.source;
+  const marks: { key: string; at?: [number, number] } = { key: 'info' };
+  const bytes = encode(
+    sorted({ announce: options.announce, 'created by': 'Reseed Lens tests', 'creation date': 1_700_000_000, info: sorted(info) }),
+    marks,
+  );
+  const hash = createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex');
+  return { bytes, hash, name: content.name, tracker: options.source ?? options.announce };
+}
+
+/** The torrent of `content` on one of the two test trackers. */
+export function torrentOn(tracker: TrackerName, content: Content): MadeTorrent {
+  return makeTorrent(content, TRACKERS[tracker]);
+}
+
+/**
+ * A torrent whose info dictionary libtorrent cannot load (its `pieces` is not a multiple of 20
+ * bytes) but which still has a v1 info-hash: what a client refuses, not what our hash reader does.
+ */
+export function unloadableTorrent(name: string): MadeTorrent {
+  const info = sorted({ length: 1000, name, 'piece length': 16_384, pieces: Buffer.alloc(7, 1) });
+  const marks: { key: string; at?: [number, number] } = { key: 'info' };
+  const bytes = encode(sorted({ announce: TRACKERS.alpha.announce, info }), marks);
+  return { bytes, hash: createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex'), name, tracker: 'broken' };
+}
+
+/** `count` tiny distinct torrents without data (for a client holding many torrents). */
+export function tinyTorrents(count: number, prefix = 'tiny'): MadeTorrent[] {
+  return Array.from({ length: count }, (_, index) => {
+    const name = `${prefix}-${String(index).padStart(5, '0')}.bin`;
+    const info = sorted({ length: 1024, name, 'piece length': 16_384, pieces: createHash('sha1').update(name).digest(), private: 1 });
+    const marks: { key: string; at?: [number, number] } = { key: 'info' };
+    const bytes = encode(sorted({ announce: TRACKERS.alpha.announce, info }), marks);
+    return { bytes, hash: createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex'), name, tracker: 'ALPHA' };
+  });
+}

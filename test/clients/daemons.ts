@@ -1,0 +1,462 @@
+/**
+ * Real torrent clients for the tests: Debian's qbittorrent-nox, transmission-daemon and
+ * deluged + deluge-web, each on free loopback ports with its own profile folder and known
+ * credentials. Nothing is weakened for the tests: qBittorrent keeps its CSRF protection and Host
+ * header validation on (their defaults), Transmission its session-id exchange, whitelist and
+ * password, Deluge its web password. Only what would reach outside is off (DHT, LSD, PeX, UPnP),
+ * and queueing, so a torrent never waits for a slot.
+ *
+ * `stop()` kills the daemon and deletes its folder; a process 'exit' hook does the same for any
+ * daemon a failed test left behind (found by its folder on its command line or in its environment;
+ * see processes.mjs).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { ClientKind } from '../../utils/clients/types';
+import { killClientProcesses } from './processes.mjs';
+
+export interface RunningDaemon {
+  kind: ClientKind;
+  /** The address a user would type: the web UI's root. */
+  url: string;
+  username: string;
+  password: string;
+  /** The daemon's version as its binary prints it. */
+  version: string;
+  profileDir: string;
+  /** The daemon's default download folder (inside the profile). */
+  downloadDir: string;
+  /** A scratch folder inside the profile for content (deleted with it). */
+  dataDir: string;
+  /** The configuration the library's createClient() takes. */
+  config: { type: ClientKind; url: string; username: string; password: string };
+  stop(): Promise<void>;
+}
+
+export const TEST_USER = 'reseed';
+export const TEST_PASSWORD = 'Lens-密码-2024';
+
+// --------------------------------------------------------------------------------------------
+// Processes and folders
+
+const live = new Map<string, Set<ChildProcess>>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const [dir, children] of live) {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      killClientProcesses(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** A folder of its own for one daemon; under the test run's folder when scripts/test.mjs runs us. */
+function profileFolder(kind: ClientKind): string {
+  installExitHook();
+  const root = join(tmpdir(), 'reseed-lens-clients');
+  mkdirSync(root, { recursive: true });
+  const dir = mkdtempSync(join(root, `${kind}-`));
+  live.set(dir, new Set());
+  return dir;
+}
+
+const DEBIAN_PACKAGES: Record<string, string> = {
+  'qbittorrent-nox': 'qbittorrent-nox',
+  'transmission-daemon': 'transmission-daemon',
+  deluged: 'deluged',
+  'deluge-web': 'deluge-web',
+};
+
+/** The binary's path, or an error that says which Debian package to install. */
+export function requireBinary(name: string): string {
+  const folders = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin'];
+  for (const folder of folders) {
+    if (!folder) continue;
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  const pkg = DEBIAN_PACKAGES[name] ?? name;
+  throw new Error(`${name} is not installed. The client tests need Debian's "${pkg}" package: apt-get install -y ${pkg}`);
+}
+
+export function binaryVersion(binary: string, pattern: RegExp): string {
+  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, HOME: tmpdir() } });
+  const text = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
+  const match = pattern.exec(text);
+  if (!match?.[1]) throw new Error(`cannot read the version of ${binary}: ${text.trim().slice(0, 200)}`);
+  return match[1];
+}
+
+/** A TCP port nobody listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function spawnDaemon(dir: string, binary: string, args: string[], logName: string): ChildProcess {
+  const log = openSync(join(dir, logName), 'a');
+  const child = spawn(binary, args, {
+    cwd: dir,
+    stdio: ['ignore', log, log],
+    env: {
+      ...process.env,
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, '.config'),
+      XDG_DATA_HOME: join(dir, '.local/share'),
+      XDG_CACHE_HOME: join(dir, '.cache'),
+      LANG: 'C.UTF-8',
+      RESEED_CLIENT_PROFILE: dir,
+    },
+  });
+  closeSync(log);
+  live.get(dir)?.add(child);
+  return child;
+}
+
+function logTail(dir: string, logName: string): string {
+  try {
+    return readFileSync(join(dir, logName), 'utf8').split('\n').slice(-15).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Polls `ready` until it says yes; fails early, with the daemon's log, if the daemon exits. */
+async function waitUntilReady(what: string, child: ChildProcess, dir: string, logName: string, ready: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it answered:\n${logTail(dir, logName)}`);
+    }
+    if (await ready().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not answer within ${timeoutMs} ms:\n${logTail(dir, logName)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function stopChild(child: ChildProcess, graceMs = 8_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), graceMs).unref());
+  if ((await Promise.race([exited, timer])) === 'late') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function stopper(dir: string, children: ChildProcess[]): () => Promise<void> {
+  let stopped: Promise<void> | undefined;
+  return () =>
+    (stopped ??= (async () => {
+      for (const child of [...children].reverse()) await stopChild(child);
+      killClientProcesses(dir); // anything a daemon started, or a renamed one
+      live.delete(dir);
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    })());
+}
+
+async function answers(url: string, init?: RequestInit): Promise<number> {
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(2_000) });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+// --------------------------------------------------------------------------------------------
+// qBittorrent
+
+export interface QbittorrentOptions {
+  username?: string;
+  password?: string;
+  /** Failed logins before qBittorrent bans the address (its default is 5). */
+  maxAuthFailCount?: number;
+  /** Serve the web UI over https with a self-signed certificate made with openssl. */
+  https?: boolean;
+}
+
+/** `WebUI\Password_PBKDF2` as qBittorrent writes it: PBKDF2-HMAC-SHA512, 100000 rounds, 16-byte salt, 64-byte key. */
+export function qbittorrentPasswordHash(password: string): string {
+  const salt = randomBytes(16);
+  const key = pbkdf2Sync(password, salt, 100_000, 64, 'sha512');
+  return `@ByteArray(${salt.toString('base64')}:${key.toString('base64')})`;
+}
+
+export async function startQbittorrent(options: QbittorrentOptions = {}): Promise<RunningDaemon> {
+  const binary = requireBinary('qbittorrent-nox');
+  const version = binaryVersion(binary, /qBittorrent (v[\w.]+)/);
+  const dir = profileFolder('qbittorrent');
+  const downloadDir = join(dir, 'downloads');
+  const dataDir = join(dir, 'data');
+  mkdirSync(downloadDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true });
+  const username = options.username ?? TEST_USER;
+  const password = options.password ?? TEST_PASSWORD;
+  const [port, peerPort] = [await freePort(), await freePort()];
+
+  const lines = [
+    '[LegalNotice]',
+    'Accepted=true',
+    '',
+    '[BitTorrent]',
+    `Session\\Port=${peerPort}`,
+    'Session\\Interface=lo',
+    'Session\\InterfaceName=lo',
+    'Session\\DHTEnabled=false',
+    'Session\\LSDEnabled=false',
+    'Session\\PeXEnabled=false',
+    'Session\\QueueingSystemEnabled=false',
+    `Session\\DefaultSavePath=${downloadDir}`,
+    'Session\\TempPathEnabled=false',
+    '',
+    '[Preferences]',
+    'Connection\\UPnP=false',
+    `Downloads\\SavePath=${downloadDir}`,
+    'General\\Locale=en',
+    'WebUI\\Address=127.0.0.1',
+    `WebUI\\Port=${port}`,
+    'WebUI\\LocalHostAuth=true',
+    `WebUI\\Username=${username}`,
+    `WebUI\\Password_PBKDF2="${qbittorrentPasswordHash(password)}"`,
+    `WebUI\\MaxAuthenticationFailCount=${options.maxAuthFailCount ?? 5}`,
+    'WebUI\\BanDuration=3600',
+  ];
+  let scheme = 'http';
+  if (options.https) {
+    const cert = join(dir, 'webui.crt');
+    const key = join(dir, 'webui.key');
+    const made = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
+    lines.push('WebUI\\HTTPS\\Enabled=true', `WebUI\\HTTPS\\CertificatePath=${cert}`, `WebUI\\HTTPS\\KeyPath=${key}`);
+    scheme = 'https';
+  }
+  mkdirSync(join(dir, 'qBittorrent/config'), { recursive: true });
+  writeFileSync(join(dir, 'qBittorrent/config/qBittorrent.conf'), `${lines.join('\n')}\n`);
+
+  const child = spawnDaemon(dir, binary, [`--profile=${dir}`, `--webui-port=${port}`], 'qbittorrent.log');
+  const url = `${scheme}://127.0.0.1:${port}`;
+  const stop = stopper(dir, [child]);
+  try {
+    await waitUntilReady('qbittorrent-nox', child, dir, 'qbittorrent.log', async () => {
+      if (options.https) return portOpen(port);
+      return (await answers(`${url}/api/v2/app/version`)) === 403; // up, and asking for a login
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { kind: 'qbittorrent', url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'qbittorrent', url, username, password }, stop };
+}
+
+// --------------------------------------------------------------------------------------------
+// Transmission
+
+export interface TransmissionOptions {
+  username?: string;
+  password?: string;
+}
+
+export async function startTransmission(options: TransmissionOptions = {}): Promise<RunningDaemon> {
+  const binary = requireBinary('transmission-daemon');
+  const version = binaryVersion(binary, /transmission-daemon ([\w.]+(?: \([0-9a-f]+\))?)/);
+  const dir = profileFolder('transmission');
+  const downloadDir = join(dir, 'downloads');
+  const dataDir = join(dir, 'data');
+  mkdirSync(downloadDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true });
+  const username = options.username ?? TEST_USER;
+  const password = options.password ?? TEST_PASSWORD;
+  const [port, peerPort] = [await freePort(), await freePort()];
+  const configDir = join(dir, 'config');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    join(configDir, 'settings.json'),
+    JSON.stringify(
+      {
+        'download-dir': downloadDir,
+        'incomplete-dir-enabled': false,
+        'dht-enabled': false,
+        'lpd-enabled': false,
+        'pex-enabled': false,
+        'utp-enabled': false,
+        'port-forwarding-enabled': false,
+        'peer-port': peerPort,
+        'peer-port-random-on-start': false,
+        'bind-address-ipv4': '127.0.0.1',
+        'rpc-enabled': true,
+        'rpc-bind-address': '127.0.0.1',
+        'rpc-port': port,
+        'rpc-authentication-required': true,
+        'rpc-username': username,
+        'rpc-password': password, // written in clear, hashed by Transmission when it saves
+        'rpc-whitelist-enabled': true,
+        'rpc-whitelist': '127.0.0.1',
+        'rpc-host-whitelist-enabled': true,
+        'download-queue-enabled': false,
+        'seed-queue-enabled': false,
+        'queue-stalled-enabled': false,
+        'start-added-torrents': true,
+        'watch-dir-enabled': false,
+        'message-level': 2,
+      },
+      null,
+      2,
+    ),
+  );
+  const child = spawnDaemon(dir, binary, ['-f', '-g', configDir, '-r', '127.0.0.1', '-p', String(port), '-t', '-u', username, '-v', password, '-a', '127.0.0.1', '-w', downloadDir], 'transmission.log');
+  const url = `http://127.0.0.1:${port}`;
+  const stop = stopper(dir, [child]);
+  try {
+    await waitUntilReady('transmission-daemon', child, dir, 'transmission.log', async () => {
+      const status = await answers(`${url}/transmission/rpc`, { method: 'POST', body: '{}' });
+      return status === 401 || status === 409;
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { kind: 'transmission', url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'transmission', url, username, password }, stop };
+}
+
+// --------------------------------------------------------------------------------------------
+// Deluge
+
+export interface DelugeOptions {
+  password?: string;
+}
+
+/** A Deluge config file: a version object, then the values (deluge/config.py). */
+function delugeConfig(fileVersion: number, values: Record<string, unknown>): string {
+  return `${JSON.stringify({ file: fileVersion, format: 1 }, null, 4)}${JSON.stringify(values, null, 4)}`;
+}
+
+export interface RunningDeluge extends RunningDaemon {
+  /** Stops deluged only, leaving the web UI up (a web UI without its daemon). */
+  stopDaemon(): Promise<void>;
+}
+
+export async function startDeluge(options: DelugeOptions = {}): Promise<RunningDeluge> {
+  const daemonBinary = requireBinary('deluged');
+  const webBinary = requireBinary('deluge-web');
+  const version = binaryVersion(daemonBinary, /deluged ([\w.]+)/);
+  const dir = profileFolder('deluge');
+  const downloadDir = join(dir, 'downloads');
+  const dataDir = join(dir, 'data');
+  mkdirSync(downloadDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true });
+  const password = options.password ?? TEST_PASSWORD;
+  const [webPort, daemonPort, peerPort] = [await freePort(), await freePort(), await freePort()];
+  const configDir = join(dir, 'config');
+  mkdirSync(configDir, { recursive: true });
+  const localPassword = randomBytes(20).toString('hex');
+  writeFileSync(join(configDir, 'auth'), `localclient:${localPassword}:10\n`);
+  writeFileSync(
+    join(configDir, 'core.conf'),
+    delugeConfig(1, {
+      download_location: downloadDir,
+      move_completed: false,
+      listen_ports: [peerPort, peerPort],
+      random_port: false,
+      listen_interface: '127.0.0.1',
+      outgoing_interface: '',
+      dht: false,
+      upnp: false,
+      natpmp: false,
+      lsd: false,
+      utpex: false,
+      new_release_check: false,
+      allow_remote: false,
+      max_active_limit: -1,
+      max_active_downloading: -1,
+      max_active_seeding: -1,
+      add_paused: false,
+      pre_allocate_storage: false,
+      copy_torrent_file: false,
+      enabled_plugins: [],
+    }),
+  );
+  const salt = randomBytes(20).toString('hex');
+  writeFileSync(
+    join(configDir, 'web.conf'),
+    delugeConfig(2, {
+      pwd_salt: salt,
+      pwd_sha1: createHash('sha1').update(salt, 'utf8').update(password, 'utf8').digest('hex'),
+      default_daemon: '',
+      first_login: false,
+      interface: '127.0.0.1',
+      port: webPort,
+      https: false,
+      base: '/',
+      session_timeout: 3600,
+      enabled_plugins: [],
+    }),
+  );
+  writeFileSync(
+    join(configDir, 'hostlist.conf'),
+    delugeConfig(3, { hosts: [[randomBytes(16).toString('hex'), '127.0.0.1', daemonPort, 'localclient', localPassword]] }),
+  );
+
+  const daemon = spawnDaemon(dir, daemonBinary, ['-d', '-c', configDir, '-p', String(daemonPort), '-u', '127.0.0.1', '-i', '127.0.0.1', '-L', 'warning'], 'deluged.log');
+  const children = [daemon];
+  const stop = stopper(dir, children);
+  const url = `http://127.0.0.1:${webPort}`;
+  try {
+    await waitUntilReady('deluged', daemon, dir, 'deluged.log', () => portOpen(daemonPort));
+    const web = spawnDaemon(dir, webBinary, ['-d', '-c', configDir, '-p', String(webPort), '-i', '127.0.0.1', '-L', 'warning'], 'deluge-web.log');
+    children.push(web);
+    await waitUntilReady('deluge-web', web, dir, 'deluge-web.log', async () => {
+      const status = await answers(`${url}/json`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"method":"web.connected","params":[],"id":1}' });
+      return status === 200;
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    kind: 'deluge',
+    url,
+    username: '',
+    password,
+    version,
+    profileDir: dir,
+    downloadDir,
+    dataDir,
+    config: { type: 'deluge', url, username: '', password },
+    stop,
+    stopDaemon: () => stopChild(daemon),
+  };
+}

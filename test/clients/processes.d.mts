@@ -1,0 +1,2 @@
+export function findClientProcesses(marker: string): { pid: number; command: string }[];
+export function killClientProcesses(marker: string): number;

@@ -1,0 +1,140 @@
+/**
+ * The library against the real daemons, started here (Debian's qbittorrent-nox 4.5.2,
+ * transmission-daemon 3.00, deluged/deluge-web 2.0.3): a cross-seed is added beside the existing
+ * data and verified to 100 % with no peer anywhere (DHT and friends are off, the trackers do not
+ * resolve), so the data can only have come from the disk.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientOriginRule } from '../../../utils/clients/csrf';
+import { createClient } from '../../../utils/clients/index';
+import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
+import { makeTorrent, tinyTorrents, torrentOn, TRACKERS, writeSampleContent, type Content } from '../../clients/content';
+import { startDeluge, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
+import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
+import { addSeeding, untilSeeding } from '../../clients/seed';
+import { until } from '../../e2e/support/wait';
+import { failureOf } from './support';
+
+const EXTENSION_URL = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/';
+const LIVE = { timeout: 90_000 };
+
+/** What the browser sends once csrf.ts's rule is in place (for qBittorrent; nothing for the others). */
+function browserLikeFetch(daemon: RunningDaemon): JarFetch {
+  if (daemon.kind !== 'qbittorrent') return nodeClientFetch();
+  const origin = clientOriginRule(daemon.url, EXTENSION_URL).action.requestHeaders.find((header) => header.header === 'Origin')!.value;
+  return nodeClientFetch({ origin });
+}
+
+const starters: [ClientKind, () => Promise<RunningDaemon>][] = [
+  ['qbittorrent', () => startQbittorrent()],
+  ['transmission', () => startTransmission()],
+  ['deluge', () => startDeluge()],
+];
+
+describe.each(starters)('%s (live daemon)', (kind, start) => {
+  let daemon: RunningDaemon;
+  let fetch: JarFetch;
+  let client: TorrentClient;
+  let content: { single: Content; folder: Content };
+
+  beforeAll(async () => {
+    daemon = await start();
+    fetch = browserLikeFetch(daemon);
+    client = createClient(daemon.config, { fetch });
+    content = writeSampleContent(daemon.dataDir);
+  }, 90_000);
+
+  afterAll(async () => {
+    await daemon?.stop();
+  }, 30_000);
+
+  it('test() reports its version and how many torrents it holds', LIVE, async () => {
+    expect(await client.test()).toMatchObject({ client: kind, version: daemon.version, torrentCount: 0, auth: 'password' });
+  });
+
+  it('test() with a wrong password fails as auth', LIVE, async () => {
+    const wrong = createClient({ ...daemon.config, password: 'wrong-password' }, { fetch: browserLikeFetch(daemon) });
+    expect((await failureOf(wrong.test())).kind).toBe('auth');
+  });
+
+  it('a cross-seed (same files, other tracker) added at the existing save path is verified to 100 % without downloading', LIVE, async () => {
+    const source = torrentOn('alpha', content.folder);
+    await addSeeding(client, source, content.folder);
+    const crossSeed = torrentOn('beta', content.folder);
+    expect(crossSeed.hash).not.toBe(source.hash);
+    const added = await client.add(crossSeed.bytes, { savePath: content.folder.savePath, paused: false, skipCheck: false });
+    expect(added).toEqual({ status: 'added', hash: crossSeed.hash });
+    const seeding = await untilSeeding(client, crossSeed.hash);
+    expect(seeding).toMatchObject({ savePath: content.folder.savePath, progress: 1, state: 'seeding', size: 309_500 });
+    expect(await client.test()).toMatchObject({ torrentCount: 2 });
+  });
+
+  it('a torrent with other files is simply added (comparing files is the cross-seed layer’s job), and files() shows them', LIVE, async () => {
+    // Same name, different files: the data for it is not on disk.
+    const other: Content = { ...content.folder, seed: 'other-release', files: [{ path: '01 - Opening.flac', size: 180_001 }, { path: 'extra.nfo', size: 700 }] };
+    const torrent = makeTorrent(other, TRACKERS.beta);
+    expect(await client.add(torrent.bytes, { savePath: other.savePath, paused: true, skipCheck: false })).toEqual({ status: 'added', hash: torrent.hash });
+    const files = await until(
+      () => client.files(torrent.hash),
+      (list) => list.length > 0,
+      'the files of the added torrent',
+      30_000,
+    );
+    expect(files).toEqual(other.files.map((file) => ({ path: `${other.name}/${file.path}`, size: file.size })));
+    const source = await client.files(torrentOn('alpha', content.folder).hash);
+    expect(source).not.toEqual(files);
+  });
+
+  it('lookup() finds what it holds and leaves absent hashes out', LIVE, async () => {
+    const present = torrentOn('alpha', content.folder).hash;
+    const absent = torrentOn('alpha', content.single).hash; // never added
+    const found = await client.lookup([present, absent]);
+    expect([...found.keys()]).toEqual([present]);
+  });
+
+  it('list() of a client holding many torrents is one request', LIVE, async () => {
+    for (const torrent of tinyTorrents(40, `${kind}-many`)) {
+      await client.add(torrent.bytes, { savePath: daemon.downloadDir, paused: true, skipCheck: true });
+    }
+    await client.lookup([torrentOn('alpha', content.folder).hash]); // a warm session, as in the background
+    const before = fetch.sent.length;
+    const list = await client.list();
+    expect(fetch.sent.length - before).toBe(1);
+    expect(list.length).toBeGreaterThanOrEqual(43);
+  });
+
+  it('test() of a stopped client fails as unreachable', LIVE, async () => {
+    await daemon.stop();
+    expect((await failureOf(client.test())).kind).toBe('unreachable');
+  });
+});
+
+describe('qBittorrent protections (live daemon)', () => {
+  let daemon: RunningDaemon;
+
+  beforeAll(async () => {
+    daemon = await startQbittorrent();
+  }, 90_000);
+
+  afterAll(async () => {
+    await daemon?.stop();
+  }, 30_000);
+
+  it("keeps CSRF protection on: an extension's Origin is refused as csrf, the rule's Origin is accepted", LIVE, async () => {
+    const refused = createClient(daemon.config, { fetch: nodeClientFetch({ origin: EXTENSION_URL.replace(/\/$/, '') }) });
+    expect(await failureOf(refused.test())).toMatchObject({ kind: 'csrf', httpStatus: 401 });
+    const rule = clientOriginRule(daemon.url, EXTENSION_URL);
+    const accepted = createClient(daemon.config, { fetch: nodeClientFetch({ origin: rule.action.requestHeaders[0]!.value }) });
+    expect(await accepted.test()).toMatchObject({ client: 'qbittorrent', version: daemon.version });
+  });
+
+  it('an https web UI with an untrusted certificate fails as certificate', LIVE, async () => {
+    const secure = await startQbittorrent({ https: true });
+    try {
+      expect(secure.url).toMatch(/^https:/);
+      expect(await failureOf(createClient(secure.config).test())).toMatchObject({ kind: 'certificate' });
+    } finally {
+      await secure.stop();
+    }
+  });
+});

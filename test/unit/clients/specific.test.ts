@@ -1,0 +1,172 @@
+/**
+ * What only one client does, against its recorded answers: qBittorrent's CSRF check and session
+ * expiry and IP ban, Transmission's session-id exchange, lock-out and path check, Deluge's session
+ * expiry and a web UI without its daemon.
+ */
+import { describe, expect, it } from 'vitest';
+import { describeRequest } from '../../clients/recording';
+import { factsOf, failureOf, recordings, replayed, torrentBytes } from './support';
+
+describe.each(recordings('qbittorrent').map((recording) => [recording.version, recording] as const))('qBittorrent %s (recorded)', (_, recording) => {
+  const facts = factsOf(recording);
+
+  it('refuses an extension Origin (CSRF protection on): csrf, told apart from a wrong password', async () => {
+    const { client, replay } = replayed(recording, 'csrf-refused', { origin: facts.extensionOrigin });
+    const failure = await failureOf(client.test());
+    expect(failure).toMatchObject({ kind: 'csrf', httpStatus: 401 });
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it("accepts the client's own Origin (what the declarativeNetRequest rule sends)", async () => {
+    const { client, replay } = replayed(recording, 'csrf-same-origin', { origin: 'same' });
+    expect(await client.test()).toMatchObject({ client: 'qbittorrent', version: recording.version });
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('logs in again once when the session has expired (403), and repeats the call', async () => {
+    const scenario = recording.scenarios['session-expired']!;
+    expect(scenario.exchanges.map((exchange) => `${exchange.request.path} ${exchange.response?.status}`)).toEqual([
+      '/api/v2/auth/login 200',
+      '/api/v2/torrents/info 200',
+      '/api/v2/torrents/info 403',
+      '/api/v2/auth/login 200',
+      '/api/v2/torrents/info 200',
+    ]);
+    const { client, replay } = replayed(recording, 'session-expired');
+    await client.lookup([facts.torrents.singleAlpha.hash]);
+    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
+    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('reports a banned address as banned, in its own words', async () => {
+    const { client, replay } = replayed(recording, 'banned');
+    const failure = await failureOf(client.test());
+    expect(failure).toMatchObject({ kind: 'banned', httpStatus: 403 });
+    expect(failure.clientMessage).toMatch(/banned/i);
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('checks the password with a cookie-less login, so a live session cannot hide a wrong one', () => {
+    const [check, session] = recording.scenarios.test!.exchanges;
+    expect(check?.request).toMatchObject({ path: '/api/v2/auth/login', credentials: 'omit' });
+    expect(session?.request).toMatchObject({ path: '/api/v2/auth/login', credentials: 'include' });
+  });
+
+  it('sends the add with both spellings of "paused" and "skip check", Original layout and no automatic management', () => {
+    const add = recording.scenarios['add-cross-seed']!.exchanges.find((exchange) => exchange.request.path === '/api/v2/torrents/add');
+    expect(add?.request.body).toMatchObject({
+      type: 'multipart',
+      fields: {
+        savepath: [facts.savePath],
+        paused: ['false'],
+        stopped: ['false'],
+        skip_checking: ['false'],
+        seedMode: ['false'],
+        autoTMM: ['false'],
+        contentLayout: ['Original'],
+        category: ['cross-seed'],
+        tags: ['reseed-lens,beta'],
+      },
+    });
+  });
+});
+
+describe.each(recordings('transmission').map((recording) => [recording.version, recording] as const))('Transmission %s (recorded)', (_, recording) => {
+  const facts = factsOf(recording);
+
+  it('answers the 409 with the session id it was given, once', async () => {
+    const exchanges = recording.scenarios.test!.exchanges;
+    expect(exchanges[0]?.response?.status).toBe(409);
+    const sessionId = exchanges[0]?.response?.headers['x-transmission-session-id'];
+    expect(sessionId).toMatch(/^\w{20,}$/);
+    expect(exchanges[0]?.request.headers['x-transmission-session-id']).toBeUndefined();
+    expect(exchanges[1]?.request.headers['x-transmission-session-id']).toBe(sessionId);
+    const { client, replay } = replayed(recording, 'test');
+    await client.test();
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('sends Basic auth on every request and no cookies', () => {
+    const expected = `Basic ${Buffer.from(`${facts.username}:${facts.password}`, 'utf8').toString('base64')}`;
+    for (const exchange of recording.scenarios.list!.exchanges) {
+      expect(exchange.request.headers.authorization).toBe(expected);
+      expect(exchange.request.credentials).toBe('omit');
+    }
+  });
+
+  it('reports the lock-out after too many failed logins as banned', async () => {
+    const { client } = replayed(recording, 'banned');
+    expect(await failureOf(client.test())).toMatchObject({ kind: 'banned', httpStatus: 403 });
+  });
+
+  it("refuses a relative download folder, in Transmission's words", async () => {
+    const { client, replay } = replayed(recording, 'add-relative-save-path');
+    const failure = await failureOf(client.add(torrentBytes(recording, 'singleBeta'), { savePath: 'relative/folder', paused: true, skipCheck: false }));
+    expect(failure.kind).toBe('refused');
+    expect(failure.clientMessage).toMatch(/not absolute/);
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('sets labels in torrent-add (4.x) and with torrent-set (3.00 ignores them in the add)', () => {
+    const methods = recording.scenarios['add-cross-seed']!.exchanges.filter((exchange) => exchange.response?.status === 200).map((exchange) => exchange.request.body);
+    const labels = [facts.crossSeedOptions.category, ...facts.crossSeedOptions.tags];
+    expect(methods).toMatchObject([
+      { type: 'json', value: { method: 'torrent-add', arguments: { 'download-dir': facts.savePath, paused: false, labels } } },
+      { type: 'json', value: { method: 'torrent-set', arguments: { ids: [facts.torrents.folderBeta.hash], labels } } },
+    ]);
+  });
+});
+
+describe.each(recordings('deluge').map((recording) => [recording.version, recording] as const))('Deluge %s (recorded)', (_, recording) => {
+  const facts = factsOf(recording);
+
+  it('connects the web UI to its daemon when it is not connected', async () => {
+    const methods = recording.scenarios.test!.exchanges.map((exchange) => (exchange.request.body as { value: { method: string } }).value.method);
+    expect(methods.slice(0, 6)).toEqual(['auth.login', 'web.connected', 'web.get_hosts', 'web.get_host_status', 'web.connect', 'web.connected']);
+    const { client, replay } = replayed(recording, 'test');
+    await client.test();
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('logs in again once when the session is gone ("Not authenticated"), and repeats the call', async () => {
+    const { client, replay } = replayed(recording, 'session-expired');
+    await client.lookup([facts.torrents.singleAlpha.hash]);
+    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
+    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('says not-connected when the web UI is up but its daemon is not', async () => {
+    const { client, replay } = replayed(recording, 'daemon-stopped');
+    const failure = await failureOf(client.test());
+    expect(failure.kind).toBe('not-connected');
+    expect(failure.detail).toMatch(/Offline/);
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('reads the duplicate out of AddTorrentError, not from the traceback around it', async () => {
+    const raw = recording.scenarios['add-duplicate']!.exchanges.at(-1)!.response!.body;
+    expect(raw).toMatch(/Failure instance: Traceback/); // what Deluge really says
+    const { client } = replayed(recording, 'add-unloadable');
+    const failure = await failureOf(client.add(torrentBytes(recording, 'unloadable'), { savePath: facts.savePath, paused: false, skipCheck: false }));
+    expect(failure.clientMessage).toMatch(/^AddTorrentError: /);
+  });
+});
+
+describe('recording', () => {
+  it('describes a multipart add by its fields and the SHA-1 of each file', async () => {
+    const form = new FormData();
+    form.append('savepath', '/data');
+    form.append('torrents', new Blob([new Uint8Array([1, 2, 3])]), 'a.torrent');
+    const request = await describeRequest('http://127.0.0.1:1/api/v2/torrents/add?x=1', { method: 'POST', body: form, credentials: 'include' });
+    expect(request).toEqual({
+      method: 'POST',
+      path: '/api/v2/torrents/add',
+      query: { x: '1' },
+      credentials: 'include',
+      headers: {},
+      body: { type: 'multipart', fields: { savepath: ['/data'] }, files: [{ field: 'torrents', filename: 'a.torrent', size: 3, sha1: '7037807198c22a7d2b0807371d763779a84fdfcf' }] },
+    });
+  });
+});

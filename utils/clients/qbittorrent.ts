@@ -1,0 +1,356 @@
+/**
+ * qBittorrent's WebUI API v2, from Debian's 4.5.2 (Web API 2.8.19) through 5.x.
+ *
+ * Differences handled (from qBittorrent's source and WebAPI_Changelog.md):
+ * - login: 4.x/5.0/5.1 answer 200 "Ok." / 200 "Fails."; 5.2 (API 2.14) answers 204 / 401. A 403 is
+ *   "IP banned". The session cookie is `SID`, from 5.2 `QBT_SID_<port>`: we never read it — the
+ *   browser's cookie jar (or the Node tests' jar) keeps whatever the client sets.
+ * - API key (5.2, API 2.14.1): a password of the documented form `qbt_` + 28 letters or digits is
+ *   taken as a key and sent as `Authorization: Bearer …` with no login and no cookie. Such a request
+ *   is exempt from the CSRF check; a wrong key answers 403.
+ * - CSRF: with protection on (the default) a request whose Origin (else Referer) is not the client's
+ *   own host:port answers 401 on every endpoint. Extensions send their own origin, so the background
+ *   needs csrf.ts's declarativeNetRequest rule (or an API key). In 5.2 a wrong password also answers
+ *   401 on login, so a 401 there is told apart by asking app/version without a session: 401 again
+ *   means CSRF, 403 means the password.
+ * - add: `paused` became `stopped` in 5.0 (API 2.11.0) and `skip_checking` became `seedMode` in
+ *   API 2.16.0. Each version reads only its own name and ignores the other, so both are sent and the
+ *   add needs no version look-up. The answer is "Ok."/"Fails." up to 5.1, JSON (success_count…) or
+ *   409 when nothing was added from 5.2; 415 for a file it cannot read.
+ * - torrents/count exists from API 2.10.0; older versions answer 404 and the list is counted.
+ * - states: pausedUP/pausedDL became stoppedUP/stoppedDL in 5.0.
+ */
+import { z } from 'zod';
+import { ClientError } from './errors';
+import {
+  MAX_HASHES_PER_REQUEST,
+  byteCount,
+  chunks,
+  clientBaseUrl,
+  clientWords,
+  fraction,
+  hashOf,
+  normaliseHashes,
+  parseJson,
+  reportedHash,
+  send,
+  transportFrom,
+  type HttpAnswer,
+  type Transport,
+} from './http';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './types';
+
+/** qBittorrent's documented API key form (wiki "API Key Authentication (≥v5.2.0)"). */
+const API_KEY = /^qbt_[A-Za-z0-9]{28}$/;
+
+export function isQbittorrentApiKey(password: string): boolean {
+  return API_KEY.test(password);
+}
+
+const torrentEntrySchema = z.object({
+  hash: z.string(),
+  name: z.string().catch(''),
+  save_path: z.string().catch(''),
+  content_path: z.string().optional().catch(undefined),
+  size: z.number().catch(0),
+  total_size: z.number().optional().catch(undefined),
+  state: z.string().catch('unknown'),
+  progress: z.number().catch(0),
+  category: z.string().optional().catch(undefined),
+  tags: z.string().optional().catch(undefined),
+});
+const torrentListSchema = z.array(z.unknown());
+
+const fileEntrySchema = z.object({ name: z.string(), size: z.number() });
+
+/** 5.2+ add answer. */
+const addAnswerSchema = z.object({
+  success_count: z.number().catch(0),
+  failure_count: z.number().catch(0),
+  pending_count: z.number().catch(0),
+  added_torrent_ids: z.array(z.string()).catch([]),
+});
+
+/** qBittorrent's state names (4.5 and 5.x) in the user's words. */
+export function qbittorrentState(state: string): TorrentState {
+  switch (state) {
+    case 'uploading':
+    case 'stalledUP':
+    case 'forcedUP':
+      return 'seeding';
+    case 'downloading':
+    case 'forcedDL':
+    case 'metaDL':
+    case 'forcedMetaDL':
+    case 'allocating':
+      return 'downloading';
+    case 'stalledDL':
+      return 'stalled';
+    case 'pausedUP':
+    case 'pausedDL':
+    case 'stoppedUP':
+    case 'stoppedDL':
+      return 'paused';
+    case 'checkingUP':
+    case 'checkingDL':
+    case 'checkingResumeData':
+      return 'checking';
+    case 'queuedUP':
+    case 'queuedDL':
+      return 'queued';
+    case 'moving':
+      return 'moving';
+    case 'missingFiles':
+      return 'missing';
+    case 'error':
+      return 'error';
+    default:
+      return 'unknown';
+  }
+}
+
+function torrentFrom(entry: unknown): ClientTorrent | undefined {
+  const parsed = torrentEntrySchema.safeParse(entry);
+  if (!parsed.success) return undefined;
+  const hash = reportedHash(parsed.data.hash);
+  if (!hash) return undefined; // strict on hashes: an entry without a v1 hash is skipped alone
+  const { name, save_path, content_path, size, total_size, state, progress, category, tags } = parsed.data;
+  const torrent: ClientTorrent = {
+    hash,
+    name,
+    savePath: save_path,
+    size: byteCount(total_size ?? size),
+    state: qbittorrentState(state),
+    progress: fraction(progress),
+  };
+  if (content_path) torrent.contentPath = content_path;
+  if (category) torrent.category = category;
+  const tagList = (tags ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean);
+  if (tagList.length > 0) torrent.tags = tagList;
+  return torrent;
+}
+
+function torrentsFrom(text: string, operation: string): ClientTorrent[] {
+  const list = torrentListSchema.safeParse(parseJson(text, operation));
+  if (!list.success) throw new ClientError({ kind: 'bad-answer', detail: `${operation}: the answer is not a list of torrents` });
+  return list.data.map(torrentFrom).filter((torrent): torrent is ClientTorrent => torrent !== undefined);
+}
+
+/**
+ * The torrents/add form. Both spellings of "paused" and "skip check" go out (see the header);
+ * autoTMM=false so the save path given is the one used, whatever the category says.
+ */
+export function qbittorrentAddForm(torrent: Uint8Array, hash: string, options: AddOptions): FormData {
+  const form = new FormData();
+  form.append('torrents', new Blob([torrent as Uint8Array<ArrayBuffer>], { type: 'application/x-bittorrent' }), `${hash}.torrent`);
+  form.append('savepath', options.savePath);
+  form.append('autoTMM', 'false');
+  form.append('paused', String(options.paused));
+  form.append('stopped', String(options.paused));
+  form.append('skip_checking', String(options.skipCheck));
+  form.append('seedMode', String(options.skipCheck));
+  if (options.contentLayoutOriginal !== false) form.append('contentLayout', 'Original');
+  if (options.category) form.append('category', options.category);
+  const tags = (options.tags ?? []).map((tag) => tag.trim()).filter(Boolean);
+  if (tags.length > 0) form.append('tags', tags.join(','));
+  return form;
+}
+
+interface Call {
+  method: 'GET' | 'POST';
+  query?: Record<string, string>;
+  body?: URLSearchParams | FormData;
+  /** Statuses the caller reads itself instead of failing. */
+  accept?: number[];
+}
+
+export class QbittorrentClient implements TorrentClient {
+  readonly kind = 'qbittorrent' as const;
+  private readonly base: string;
+  private readonly transport: Transport;
+  private readonly apiKey?: string;
+  private loggedIn = false;
+  private login?: Promise<void>;
+
+  constructor(private readonly settings: ClientSettings) {
+    this.base = clientBaseUrl(settings.url);
+    this.transport = transportFrom(settings);
+    if (isQbittorrentApiKey(settings.password)) this.apiKey = settings.password;
+  }
+
+  async test(): Promise<ClientInfo> {
+    // A cookie-less login checks the password for real: with a session cookie, qBittorrent answers
+    // "Ok." to any password. It also leaves the session (maybe the user's own web UI tab's) alone.
+    if (!this.apiKey) await this.logIn('check');
+    const version = (await this.call('version', 'app/version', { method: 'GET' })).text.trim();
+    const apiVersion = (await this.call('API version', 'app/webapiVersion', { method: 'GET' })).text.trim();
+    if (!/^v?\d+(\.\d+)*/.test(version) || !/^\d+(\.\d+)*$/.test(apiVersion)) {
+      throw new ClientError({ kind: 'bad-answer', detail: `this does not look like qBittorrent (version "${version.slice(0, 40)}")` });
+    }
+    const count = await this.call('torrent count', 'torrents/count', { method: 'GET', accept: [404] });
+    let torrentCount: number;
+    if (count.status === 404) {
+      torrentCount = (await this.list()).length; // before Web API 2.10.0 (qBittorrent 5.0)
+    } else {
+      torrentCount = Number(count.text.trim());
+      if (!Number.isSafeInteger(torrentCount) || torrentCount < 0) {
+        throw new ClientError({ kind: 'bad-answer', detail: `torrent count: not a number (${count.text.slice(0, 40)})` });
+      }
+    }
+    return { client: 'qbittorrent', version, apiVersion, torrentCount, auth: this.apiKey ? 'api-key' : 'password' };
+  }
+
+  async lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>> {
+    const asked = normaliseHashes(hashes);
+    const found = new Map<string, ClientTorrent>();
+    for (const batch of chunks(asked, MAX_HASHES_PER_REQUEST)) {
+      const answer = await this.call('lookup', 'torrents/info', { method: 'GET', query: { hashes: batch.join('|') } });
+      const wanted = new Set(batch);
+      for (const torrent of torrentsFrom(answer.text, 'lookup')) if (wanted.has(torrent.hash)) found.set(torrent.hash, torrent);
+    }
+    return found;
+  }
+
+  async list(): Promise<ClientTorrent[]> {
+    return torrentsFrom((await this.call('list', 'torrents/info', { method: 'GET' })).text, 'list');
+  }
+
+  async files(hash: string): Promise<ClientFile[]> {
+    const [asked] = normaliseHashes([hash]);
+    // 4.5 answers 404 for a hash it does not hold; some versions answer 200 with an empty body.
+    const answer = await this.call('files', 'torrents/files', { method: 'GET', query: { hash: asked! } });
+    if (answer.text.trim() === '') throw new ClientError({ kind: 'not-found', detail: `files: the client does not hold ${asked}` });
+    const entries = z.array(z.unknown()).safeParse(parseJson(answer.text, 'files'));
+    if (!entries.success) throw new ClientError({ kind: 'bad-answer', detail: 'files: the answer is not a list' });
+    return entries.data.map((entry) => {
+      const file = fileEntrySchema.safeParse(entry);
+      // A file list with a hole would make the cross-seed file comparison wrong: fail whole.
+      if (!file.success) throw new ClientError({ kind: 'bad-answer', detail: 'files: an entry without name or size' });
+      return { path: file.data.name.replaceAll('\\', '/'), size: byteCount(file.data.size) };
+    });
+  }
+
+  async add(torrent: Uint8Array, options: AddOptions): Promise<AddResult> {
+    const hash = await hashOf(torrent);
+    const answer = await this.call('add', 'torrents/add', { method: 'POST', body: qbittorrentAddForm(torrent, hash, options), accept: [400, 409, 415] });
+    const text = answer.text.trim();
+    if (answer.status === 415 || answer.status === 400) {
+      throw new ClientError({ kind: 'refused', detail: 'add: qBittorrent refused the torrent', clientMessage: clientWords(text), httpStatus: answer.status });
+    }
+    if (answer.status === 200 && text === 'Ok.') return { status: 'added', hash };
+    if ((answer.status === 200 || answer.status === 202) && text.startsWith('{')) {
+      const result = addAnswerSchema.safeParse(parseJson(text, 'add'));
+      if (result.success && (result.data.success_count > 0 || result.data.pending_count > 0)) return { status: 'added', hash };
+    }
+    if (text === 'Fails.' || answer.status === 409 || text.startsWith('{')) {
+      // Nothing added: a torrent it already holds is the usual reason, and it is then no failure.
+      if ((await this.lookup([hash])).has(hash)) return { status: 'duplicate', hash };
+      throw new ClientError({ kind: 'refused', detail: 'add: qBittorrent did not add the torrent', clientMessage: clientWords(text), httpStatus: answer.status });
+    }
+    throw new ClientError({ kind: 'bad-answer', detail: `add: unexpected answer ${answer.status} (${clientWords(text).slice(0, 80)})`, httpStatus: answer.status });
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private url(path: string, query?: Record<string, string>): string {
+    const search = query ? `?${new URLSearchParams(query).toString()}` : '';
+    return `${this.base}/api/v2/${path}${search}`;
+  }
+
+  private headers(): Record<string, string> | undefined {
+    return this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : undefined;
+  }
+
+  /** One API call with the session (logging in first, and once more on a 403: the session expired). */
+  private async call(operation: string, path: string, call: Call): Promise<HttpAnswer> {
+    if (!this.apiKey && !this.loggedIn) await this.logIn('session');
+    let answer = await this.sendCall(operation, path, call);
+    if (answer.status === 403 && !this.apiKey) {
+      this.loggedIn = false;
+      await this.logIn('session');
+      answer = await this.sendCall(operation, path, call);
+      if (answer.status === 403) {
+        // Logged in, yet not recognised: the session cookie did not come back (blocked cookies).
+        throw new ClientError({ kind: 'auth', detail: `${operation}: logged in, but qBittorrent does not recognise the session (are its cookies blocked?)`, httpStatus: 403 });
+      }
+    }
+    if (call.accept?.includes(answer.status)) return answer;
+    if (answer.status === 200 || answer.status === 204) return answer;
+    throw statusError(operation, answer, this.apiKey !== undefined);
+  }
+
+  private sendCall(operation: string, path: string, call: Call): Promise<HttpAnswer> {
+    return send(
+      this.transport,
+      { method: call.method, url: this.url(path, call.query), headers: this.headers(), body: call.body, credentials: this.apiKey ? 'omit' : 'include' },
+      operation,
+    );
+  }
+
+  /**
+   * `session` logs in for the calls that follow (the cookie lands in the jar); `check` logs in
+   * without cookies, so the password is checked even when a session exists. Concurrent callers
+   * share one session login.
+   */
+  private logIn(mode: 'session' | 'check'): Promise<void> {
+    if (mode === 'session') {
+      this.login ??= this.postLogin('include')
+        .then(() => {
+          this.loggedIn = true;
+        })
+        .finally(() => {
+          this.login = undefined;
+        });
+      return this.login;
+    }
+    return this.postLogin('omit');
+  }
+
+  private async postLogin(credentials: 'include' | 'omit'): Promise<void> {
+    const form = new URLSearchParams({ username: this.settings.username, password: this.settings.password });
+    const answer = await send(this.transport, { method: 'POST', url: this.url('auth/login'), body: form, credentials }, 'login');
+    const text = answer.text.trim();
+    if ((answer.status === 200 && text === 'Ok.') || answer.status === 204) return;
+    if (answer.status === 200 && text === 'Fails.') throw new ClientError({ kind: 'auth', detail: 'login: wrong user name or password', httpStatus: 200 });
+    if (answer.status === 403) {
+      throw new ClientError({ kind: 'banned', detail: 'login: qBittorrent has banned this address after failed logins', clientMessage: clientWords(text), httpStatus: 403 });
+    }
+    if (answer.status === 401) throw await this.explain401();
+    throw statusError('login', answer, false);
+  }
+
+  /** 4.x answers 401 only for CSRF/Host-header refusals; 5.2 also for a wrong password. Ask once more, without a session. */
+  private async explain401(): Promise<ClientError> {
+    const probe = await send(this.transport, { method: 'GET', url: this.url('app/version'), credentials: 'omit' }, 'login');
+    if (probe.status === 401) {
+      return new ClientError({
+        kind: 'csrf',
+        detail: "login: refused by qBittorrent's CSRF protection (the request's Origin is not the client's own address)",
+        clientMessage: clientWords(probe.text),
+        httpStatus: 401,
+      });
+    }
+    return new ClientError({ kind: 'auth', detail: 'login: wrong user name or password', httpStatus: 401 });
+  }
+}
+
+function statusError(operation: string, answer: HttpAnswer, usingApiKey: boolean): ClientError {
+  const words = clientWords(answer.text);
+  const status = answer.status;
+  if (status === 401) {
+    return new ClientError({ kind: 'csrf', detail: `${operation}: refused by qBittorrent's CSRF or Host-header check`, clientMessage: words, httpStatus: status });
+  }
+  if (status === 403) {
+    return new ClientError({ kind: 'auth', detail: usingApiKey ? `${operation}: the API key was refused` : `${operation}: not logged in`, clientMessage: words, httpStatus: status });
+  }
+  if (status === 404) return new ClientError({ kind: 'not-found', detail: `${operation}: not found`, clientMessage: words, httpStatus: status });
+  if (status >= 500) return new ClientError({ kind: 'server', detail: `${operation}: qBittorrent failed (${status})`, clientMessage: words, httpStatus: status });
+  return new ClientError({ kind: 'bad-answer', detail: `${operation}: unexpected answer ${status}`, clientMessage: words, httpStatus: status });
+}
+
+export function createQbittorrent(settings: ClientSettings): TorrentClient {
+  return new QbittorrentClient(settings);
+}

@@ -1,0 +1,120 @@
+/**
+ * The one small interface every torrent client (qBittorrent, Transmission, Deluge) is used through.
+ * The background holds the only instances; answers are validated with zod inside each client file,
+ * so what leaves a client through this interface is already checked: hashes are 40 lowercase hex,
+ * progress is 0..1, sizes are non-negative integers.
+ */
+
+export const CLIENT_KINDS = ['qbittorrent', 'transmission', 'deluge'] as const;
+export type ClientKind = (typeof CLIENT_KINDS)[number];
+
+/** What the client said when tested: enough for "qBittorrent v4.5.2 (Web API 2.8.19), 1,234 torrents". */
+export interface ClientInfo {
+  client: ClientKind;
+  /** The client's own version text, as it gives it (e.g. "v4.5.2", "3.00 (bb6b5a062e)", "2.0.3"). */
+  version: string;
+  /** qBittorrent's Web API version, Transmission's rpc-version, Deluge's libtorrent version. */
+  apiVersion?: string;
+  torrentCount: number;
+  /** How we got in: a password (qBittorrent cookie login, Transmission Basic auth, Deluge web login) or a qBittorrent API key. */
+  auth: 'password' | 'api-key';
+}
+
+/**
+ * A torrent's state in the user's words, the same for every client:
+ * - seeding: complete and shared (including "stalled" uploads: complete, no peer asking);
+ * - downloading: incomplete and running (including metadata and allocation);
+ * - stalled: incomplete and running, but no peer to get data from;
+ * - paused: stopped by the user (complete or not: see progress);
+ * - checking: verifying local data (or waiting to);
+ * - queued: waiting for a slot in the client's queue;
+ * - moving: its files are being moved;
+ * - missing: the client cannot find its files;
+ * - error: the client reports an error for it (see `error`);
+ * - unknown: anything else a client reports.
+ */
+export const TORRENT_STATES = ['seeding', 'downloading', 'stalled', 'paused', 'checking', 'queued', 'moving', 'missing', 'error', 'unknown'] as const;
+export type TorrentState = (typeof TORRENT_STATES)[number];
+
+export interface ClientTorrent {
+  /** v1 info-hash, 40 lowercase hex. */
+  hash: string;
+  name: string;
+  /** The folder the torrent's content sits in (its "save path" / "download dir" / "download location"). */
+  savePath: string;
+  /** Where the content itself is: the file of a single-file torrent, the root folder of a multi-file one. */
+  contentPath?: string;
+  /** Total size of all the torrent's files, in bytes. */
+  size: number;
+  state: TorrentState;
+  /** 0..1 */
+  progress: number;
+  category?: string;
+  tags?: string[];
+  /** The client's own words about an error state, when it gave any. */
+  error?: string;
+}
+
+export interface ClientFile {
+  /** Relative to the save path, `/`-separated; a multi-file torrent's root folder is included. */
+  path: string;
+  size: number;
+}
+
+export interface AddOptions {
+  /** The folder that holds (or will hold) the content: for a cross-seed, the existing torrent's save path. */
+  savePath: string;
+  /** Add it stopped. */
+  paused: boolean;
+  /**
+   * Skip the hash check and take the data as complete. qBittorrent (skip_checking / seedMode) and
+   * Deluge (seed_mode) honour it; Transmission always verifies a new torrent.
+   */
+  skipCheck: boolean;
+  /** qBittorrent category. Transmission has none: it becomes a label. Deluge: not set (its Label plugin is optional). */
+  category?: string;
+  /** qBittorrent tags; Transmission labels. Deluge: not set. */
+  tags?: string[];
+  /**
+   * Keep the torrent's own layout (its root folder as in the .torrent), whatever the client's default.
+   * Default true: a cross-seed must land exactly where the existing files are. qBittorrent only.
+   */
+  contentLayoutOriginal?: boolean;
+}
+
+export interface AddResult {
+  /** `duplicate`: the client already had this torrent (not an error: it is there). */
+  status: 'added' | 'duplicate';
+  /** The torrent's v1 info-hash. */
+  hash: string;
+}
+
+export interface TorrentClient {
+  readonly kind: ClientKind;
+  /** Checks the address and credentials for real and says what the client is. */
+  test(): Promise<ClientInfo>;
+  /** The torrents among `hashes` that the client holds, keyed by lowercase hash; absent hashes are not in the map. */
+  lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>>;
+  /** Every torrent the client holds, in one request (for the background's index of the client). */
+  list(): Promise<ClientTorrent[]>;
+  /** The files of one torrent; fails with kind `not-found` when the client does not hold it. */
+  files(hash: string): Promise<ClientFile[]>;
+  /** Adds a .torrent; a torrent the client already holds is a `duplicate`, not a failure. */
+  add(torrent: Uint8Array, options: AddOptions): Promise<AddResult>;
+}
+
+/** How each client file is configured; index.ts validates it (zod) and builds the client. */
+export interface ClientSettings {
+  /** The address the user opens the client's web UI at, e.g. http://127.0.0.1:8080 (a path prefix is kept). */
+  url: string;
+  username: string;
+  /** A password, or for qBittorrent 5.2+ an API key (qbt_…). */
+  password: string;
+  /** Default 15000 ms per request; when it runs out the call fails with kind `timeout`. */
+  timeoutMs?: number;
+  /**
+   * The fetch to use: the browser's in the background (the cookie jar is then the browser's own),
+   * one with a small cookie jar in Node tests.
+   */
+  fetch?: typeof fetch;
+}
