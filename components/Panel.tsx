@@ -18,10 +18,20 @@ export interface PanelProps {
   onToggle?: (open: boolean) => void;
 }
 
+/**
+ * A button's action, only for the user's own click: a page script can dispatch clicks too, and
+ * must not make the extension look up, download or hide anything.
+ */
+export function trusted(action: () => void): (event: Event) => void {
+  return (event) => {
+    if (event.isTrusted) action();
+  };
+}
+
 /** The badge's few characters, like the toolbar badge: a count, "…" while looking up, "!" when something needs the user. */
 function badgeText(view: TabView): string {
   if (view.status === 'done') return formatNumber(countOthers(view.candidates).torrents);
-  return view.status === 'looking-up' || view.status === 'reading' ? '…' : view.status === 'no-hash' ? '?' : '!';
+  return view.status === 'looking-up' || view.status === 'reading' ? '…' : view.status === 'no-hash' || view.status === 'held' ? '?' : '!';
 }
 
 /**
@@ -80,10 +90,18 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
               </div>
             )}
             {view.status === 'no-credentials' && <p>{t('panelNoToken')}</p>}
+            {view.status === 'held' && (
+              <p>
+                <button type="button" class="primary look-up-again" onClick={trusted(onRefresh)}>
+                  {t('lookUpAgain')}
+                </button>{' '}
+                <span class="muted small">{t('statusHeldHelp')}</span>
+              </p>
+            )}
             {view.status === 'no-hash' && view.problem && <p>{pageProblemText(view.problem)}</p>}
             {view.status === 'no-hash' && view.torrentFileUrl && (
               <p>
-                <button type="button" class="primary" onClick={onHashFromTorrent}>
+                <button type="button" class="primary" onClick={trusted(onHashFromTorrent)}>
                   {t('hashFromTorrent')}
                 </button>{' '}
                 <span class="muted small">{t('hashFromTorrentHelp')}</span>
@@ -101,11 +119,11 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
             <div class="panel-foot">
               {view.fetchedAt && <span class="muted small">{t('answeredAt', formatAge(view.fetchedAt))}</span>}
               {view.hashes.length > 0 && view.status !== 'no-credentials' && (
-                <button type="button" class="link-button" onClick={onRefresh} disabled={view.status === 'looking-up'}>
+                <button type="button" class="link-button" onClick={trusted(onRefresh)} disabled={view.status === 'looking-up'}>
                   {t('refresh')}
                 </button>
               )}
-              <button type="button" class="link-button" onClick={onHideOnSite}>
+              <button type="button" class="link-button" onClick={trusted(onHideOnSite)}>
                 {t('hideOnSite')}
               </button>
             </div>

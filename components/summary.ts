@@ -15,6 +15,8 @@ export function viewSummary(view: TabView): string {
       return t('statusNoToken');
     case 'error':
       return t('panelError');
+    case 'held':
+      return t('statusHeld');
     default:
       return t('statusNoHash');
   }

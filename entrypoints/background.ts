@@ -34,5 +34,8 @@ export default defineBackground(() => {
   browser.tabs.onUpdated.addListener((tabId, changeInfo) => {
     if (changeInfo.status === 'loading') void app.tabs.forget(tabId);
   });
-  browser.tabs.onRemoved.addListener((tabId) => void app.tabs.forget(tabId));
+  browser.tabs.onRemoved.addListener((tabId) => {
+    app.pages.budget.reset(tabId);
+    void app.tabs.forget(tabId);
+  });
 });

@@ -33,7 +33,9 @@ export type TabStatus =
   | 'no-credentials' // hashes found, but no token / app id configured
   | 'looking-up'
   | 'done'
-  | 'error';
+  | 'error'
+  // the page changed its torrent more often than its lookup budget allows: waits for the user's "Look up again"
+  | 'held';
 
 export interface TabView {
   tabId: number;

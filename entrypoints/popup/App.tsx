@@ -353,6 +353,17 @@ function StatusSection({ view, now, busy, onRefresh, onHashFromTorrent }: Conten
         </FailureNotice>
       ) : null;
     }
+    case 'held':
+      return (
+        <Notice kind="warn" title={t('statusHeld')}>
+          <p>{t('statusHeldHelp')}</p>
+          <Actions>
+            <button type="button" class="primary look-up-again" onClick={onRefresh} disabled={busy}>
+              {t('lookUpAgain')}
+            </button>
+          </Actions>
+        </Notice>
+      );
     case 'done':
       return (
         <>

@@ -17,6 +17,38 @@ import { readTabOnce } from './custom-sites';
 import { rememberSeen } from './seen-sites';
 import { hostOf, type ContentHandlers, type PageHandlers, type Shared } from './shared';
 
+/** Lookups a page may cause by changing itself (re-reads), per tab and minute; the user's click is not counted. */
+export const PAGE_LOOKUPS_PER_MINUTE = 10;
+
+/** The budget ran out: the view waits for the user. */
+class Held extends Error {}
+
+/**
+ * Each tab's budget of lookups caused by its page changing its own hashes. A page controls what
+ * the extension reads and is re-read on every change, so without this a page swapping in hashes
+ * could spend the user's quota with the service.
+ */
+export class PageBudget {
+  private readonly spent = new Map<number, number[]>();
+
+  constructor(private readonly perMinute = PAGE_LOOKUPS_PER_MINUTE) {}
+
+  take(tabId: number, now = Date.now()): boolean {
+    const recent = (this.spent.get(tabId) ?? []).filter((at) => now - at < 60_000);
+    if (recent.length >= this.perMinute) {
+      this.spent.set(tabId, recent);
+      return false;
+    }
+    this.spent.set(tabId, [...recent, now]);
+    return true;
+  }
+
+  /** The user asked (or the tab closed): the page starts afresh. */
+  reset(tabId: number): void {
+    this.spent.delete(tabId);
+  }
+}
+
 function panelWanted(settings: Settings, host: string | undefined): boolean {
   return settings.panelEnabled && !(host && settings.panelDisabledHosts.includes(host));
 }
@@ -28,6 +60,8 @@ function accessFor(settings: Settings, host: string | undefined): TabView['acces
 }
 
 export class PageViews {
+  readonly budget = new PageBudget();
+
   constructor(private readonly shared: Shared) {
     shared.settings.onChange(async (next, previous) => {
       // Open tabs fold the sites the user is not on at once, from the answers already held.
@@ -53,8 +87,14 @@ export class PageViews {
     'page:torrent-file': (message, from) => this.hashFromTorrentFile(from.tabId, message.data, message.problem),
   };
 
-  /** A content script read its page. The tab id and URL come from the browser, not the message. */
+  /**
+   * A content script read its page. The tab id and URL come from the browser, not the message.
+   * The first reading of a document is the navigation's; later ones are the page changing itself,
+   * and what they ask of the service comes out of the page's budget.
+   */
   async onPageReading(tabId: number, url: string, reading: PageReading | null): Promise<TabView> {
+    const known = await this.shared.tabs.get(tabId);
+    const reread = !!known && known.status !== 'not-a-tracker' && known.status !== 'reading';
     const host = hostOf(url);
     void rememberSeen(host);
     const base: TabView = {
@@ -69,7 +109,7 @@ export class PageViews {
       hashes: reading?.hashes ?? [],
       candidates: [],
     };
-    return this.resolve(base, false);
+    return this.resolve(base, false, reread);
   }
 
   async view(tabId: number): Promise<TabView> {
@@ -84,8 +124,10 @@ export class PageViews {
     return { tabId, url, host: hostOf(url), siteName: siteForHost(hostOf(url) ?? '')?.nickname, status: 'not-a-tracker', hashes: [], candidates: [] };
   }
 
+  /** "Refresh" / "Look up again": the user's own request, which also gives the page a new budget. */
   async refresh(tabId: number): Promise<TabView> {
     const view = await this.view(tabId);
+    this.budget.reset(tabId);
     if (!view.hashes.length) return view;
     return this.resolve(view, true);
   }
@@ -146,7 +188,7 @@ export class PageViews {
     }
   }
 
-  private async resolve(view: TabView, force: boolean): Promise<TabView> {
+  private async resolve(view: TabView, force: boolean, budgeted = false): Promise<TabView> {
     const { tabs, lookup, directory } = this.shared;
     const { tabId } = view;
     const settings = await this.shared.settings.get();
@@ -166,10 +208,15 @@ export class PageViews {
       outcome = await lookup.answers(hashes, {
         force,
         // Only show "looking up" when the service is asked, so a revisit answered by the cache does not flicker.
-        beforeService: () => tabs.set({ ...base, status: 'looking-up', error: undefined, retryAt: undefined }),
+        beforeService: () => {
+          if (budgeted && !this.budget.take(tabId)) throw new Held();
+          return tabs.set({ ...base, status: 'looking-up', error: undefined, retryAt: undefined });
+        },
       });
     } catch (error) {
-      return tabs.set(await this.failedView(base, settings, toFailure(error), await sitesPromise));
+      const sites = await sitesPromise;
+      if (error instanceof Held) return tabs.set({ ...(await this.withOlderAnswers(base, settings, sites)), status: 'held', error: undefined });
+      return tabs.set(await this.failedView(base, settings, toFailure(error), sites));
     }
     const sites = await sitesPromise;
     const candidates = buildCandidateViews(base.hashes, outcome.answers, {
@@ -196,6 +243,11 @@ export class PageViews {
 
   /** An error view still shows whatever older answer the cache holds: nothing is lost. */
   private async failedView(base: TabView, settings: Settings, error: ServiceFailure, sites: { value?: ServiceSite[] }): Promise<TabView> {
+    return { ...(await this.withOlderAnswers(base, settings, sites)), status: 'error', error, retryAt: error.retryAt };
+  }
+
+  /** The view with whatever answers the cache holds for its hashes, however old. */
+  private async withOlderAnswers(base: TabView, settings: Settings, sites: { value?: ServiceSite[] }): Promise<TabView> {
     const hashes = base.hashes.map((found) => found.hash);
     const older = await this.shared.lookup.cache.get(hashes);
     let candidates: TabView['candidates'] = [];
@@ -209,6 +261,6 @@ export class PageViews {
       });
       fetchedAt = Math.min(...[...older.values()].map((answer) => answer.fetchedAt));
     }
-    return { ...base, status: 'error', error, candidates, fetchedAt, retryAt: error.retryAt };
+    return { ...base, candidates, fetchedAt };
   }
 }

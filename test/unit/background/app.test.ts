@@ -54,6 +54,43 @@ describe('BackgroundApp', () => {
   });
 });
 
+describe('a page changing its own hashes', () => {
+  const unknown = (n: number) => `${n.toString(16).padStart(8, '0')}${'ab'.repeat(16)}`;
+  const lookups = () => service.requests.filter((request) => request.path === '/reseed/index/index').length;
+  const reading = (hash: string) => ({ engine: 'nexusphp', kind: 'details' as const, hashes: [{ hash, source: 'info-row' as const }] });
+
+  it('spends at most 10 lookups a minute, then waits for the user, whose "Look up again" asks at once', async () => {
+    const url = 'https://hdsky.me/details.php?id=1';
+    await app.pages.onPageReading(5, url, reading(unknown(0)));
+    const first = lookups();
+    // A page that swaps in a new hash 30 times (every 250 ms for the issue's 30 s would be 120).
+    let last;
+    for (let n = 1; n <= 30; n++) last = await app.pages.onPageReading(5, url, reading(unknown(n)));
+    expect(lookups() - first).toBe(10);
+    expect(last!.status).toBe('held');
+    expect(last!.hashes[0]!.hash).toBe(unknown(30));
+    // The user's click: asked at once, and the page has a new budget.
+    const asked = await app.pages.refresh(5);
+    expect(asked.status).toBe('done');
+    expect(lookups() - first).toBe(11);
+    expect((await app.pages.onPageReading(5, url, reading(unknown(31)))).status).toBe('done');
+  });
+
+  it('counts only what the service is asked: hashes answered by the cache cost nothing', async () => {
+    const url = 'https://hdsky.me/details.php?id=2';
+    const { hash } = groupOnHdsky();
+    await app.pages.onPageReading(6, url, reading(hash));
+    for (let n = 0; n < 30; n++) expect((await app.pages.onPageReading(6, url, reading(hash))).status).toBe('done');
+  });
+
+  it('does not count a new document: the first reading after a navigation is the navigation\'s', async () => {
+    for (let n = 0; n < 15; n++) {
+      await app.tabs.forget(7); // what tabs.onUpdated "loading" does
+      expect((await app.pages.onPageReading(7, `https://hdsky.me/details.php?id=${n}`, reading(unknown(100 + n)))).status).toBe('done');
+    }
+  });
+});
+
 describe('Controller settings', () => {
   it('says when storage held no settings at all, and writes a migrated store back in the new shape', async () => {
     fakeBrowser.reset();

@@ -10,7 +10,7 @@ import { mountPanel } from '../../../entrypoints/tracker.content/mount';
 import { describeFailure } from '../../../utils/i18n';
 import type { TabView } from '../../../utils/messages';
 import type { ServiceFailure } from '../../../utils/service/errors';
-import { candidate, click, resetBrowser, show, tabView, text, unmount } from './support';
+import { candidate, click, resetBrowser, scriptedClick, show, tabView, text, unmount } from './support';
 
 /** What the panel shows in an element: its text, or in the panel's quiet lists its generated content. */
 const shownText = (element: Element) => element.getAttribute('data-text') ?? text(element);
@@ -88,6 +88,25 @@ describe('inline panel', () => {
     expect(root.querySelector('.candidate-nolink')!.getAttribute('data-text')).toBe('#4242');
     // Screen readers still get the whole name from the link itself.
     expect(root.querySelector('a.candidate-link')!.getAttribute('aria-label')).toBe('OurBits torrent 220354');
+  });
+});
+
+describe('a page that spent its lookups', () => {
+  it('offers "Look up again", which only the user\'s own click presses', async () => {
+    const { root, handlers } = await showPanel(tabView({ status: 'held', candidates: [] }), 'inline');
+    const again = root.querySelector('button.look-up-again');
+    expect(text(again)).toBe('Look up again');
+    await scriptedClick(again);
+    expect(handlers.onRefresh).not.toHaveBeenCalled();
+    await click(again);
+    expect(handlers.onRefresh).toHaveBeenCalledTimes(1);
+  });
+
+  it('ignores a page script\'s clicks on every button', async () => {
+    const { root, handlers } = await showPanel(tabView({ candidates: CANDIDATES, fetchedAt: Date.now() }), 'inline');
+    for (const button of root.querySelectorAll('.panel-foot button')) await scriptedClick(button);
+    expect(handlers.onRefresh).not.toHaveBeenCalled();
+    expect(handlers.onHideOnSite).not.toHaveBeenCalled();
   });
 });
 

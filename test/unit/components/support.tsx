@@ -120,7 +120,19 @@ export async function waitFor<T>(read: () => T | null | undefined | false, what:
   }
 }
 
+/** A person's click: the event says it is trusted, as the browser's own does (page scripts' clicks are not). */
 export async function click(element: Element | null | undefined): Promise<void> {
+  if (!element) throw new Error('nothing to click');
+  await act(async () => {
+    const event = new MouseEvent('click', { bubbles: true, cancelable: true, composed: true });
+    Object.defineProperty(event, 'isTrusted', { value: true });
+    element.dispatchEvent(event);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+}
+
+/** A page script's click (isTrusted false), which in-page buttons must ignore. */
+export async function scriptedClick(element: Element | null | undefined): Promise<void> {
   if (!element) throw new Error('nothing to click');
   await act(async () => {
     (element as HTMLElement).click();
