@@ -3,6 +3,7 @@
  * under 2 ms, so nothing walks or stringifies the whole document.
  */
 import { hashFromMagnet, hashInText } from './hash';
+import { UNIT3D_INFO_HASH_LABELS } from './unit3d-labels';
 
 /** Elements whose content is never page text: code, styles, inert templates, form values. */
 const NOT_TEXT = new Set(['script', 'style', 'template', 'textarea', 'noscript', 'select', 'svg', 'iframe', 'object']);
@@ -63,17 +64,22 @@ function collapse(text: string): string {
 
 /**
  * Labels of an info-hash row, in the languages trackers use. Matched against a label's whole
- * text, trailing colon removed, so "Hash码", "Info hash", "种子哈希", "Hash (v1)" all match.
+ * text, trailing colon removed, so "Hash码", "Info hash", "种子哈希", "Hash (v1)" all match; and
+ * UNIT3D's label in each of its languages (unit3d-labels.ts).
  */
 const HASH_LABEL =
   /^(?:info[ _-]?hash|torrent[ _-]?hash|hash|hash ?(?:码|碼|值)|种子 ?(?:哈希|散列值?|hash|特征码)|種子 ?(?:哈希|雜湊值?|hash|特徵碼)|特征码|特徵碼|哈希值?|雜湊值?|散列值)(?: ?\(?v1\)?)?$/i;
-const LABEL_THEN_VALUE =
-  /^(info[ _-]?hash|torrent[ _-]?hash|hash ?(?:码|碼|值)?|种子 ?(?:哈希|散列值?|hash)|種子 ?(?:哈希|雜湊值?|hash)|特征码|特徵碼|哈希值?)(?: ?\(?v1\)?)? ?[:：] ?(.*)$/i;
+const LISTED_LABELS = new Set(UNIT3D_INFO_HASH_LABELS.map((label) => label.toLowerCase()));
 
-const LABEL_START = /^(?:info|torrent|hash|种子|種子|特征|特徵|哈希|雜湊|散列)/i;
+/** Cheap gate: a label starts with one of these (most elements are not labels). */
+const LABEL_START = new RegExp(
+  `^(?:info|torrent|hash|种子|種子|特征|特徵|哈希|雜湊|散列|${UNIT3D_INFO_HASH_LABELS.map((label) => label.slice(0, 3)).join('|')})`,
+  'i',
+);
 
 export function isHashLabel(text: string): boolean {
-  return HASH_LABEL.test(text.replace(/ ?[:：]$/, ''));
+  const label = text.replace(/ ?[:：]$/, '');
+  return HASH_LABEL.test(label) || LISTED_LABELS.has(label.toLowerCase());
 }
 
 /** Elements that can hold a label ("<b>Hash码:</b>", "<td class=rowhead>", "<dt>", "<th>"). */
@@ -100,8 +106,9 @@ export function readLabel(element: Element): LabelRead | null {
   const text = visibleText(element, 160);
   if (text.length === 0 || text.length > 150) return null;
   if (isHashLabel(text)) return { hash: valueAfter(element) };
-  const inline = LABEL_THEN_VALUE.exec(text);
-  if (inline) return { hash: hashInText(inline[2] ?? '') };
+  // "label: value" in one element
+  const colon = text.search(/[:：]/);
+  if (colon > 0 && isHashLabel(text.slice(0, colon).trimEnd())) return { hash: hashInText(text.slice(colon + 1)) };
   return null;
 }
 
