@@ -62,6 +62,10 @@ const pagesFor = (kind: BrowserKind) => ({
   hdcity: servePage('hdcity-details', 'hdcity.city'),
   unit3d: servePage('unit3d-details', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
   unit3dList: servePage('unit3d-list', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
+  // UNIT3D in Chinese: the files dialog's label is 校验码, and the .torrent exists (no magnet button)
+  unit3dZh: servePage('unit3d-details-zh', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
+  // details.php?id=N&cmtpage=1: the comments alone, one of them starting with Hash码
+  nexusComments: servePage('nexusphp-comments', 'hdsky.me'),
   gazelle: servePage('gazelle-details', 'dicmusic.com'),
   gazelleNoHash: servePage('gazelle-details-nohash', 'greatposterwall.com'),
   gazelleFailure: servePage('gazelle-details-failure', 'www.dicmusic.com'),
@@ -100,6 +104,7 @@ const GROUPS = [
   groupFor(hashOf(READINGS.ttg), { site: 'ttg', torrentId: 123456 }, { hdsky: 561, ourbits: 562 }),
   groupFor(hashOf(READINGS.hdcity), { site: 'hdcity', torrentId: 98765 }, { ttg: 571, pterclub: 572 }),
   groupFor(hashOf(READINGS.unit3d), { site: 'monikadesign', torrentId: 4321 }, { hdsky: 581, chdbits: 582 }),
+  groupFor(hashOf(READINGS.unit3dZh), { site: 'monikadesign', torrentId: 4400 }, { hdsky: 583, ourbits: 584 }),
   groupFor(hashOf(READINGS.unit3dList, 0), { site: 'monikadesign', torrentId: 5001 }, { ourbits: 591 }),
   groupFor(hashOf(READINGS.unit3dList, 2), { site: 'monikadesign', torrentId: 5004 }, { hdsky: 592, ssd: 593 }),
   groupFor(hashOf(READINGS.gazelle), { site: 'dicmusic', torrentId: 2002 }, { greatposterwall: 601, ourbits: 602 }),
@@ -190,6 +195,22 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
   });
 
   it('Unit3D /torrents/N (monikadesign.uk)', () => expectFound(PAGES.unit3d));
+
+  it('Unit3D /torrents/N in Chinese: the hash under 校验码 in the files dialog, no magnet button', () => expectFound(PAGES.unit3dZh));
+
+  it('NexusPHP comments-only page (details.php?id=N&cmtpage=1): no hash, though a comment starts with Hash码', async () => {
+    const { tab, tabId } = await open(PAGES.nexusComments);
+    // settled once the content script has reported its reading (the view then names the engine)
+    const view = await settledView(browser, tabId, (current) => current.engine !== undefined);
+    expect(view).toMatchObject({ status: 'no-hash', engine: 'nexusphp', hashes: [], candidates: [] });
+    expect(view.problem).toBeUndefined();
+    // The hashes the comments name were never asked about.
+    const commented = [...PAGES.nexusComments.html.matchAll(/[0-9a-f]{40}/g)].map((match) => match[0]);
+    expect(commented.length).toBeGreaterThan(2);
+    const asked = world.router.requests.map((request) => `${request.url} ${request.body}`).join('\n');
+    expect(commented.filter((hash) => asked.includes(hash))).toEqual([]);
+    await tab.close();
+  });
 
   // Engines that only read a static DOM behave the same in both browsers: Chromium alone keeps the
   // suite short. Firefox runs the cases where the browser matters (the site's API with cookies,
