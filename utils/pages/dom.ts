@@ -4,6 +4,7 @@
  */
 import { hashFromMagnet, hashInText } from './hash';
 import { UNIT3D_INFO_HASH_LABELS } from './unit3d-labels';
+import type { ListRow, RowElement } from './types';
 
 /** Elements whose content is never page text: code, styles, inert templates, form values. */
 const NOT_TEXT = new Set(['script', 'style', 'template', 'textarea', 'noscript', 'select', 'svg', 'iframe', 'object']);
@@ -221,4 +222,43 @@ export function sameOriginUrl(href: string | null, base: URL): string | undefine
 /** Whether the page is a login form (the session has expired). */
 export function looksLikeLogin(document: Document): boolean {
   return !!document.querySelector('form[action*="login"] input[type="password"], form[action*="Login"] input[type="password"]');
+}
+
+/** Most rows a list reading names: no tracker shows more torrents on one page. */
+export const MOST_ROWS = 500;
+
+export interface LinkedRow extends RowElement {
+  /** The row's own details link (its title). */
+  link: Element;
+}
+
+/**
+ * A list's torrent rows, found by their own details link: each link under `links` whose href
+ * matches `pattern` (group 1: an optional host, which must be the page's; group 2: the torrent id),
+ * in page order; the closest `row` around it; the first such link per row, one row per torrent.
+ * Links outside any row (menus, descriptions) name no row.
+ */
+export function linkedRows(document: Document, url: URL, links: string, pattern: RegExp, row: string): LinkedRow[] {
+  const found: LinkedRow[] = [];
+  const rows = new Set<Element>();
+  const ids = new Set<string>();
+  const all = document.querySelectorAll(links);
+  for (let index = 0; index < all.length && found.length < MOST_ROWS; index++) {
+    const link = all[index]!;
+    const match = pattern.exec(link.getAttribute('href') ?? '');
+    if (!match || (match[1] && match[1].toLowerCase() !== url.host)) continue;
+    const element = link.closest(row);
+    if (!element || rows.has(element)) continue;
+    rows.add(element);
+    const id = match[2]!;
+    if (ids.has(id)) continue;
+    ids.add(id);
+    found.push({ id, element, link });
+  }
+  return found;
+}
+
+/** A list row as the reading names it: its id, and its hash and title when known. */
+export function listRow(id: string, hash: string | null | undefined, title: string | undefined): ListRow {
+  return { id, ...(hash && { hash }), ...(title && { title }) };
 }

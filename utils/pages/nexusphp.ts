@@ -11,12 +11,12 @@
  * it holds no torrent, so no hash, whatever the comments say.
  */
 import { hashFromMagnet } from './hash';
-import { looksLikeLogin, ownText, sameOriginUrl, scanBlock, visibleText } from './dom';
-import type { FoundHash, PageEngine, PageReading, ReadContext } from './types';
+import { listRow, looksLikeLogin, MOST_ROWS, ownText, sameOriginUrl, scanBlock, visibleText, type LinkedRow } from './dom';
+import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './types';
 
 const DETAILS_PATH = /^\/(?:details\.php|plugin_details\.php)$/;
 const SHORT_DETAILS_PATH = /^\/t(?:\/(\d+)\/?|-(\d+)\/?)$/; // TTG /t/N/, HDCity /t-N
-const LIST_PATH = /^\/(?:torrents|special|browse)\.php$/;
+const LIST_PATH = /^\/(?:torrents|special|music|browse)\.php$/;
 
 /** Rows of the main table that describe other torrents or carry free text: never read. */
 const SKIP_ROW =
@@ -130,36 +130,59 @@ function readDetails(context: ReadContext, id: string): PageReading | null {
 
 const ROW_LINK = /(?:details\.php\?(?:[^#]*&)?id=|\/t\/|^\/?t-)(\d+)/;
 const ROW_LINK_SELECTOR = 'a[href*="details.php?"], a[href*="/t/"], a[href^="t-"], a[href^="/t-"]';
+/** Links to a part of the row's torrent page (comments, peer list): not the row's own title link. */
+const PART_OF_PAGE = /#|[?&](?:cmtpage|tocomm|dllist)=/;
 
-function readList(context: ReadContext): PageReading | null {
-  const { document } = context;
+/** The row's own details link: the first link to a torrent page that is not to its comments or peers. */
+function rowLink(row: Element): { link: Element; id: string } | null {
+  // native selector matching first: reading every link's href in script costs more on 100 rows
+  const first = row.querySelector(ROW_LINK_SELECTOR);
+  const links = first && PART_OF_PAGE.test(first.getAttribute('href') ?? '') ? Array.from(row.querySelectorAll(ROW_LINK_SELECTOR)) : [first];
+  for (const link of links) {
+    const href = link?.getAttribute('href') ?? '';
+    const id = PART_OF_PAGE.test(href) ? undefined : ROW_LINK.exec(href)?.[1];
+    if (id) return { link: link!, id };
+  }
+  return null;
+}
+
+/** The list's torrent rows (torrents.php, special.php, TTG's browse.php): rows of its table only, one per torrent. */
+function nexusRows(document: Document): LinkedRow[] | null {
   const table = document.querySelector('table.torrents') ?? document.getElementById('torrent_table');
   if (!table || table.localName !== 'table') return null;
-  const hashes: FoundHash[] = [];
-  let torrentRows = 0;
+  const found: LinkedRow[] = [];
+  const ids = new Set<string>();
   // rows of this table only: each row nests a small "torrentname" table of its own
   const rows = (table as HTMLTableElement).rows;
-  for (let index = 0; index < rows.length && hashes.length < 1000; index++) {
-    const row = rows[index]!;
-    // native selector matching: reading every link's href in script costs more on 100 rows
-    const link = row.querySelector(ROW_LINK_SELECTOR);
-    const id = ROW_LINK.exec(link?.getAttribute('href') ?? '')?.[1];
-    if (!id) continue;
-    torrentRows++;
+  for (let index = 0; index < rows.length && found.length < MOST_ROWS; index++) {
+    const element = rows[index]!;
+    const own = rowLink(element);
+    if (!own || ids.has(own.id)) continue;
+    ids.add(own.id);
+    found.push({ id: own.id, element, link: own.link });
+  }
+  return found;
+}
+
+function readList(context: ReadContext): PageReading | null {
+  const found = nexusRows(context.document);
+  if (!found?.length) return null; // not a NexusPHP list after all (e.g. Gazelle's torrents.php)
+  const hashes: FoundHash[] = [];
+  const rows: ListRow[] = [];
+  for (const { id, element, link } of found) {
     let hash: string | null = null;
     let source: FoundHash['source'] = 'magnet';
-    const magnet = row.querySelector('a[href^="magnet:"]');
+    const magnet = element.querySelector('a[href^="magnet:"]');
     if (magnet) hash = hashFromMagnet(magnet.getAttribute('href') ?? '');
     if (!hash) {
-      hash = scanBlock(row, { budget: 400 }).labelled[0] ?? null;
+      hash = scanBlock(element, { budget: 400 }).labelled[0] ?? null;
       source = 'label';
     }
-    if (!hash) continue;
-    const title = ownText(link!.querySelector('b') ?? link);
-    hashes.push({ hash, source, row: id, ...(title && { title }) });
+    const title = ownText(link.querySelector('b') ?? link);
+    rows.push(listRow(id, hash, title));
+    if (hash) hashes.push({ hash, source, row: id, ...(title && { title }) });
   }
-  if (!torrentRows) return null; // not a NexusPHP list after all (e.g. Gazelle's torrents.php)
-  const reading: PageReading = { engine: 'nexusphp', kind: 'list', hashes };
+  const reading: PageReading = { engine: 'nexusphp', kind: 'list', hashes, rows };
   if (!hashes.length) reading.problem = 'site-gives-no-hash';
   return reading;
 }
@@ -174,5 +197,8 @@ export const nexusphp: PageEngine = {
   read(context) {
     const id = detailsId(context.url);
     return id ? readDetails(context, id) : readList(context);
+  },
+  listRows(context) {
+    return detailsId(context.url) ? [] : (nexusRows(context.document) ?? []);
   },
 };

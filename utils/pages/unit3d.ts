@@ -11,8 +11,8 @@
  * of one title) give one entry per torrent row, found by the row's own link to `/torrents/N`.
  */
 import { hashFromMagnet, normaliseHash } from './hash';
-import { looksLikeLogin, ownText, sameOriginUrl, scanBlock, visibleText } from './dom';
-import type { FoundHash, PageEngine, PageReading, ReadContext } from './types';
+import { linkedRows, listRow, looksLikeLogin, ownText, sameOriginUrl, scanBlock, visibleText, type LinkedRow } from './dom';
+import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './types';
 
 const DETAILS_PATH = /^\/torrents\/(\d+)\/?$/;
 const LIST_PATH = /^\/torrents(?:\/similar\/\d+\.\d+)?\/?$/;
@@ -68,39 +68,24 @@ function readDetails(context: ReadContext, id: string): PageReading | null {
 /** A link to a torrent's page: `/torrents/N` on this site (absolute or not), no fragment (`#comments` is the comment count). */
 const TORRENT_LINK = /^(?:https?:\/\/([^/?#]+))?\/torrents\/(\d+)\/?$/i;
 
-/** The torrent rows of a list, in page order: the closest row (or card) around each torrent's own link. */
-export function unit3dRows(document: Document, url: URL): { id: string; element: Element; link: Element }[] {
-  const rows: { id: string; element: Element; link: Element }[] = [];
-  const seenRows = new Set<Element>();
-  const seenIds = new Set<string>();
-  const links = document.querySelectorAll('a[href*="/torrents/"]');
-  for (let index = 0; index < links.length && rows.length < 1000; index++) {
-    const link = links[index]!;
-    const match = TORRENT_LINK.exec(link.getAttribute('href') ?? '');
-    if (!match || (match[1] && match[1].toLowerCase() !== url.host)) continue;
-    const element = link.closest('tr, article');
-    if (!element || seenRows.has(element)) continue;
-    seenRows.add(element);
-    const id = element.getAttribute('data-torrent-id') ?? match[2]!;
-    if (!/^\d+$/.test(id) || seenIds.has(id)) continue;
-    seenIds.add(id);
-    rows.push({ id, element, link });
-  }
-  return rows;
+/** The torrent rows of a list, in page order: the row (or card) around each torrent's own link. */
+function unit3dRows({ document, url }: ReadContext): LinkedRow[] {
+  return linkedRows(document, url, 'a[href*="/torrents/"]', TORRENT_LINK, 'tr, article');
 }
 
 function readList(context: ReadContext): PageReading | null {
-  const rows = unit3dRows(context.document, context.url);
-  if (!rows.length) return null; // Livewire renders the table after load: watchPage re-reads
+  const found = unit3dRows(context);
+  if (!found.length) return null; // Livewire renders the table after load: watchPage re-reads
   const hashes: FoundHash[] = [];
-  for (const { id, element, link } of rows) {
+  const rows: ListRow[] = [];
+  for (const { id, element, link } of found) {
     const magnet = element.querySelector('a[href^="magnet:"]');
     const hash = magnet ? hashFromMagnet(magnet.getAttribute('href') ?? '') : null;
-    if (!hash) continue;
     const title = ownText(link);
-    hashes.push({ hash, source: 'magnet', row: id, ...(title && { title }) });
+    rows.push(listRow(id, hash, title));
+    if (hash) hashes.push({ hash, source: 'magnet', row: id, ...(title && { title }) });
   }
-  const reading: PageReading = { engine: 'unit3d', kind: 'list', hashes };
+  const reading: PageReading = { engine: 'unit3d', kind: 'list', hashes, rows };
   if (!hashes.length) reading.problem = 'site-gives-no-hash';
   return reading;
 }
@@ -113,5 +98,8 @@ export const unit3d: PageEngine = {
   read(context) {
     const id = DETAILS_PATH.exec(context.url.pathname)?.[1];
     return id ? readDetails(context, id) : readList(context);
+  },
+  listRows(context) {
+    return DETAILS_PATH.test(context.url.pathname) ? [] : unit3dRows(context);
   },
 };

@@ -1,6 +1,6 @@
 /** Engine behaviour beyond the static fixtures: pages that change, the site's API failing, hints. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { readPage } from '../../../utils/pages';
+import { listRowElements, readPage } from '../../../utils/pages';
 import { forgetGazelleAnswers, gazelle } from '../../../utils/pages/gazelle';
 import { engines } from '../../../utils/pages/registry';
 import { nexusphp } from '../../../utils/pages/nexusphp';
@@ -8,7 +8,7 @@ import { unit3d } from '../../../utils/pages/unit3d';
 import { mteam } from '../../../utils/pages/mteam';
 import { UNIT3D_INFO_HASH_LABELS } from '../../../utils/pages/unit3d-labels';
 import type { ReadContext } from '../../../utils/pages/types';
-import { nexusDetailsPage } from '../../fixtures/pages/generate';
+import { nexusDetailsPage, nexusListPage } from '../../fixtures/pages/generate';
 import { contextFor, documentFrom } from './load';
 
 beforeEach(() => forgetGazelleAnswers());
@@ -42,16 +42,20 @@ describe('applies() by URL', () => {
     expect(applies(unit3d, 'https://u.c/torrents/42/edit')).toBe(false);
     expect(applies(unit3d, 'https://u.c/torrents/similar/x')).toBe(false);
   });
-  it('Gazelle: torrents.php with id or torrentid', () => {
+  it('Gazelle: torrents.php, a torrent (id, torrentid) or the browse page (rows only)', () => {
     expect(applies(gazelle, 'https://g.n/torrents.php?id=1&torrentid=2')).toBe(true);
     expect(applies(gazelle, 'https://g.n/torrents.php?torrentid=2')).toBe(true);
-    expect(applies(gazelle, 'https://g.n/torrents.php?searchstr=x')).toBe(false);
+    expect(applies(gazelle, 'https://g.n/torrents.php?searchstr=x')).toBe(true);
+    expect(applies(gazelle, 'https://g.n/artist.php?id=3')).toBe(false);
   });
-  it("M-Team: /detail/N on m-team hosts, or anywhere the catalog says so", () => {
+  it("M-Team: /detail/N and the /browse lists on m-team hosts, or anywhere the catalog says so", () => {
     expect(applies(mteam, 'https://kp.m-team.cc/detail/5')).toBe(true);
     expect(applies(mteam, 'https://mirror.example/detail/5')).toBe(false);
     expect(applies(mteam, 'https://mirror.example/detail/5', 'mteam')).toBe(true);
-    expect(applies(mteam, 'https://kp.m-team.cc/browse')).toBe(false);
+    expect(applies(mteam, 'https://kp.m-team.cc/browse')).toBe(true);
+    expect(applies(mteam, 'https://kp.m-team.cc/browse/adult')).toBe(true);
+    expect(applies(mteam, 'https://mirror.example/browse')).toBe(false);
+    expect(applies(mteam, 'https://kp.m-team.cc/usercp')).toBe(false);
   });
 });
 
@@ -353,6 +357,75 @@ describe('real tracker templates', () => {
       kind: 'details',
       hashes: [{ hash: HASH, source: 'info-row', title: 'T' }],
       torrentFileUrl: 'https://pt.example.org/download.php?id=5',
+    });
+  });
+});
+
+describe('list rows (torrent ids for marking rows, with or without a hash)', () => {
+  const HASH = 'b257af45fbc9f52d0e728490f2c2da9e4f66647e';
+
+  it("NexusPHP: each row by its own title link, not its comment count, peer list or a description's link", async () => {
+    const row = (id: number, cells: string) => `<tr><td class="rowfollow">${cells}</td></tr>`;
+    const html = `<table class="torrents"><tr><td class="colhead">标题</td></tr>
+      ${row(11, '<b><a href="details.php?id=11&amp;hit=1&amp;cmtpage=1#startcomments">4</a></b> <a href="details.php?id=11&amp;hit=1&amp;dllist=1#seeders">9</a> <a href="details.php?id=11&amp;hit=1"><b>Eleven</b></a> <a href="details.php?id=99&amp;hit=1">see 99</a>')}
+      ${row(12, `<a href="/t/12/?tocomm=1">2</a> <div class="name_left"><a href="/t/12/"><b>Twelve</b></a></div> <a href="magnet:?xt=urn:btih:${HASH}">m</a>`)}
+      ${row(11, '<a href="details.php?id=11&amp;hit=1"><b>Eleven again (sticky copy)</b></a>')}
+      ${row(13, '<a href="details.php?id=13&amp;cmtpage=1">only its comments</a>')}
+      ${row(14, '<a href="details.php?id=1234567890123&amp;hit=1"><b>an id too long</b></a>')}
+    </table>`;
+    const reading = await readPage(context('https://pt.example.org/torrents.php', html));
+    expect(reading?.rows).toEqual([
+      { id: '11', title: 'Eleven' },
+      { id: '12', hash: HASH, title: 'Twelve' },
+    ]);
+    expect(reading?.hashes).toEqual([{ hash: HASH, source: 'magnet', row: '12', title: 'Twelve' }]);
+  });
+
+  it('at most 500 rows, in page order', async () => {
+    const page = nexusListPage({ rows: 600, seed: 11 });
+    const reading = await readPage(context(page.url, page.html));
+    expect(reading?.rows).toHaveLength(500);
+    expect(reading?.rows?.map((row) => row.id)).toEqual(page.rows.slice(0, 500).map((row) => row.id));
+  }, 60_000);
+
+  it("finds each row's element again by its id, for every list engine", async () => {
+    for (const [name, engine] of [
+      ['nexusphp-search', 'nexusphp'],
+      ['ttg-browse', 'nexusphp'],
+      ['unit3d-list', 'unit3d'],
+      ['unit3d-similar', 'unit3d'],
+      ['gazelle-browse', 'gazelle'],
+      ['mteam-browse', 'mteam'],
+    ] as const) {
+      const { page, context: ctx } = contextFor(name);
+      const elements = listRowElements(ctx, engine);
+      expect(elements.map((row) => row.id), name).toEqual(page.expect!.rows!.map((row) => row.id));
+      for (const { id, element } of elements) {
+        expect(element.localName, name).toMatch(/^(?:tr|article)$/);
+        // the element is the row that links to that torrent
+        expect(element.innerHTML, name).toMatch(new RegExp(`(?:id=|torrentid=|/t/|/torrents/|/detail/)${id}\\b`));
+      }
+    }
+    // details pages and other engines name no rows
+    expect(listRowElements(contextFor('nexusphp-details-chs').context, 'nexusphp')).toEqual([]);
+    expect(listRowElements(contextFor('unit3d-details').context, 'unit3d')).toEqual([]);
+    expect(listRowElements(contextFor('gazelle-browse').context, 'no-such-engine')).toEqual([]);
+  });
+
+  it('M-Team renders its list late: nothing until the rows are there, then every row', async () => {
+    const ctx = context('https://kp.m-team.cc/browse', '<div id="root"></div>');
+    expect(await readPage(ctx, { engine: 'mteam' })).toBeNull();
+    ctx.document.getElementById('root')!.innerHTML = `<div id="app-content"><main class="app-content__inner"><table class="w-full"><tbody>
+      <tr><td><a href="/detail/700001"><strong>One</strong></a></td></tr><tr><td><a href="https://kp.m-team.cc/detail/700002"><strong>Two</strong></a></td></tr>
+      <tr><td><a href="https://elsewhere.example/detail/700003"><strong>Not this site</strong></a></td></tr></tbody></table></main></div>`;
+    expect(await readPage(ctx, { engine: 'mteam' })).toEqual({
+      engine: 'mteam',
+      kind: 'list',
+      hashes: [],
+      rows: [
+        { id: '700001', title: 'One' },
+        { id: '700002', title: 'Two' },
+      ],
     });
   });
 });
