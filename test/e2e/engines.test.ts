@@ -85,6 +85,21 @@ const pagesFor = (kind: BrowserKind) => ({
   // The same hash as magnet-only in the fixtures; a torrent is on one site only, so it gets its own.
   genericLabel: servePage('generic-label', 'rousi.pro', { swapHash: { from: 'b257af45fbc9f52d0e728490f2c2da9e4f66647e', to: GENERIC_HASH } }),
   nexusList: servePage('nexusphp-list', 'ourbits.club'),
+  // List pages whose rows give torrent ids, with or without a hash (issue #10)
+  nexusSearch: servePage('nexusphp-search', 'hdhome.org'),
+  ttgBrowse: servePage('ttg-browse', 'totheglory.im'),
+  unit3dSimilar: servePage('unit3d-similar', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
+  gazelleBrowse: servePage('gazelle-browse', 'dicmusic.com'),
+  mteamBrowse: servePage('mteam-browse', 'kp.m-team.cc', {
+    // like the real app: an empty root first, the list once its API answered
+    edit: (html) => {
+      const rendered = /<div id="root">([\s\S]*)<\/div>\s*<\/body>/.exec(html)![1]!;
+      return html
+        .replace('<script type="module" crossorigin src="/assets/index-3c1f.js"></script>', '')
+        .replace(rendered, '')
+        .replace('</body>', `<script>setTimeout(() => { document.getElementById('root').innerHTML = ${JSON.stringify(rendered)}; }, 400);</script></body>`);
+    },
+  }),
 }) satisfies Record<string, ServedPage>;
 
 /** For the hashes and the service's data, which are the same in every browser. */
@@ -314,6 +329,44 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
         '/detail/900123',
       ]);
     });
+  });
+
+  it('list pages: every torrent row reaches the background with its torrent id, hash or not, in page order', async () => {
+    // What the content scripts send, as an extension page hears it (the background hears the same).
+    await browser.evaluateInExtension((api) => {
+      const heard: unknown[] = [];
+      (globalThis as unknown as { heardReadings: unknown[] }).heardReadings = heard;
+      api.runtime.onMessage.addListener((message: unknown) => {
+        if ((message as { type?: string } | null)?.type === 'page:reading') heard.push(message);
+      });
+    });
+    const listPages = [PAGES.nexusList, PAGES.nexusSearch, PAGES.ttgBrowse, PAGES.unit3dList, PAGES.unit3dSimilar, PAGES.gazelleBrowse, PAGES.mteamBrowse];
+    for (const page of listPages) {
+      const expected = page.expect.rows!;
+      expect(expected.length, page.fixture).toBeGreaterThan(2);
+      const { tab, tabId } = await open(page);
+      // The background took the reading (it refuses one whose rows fail its schema)...
+      const view = await settledView(browser, tabId, (current) => current.engine === page.expect.engine);
+      expect(view.engine, page.fixture).toBe(page.expect.engine);
+      expect(view.hashes, page.fixture).toEqual(page.expect.hashes);
+      // ...and the rows it was sent are the page's, for M-Team once its app has rendered them.
+      const sent = await waitFor(
+        () =>
+          browser.evaluateInExtension(
+            (_api, where) =>
+              ((globalThis as unknown as { heardReadings: { url: string; reading: { rows?: unknown[] } | null }[] }).heardReadings)
+                .filter((message) => {
+                  const url = new URL(message.url);
+                  return url.host === where.host && url.pathname + url.search === where.path;
+                })
+                .map((message) => message.reading?.rows ?? null),
+            { host: page.host, path: page.path },
+          ),
+        (heard) => heard.some((rows) => rows?.length === expected.length),
+      );
+      expect(sent.findLast((rows) => rows !== null), page.fixture).toEqual(expected);
+      await tab.close();
+    }
   });
 
   it('NexusPHP list: one hash per row, each tied to its row; the popup counts them and names each candidate\'s hash', async () => {
