@@ -23,7 +23,7 @@ describe('page reading rows', () => {
       expect(reading?.rows?.length, name).toBeGreaterThan(0);
       expect(pageReadingSchema.safeParse(reading).success, name).toBe(true);
     }
-  });
+  }, 30_000); // seven fixtures parsed: seconds on a busy machine
 
   it('refuses ids that are not 1–12 digits, bad hashes, long titles and more than 500 rows', () => {
     const bad = [

@@ -410,7 +410,7 @@ describe('list rows (torrent ids for marking rows, with or without a hash)', () 
     expect(listRowElements(contextFor('nexusphp-details-chs').context, 'nexusphp')).toEqual([]);
     expect(listRowElements(contextFor('unit3d-details').context, 'unit3d')).toEqual([]);
     expect(listRowElements(contextFor('gazelle-browse').context, 'no-such-engine')).toEqual([]);
-  });
+  }, 30_000); // eight fixtures parsed: seconds on a busy machine
 
   it('M-Team renders its list late: nothing until the rows are there, then every row', async () => {
     const ctx = context('https://kp.m-team.cc/browse', '<div id="root"></div>');
