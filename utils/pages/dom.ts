@@ -232,9 +232,14 @@ export interface LinkedRow extends RowElement {
   link: Element;
 }
 
+/** The page's own host, with or without "www." (sites print links with their configured base URL). */
+function sameHost(host: string, own: string): boolean {
+  return host.toLowerCase().replace(/^www\./, '') === own.replace(/^www\./, '');
+}
+
 /**
  * A list's torrent rows, found by their own details link: each link under `links` whose href
- * matches `pattern` (group 1: an optional host, which must be the page's; group 2: the torrent id),
+ * matches `pattern` (group 1: an optional host, which must be the page's, www. or not; group 2: the torrent id),
  * in page order; the closest `row` around it; the first such link per row, one row per torrent.
  * Links outside any row (menus, descriptions) name no row.
  */
@@ -246,7 +251,7 @@ export function linkedRows(document: Document, url: URL, links: string, pattern:
   for (let index = 0; index < all.length && found.length < MOST_ROWS; index++) {
     const link = all[index]!;
     const match = pattern.exec(link.getAttribute('href') ?? '');
-    if (!match || (match[1] && match[1].toLowerCase() !== url.host)) continue;
+    if (!match || (match[1] && !sameHost(match[1], url.host))) continue;
     const element = link.closest(row);
     if (!element || rows.has(element)) continue;
     rows.add(element);

@@ -318,11 +318,14 @@ describe('real tracker templates', () => {
     const v6 = `<table class="data-table"><tr><th>Name</th></tr>
       <tr><td><a class="view-torrent torrent-listings-name" href="https://u.c/torrents/31">A</a> <a href="https://u.c/torrents/31#comments">2</a></td><td>${m(HASH)}</td></tr>
       <tr><td><a href="https://u.c/torrents/31/edit">edit</a><a class="view-torrent torrent-listings-name" href="/torrents/32">B</a></td><td>${m(OTHER)}</td></tr>
-      <tr><td><a class="view-torrent torrent-listings-name" href="https://elsewhere.example/torrents/33">C</a></td><td>${m('42f95c13eb321b794b08ec7e0d18a04e2cb54c9f')}</td></tr></table>`;
-    expect((await readPage(context('https://u.c/torrents', v6)))?.hashes).toEqual([
+      <tr><td><a class="view-torrent torrent-listings-name" href="https://elsewhere.example/torrents/33">C</a></td><td>${m('42f95c13eb321b794b08ec7e0d18a04e2cb54c9f')}</td></tr>
+      <tr><td><a class="view-torrent torrent-listings-name" href="https://www.u.c/torrents/34">D (the site's base URL with www.)</a></td><td></td></tr></table>`;
+    const reading = await readPage(context('https://u.c/torrents', v6));
+    expect(reading?.hashes).toEqual([
       { hash: HASH, source: 'magnet', row: '31', title: 'A' },
       { hash: OTHER, source: 'magnet', row: '32', title: 'B' },
     ]);
+    expect(reading?.rows?.map((row) => row.id)).toEqual(['31', '32', '34']);
     const cards = `<div class="torrent-search--card__results">
       <article class="torrent-card"><aside><a href="https://u.c/torrents/similar/1.5">poster</a></aside><h2 class="torrent-card__title"><a class="torrent-card__link" href="https://u.c/torrents/41">D</a></h2><footer>${m(HASH)}</footer></article>
       <article class="torrent-card"><h2 class="torrent-card__title"><a class="torrent-card__link" href="https://u.c/torrents/42">E</a></h2><footer>${m(OTHER)}</footer></article></div>`;
