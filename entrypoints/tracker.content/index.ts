@@ -67,7 +67,8 @@ async function runReader(signal: AbortSignal): Promise<void> {
       reading.hashes.push(...fromTorrentFile.filter((found) => !known.has(found.hash)));
       delete reading.problem;
     }
-    const key = `${location.href}|${reading?.problem ?? ''}|${reading?.hashes.map((found) => found.hash).join(',') ?? ''}`;
+    // the rows too: a list that renders late (M-Team) adds rows without any hash
+    const key = `${location.href}|${reading?.problem ?? ''}|${reading?.hashes.map((found) => found.hash).join(',') ?? ''}|${reading?.rows?.map((row) => row.id).join(',') ?? ''}`;
     if (!force && key === lastKey) return;
     lastKey = key;
     lastReading = reading;

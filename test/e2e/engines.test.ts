@@ -62,6 +62,10 @@ const pagesFor = (kind: BrowserKind) => ({
   hdcity: servePage('hdcity-details', 'hdcity.city'),
   unit3d: servePage('unit3d-details', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
   unit3dList: servePage('unit3d-list', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
+  // UNIT3D in Chinese: the files dialog's label is 校验码, and the .torrent exists (no magnet button)
+  unit3dZh: servePage('unit3d-details-zh', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
+  // details.php?id=N&cmtpage=1: the comments alone, one of them starting with Hash码
+  nexusComments: servePage('nexusphp-comments', 'hdsky.me'),
   gazelle: servePage('gazelle-details', 'dicmusic.com'),
   gazelleNoHash: servePage('gazelle-details-nohash', 'greatposterwall.com'),
   gazelleFailure: servePage('gazelle-details-failure', 'www.dicmusic.com'),
@@ -81,6 +85,21 @@ const pagesFor = (kind: BrowserKind) => ({
   // The same hash as magnet-only in the fixtures; a torrent is on one site only, so it gets its own.
   genericLabel: servePage('generic-label', 'rousi.pro', { swapHash: { from: 'b257af45fbc9f52d0e728490f2c2da9e4f66647e', to: GENERIC_HASH } }),
   nexusList: servePage('nexusphp-list', 'ourbits.club'),
+  // List pages whose rows give torrent ids, with or without a hash (issue #10)
+  nexusSearch: servePage('nexusphp-search', 'hdhome.org'),
+  ttgBrowse: servePage('ttg-browse', 'totheglory.im'),
+  unit3dSimilar: servePage('unit3d-similar', 'monikadesign.uk', { scheme: schemeFor(kind, 'monikadesign.uk') }),
+  gazelleBrowse: servePage('gazelle-browse', 'dicmusic.com'),
+  mteamBrowse: servePage('mteam-browse', 'kp.m-team.cc', {
+    // like the real app: an empty root first, the list once its API answered
+    edit: (html) => {
+      const rendered = /<div id="root">([\s\S]*)<\/div>\s*<\/body>/.exec(html)![1]!;
+      return html
+        .replace('<script type="module" crossorigin src="/assets/index-3c1f.js"></script>', '')
+        .replace(rendered, '')
+        .replace('</body>', `<script>setTimeout(() => { document.getElementById('root').innerHTML = ${JSON.stringify(rendered)}; }, 400);</script></body>`);
+    },
+  }),
 }) satisfies Record<string, ServedPage>;
 
 /** For the hashes and the service's data, which are the same in every browser. */
@@ -100,6 +119,7 @@ const GROUPS = [
   groupFor(hashOf(READINGS.ttg), { site: 'ttg', torrentId: 123456 }, { hdsky: 561, ourbits: 562 }),
   groupFor(hashOf(READINGS.hdcity), { site: 'hdcity', torrentId: 98765 }, { ttg: 571, pterclub: 572 }),
   groupFor(hashOf(READINGS.unit3d), { site: 'monikadesign', torrentId: 4321 }, { hdsky: 581, chdbits: 582 }),
+  groupFor(hashOf(READINGS.unit3dZh), { site: 'monikadesign', torrentId: 4400 }, { hdsky: 583, ourbits: 584 }),
   groupFor(hashOf(READINGS.unit3dList, 0), { site: 'monikadesign', torrentId: 5001 }, { ourbits: 591 }),
   groupFor(hashOf(READINGS.unit3dList, 2), { site: 'monikadesign', torrentId: 5004 }, { hdsky: 592, ssd: 593 }),
   groupFor(hashOf(READINGS.gazelle), { site: 'dicmusic', torrentId: 2002 }, { greatposterwall: 601, ourbits: 602 }),
@@ -190,6 +210,22 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
   });
 
   it('Unit3D /torrents/N (monikadesign.uk)', () => expectFound(PAGES.unit3d));
+
+  it('Unit3D /torrents/N in Chinese: the hash under 校验码 in the files dialog, no magnet button', () => expectFound(PAGES.unit3dZh));
+
+  it('NexusPHP comments-only page (details.php?id=N&cmtpage=1): no hash, though a comment starts with Hash码', async () => {
+    const { tab, tabId } = await open(PAGES.nexusComments);
+    // settled once the content script has reported its reading (the view then names the engine)
+    const view = await settledView(browser, tabId, (current) => current.engine !== undefined);
+    expect(view).toMatchObject({ status: 'no-hash', engine: 'nexusphp', hashes: [], candidates: [] });
+    expect(view.problem).toBeUndefined();
+    // The hashes the comments name were never asked about.
+    const commented = [...PAGES.nexusComments.html.matchAll(/[0-9a-f]{40}/g)].map((match) => match[0]);
+    expect(commented.length).toBeGreaterThan(2);
+    const asked = world.router.requests.map((request) => `${request.url} ${request.body}`).join('\n');
+    expect(commented.filter((hash) => asked.includes(hash))).toEqual([]);
+    await tab.close();
+  });
 
   // Engines that only read a static DOM behave the same in both browsers: Chromium alone keeps the
   // suite short. Firefox runs the cases where the browser matters (the site's API with cookies,
@@ -293,6 +329,44 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
         '/detail/900123',
       ]);
     });
+  });
+
+  it('list pages: every torrent row reaches the background with its torrent id, hash or not, in page order', async () => {
+    // What the content scripts send, as an extension page hears it (the background hears the same).
+    await browser.evaluateInExtension((api) => {
+      const heard: unknown[] = [];
+      (globalThis as unknown as { heardReadings: unknown[] }).heardReadings = heard;
+      api.runtime.onMessage.addListener((message: unknown) => {
+        if ((message as { type?: string } | null)?.type === 'page:reading') heard.push(message);
+      });
+    });
+    const listPages = [PAGES.nexusList, PAGES.nexusSearch, PAGES.ttgBrowse, PAGES.unit3dList, PAGES.unit3dSimilar, PAGES.gazelleBrowse, PAGES.mteamBrowse];
+    for (const page of listPages) {
+      const expected = page.expect.rows!;
+      expect(expected.length, page.fixture).toBeGreaterThan(2);
+      const { tab, tabId } = await open(page);
+      // The background took the reading (it refuses one whose rows fail its schema)...
+      const view = await settledView(browser, tabId, (current) => current.engine === page.expect.engine);
+      expect(view.engine, page.fixture).toBe(page.expect.engine);
+      expect(view.hashes, page.fixture).toEqual(page.expect.hashes);
+      // ...and the rows it was sent are the page's, for M-Team once its app has rendered them.
+      const sent = await waitFor(
+        () =>
+          browser.evaluateInExtension(
+            (_api, where) =>
+              ((globalThis as unknown as { heardReadings: { url: string; reading: { rows?: unknown[] } | null }[] }).heardReadings)
+                .filter((message) => {
+                  const url = new URL(message.url);
+                  return url.host === where.host && url.pathname + url.search === where.path;
+                })
+                .map((message) => message.reading?.rows ?? null),
+            { host: page.host, path: page.path },
+          ),
+        (heard) => heard.some((rows) => rows?.length === expected.length),
+      );
+      expect(sent.findLast((rows) => rows !== null), page.fixture).toEqual(expected);
+      await tab.close();
+    }
   });
 
   it('NexusPHP list: one hash per row, each tied to its row; the popup counts them and names each candidate\'s hash', async () => {

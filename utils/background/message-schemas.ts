@@ -14,12 +14,20 @@ export const foundHashSchema = z.object({
   title: z.string().max(500).optional(),
 });
 
+/** A list page's torrent row: the site's torrent id (digits), and its hash and name when the row shows them. */
+export const listRowSchema = z.object({
+  id: z.string().regex(/^\d{1,12}$/),
+  hash: hash.optional(),
+  title: z.string().max(500).optional(),
+});
+
 export const pageReadingSchema = z.object({
   engine: z.string().max(40),
   kind: z.enum(['details', 'list']),
   hashes: z.array(foundHashSchema).max(1000),
   problem: z.enum(['site-gives-no-hash', 'needs-login', 'not-loaded-yet', 'site-error']).optional(),
   torrentFileUrl: z.string().max(2000).optional(),
+  rows: z.array(listRowSchema).max(500).optional(),
 });
 
 /** Messages a content script may send (from a tracker page). The tab and URL come from the sender. */

@@ -3,6 +3,8 @@
  * under 2 ms, so nothing walks or stringifies the whole document.
  */
 import { hashFromMagnet, hashInText } from './hash';
+import { UNIT3D_INFO_HASH_LABELS } from './unit3d-labels';
+import type { ListRow, RowElement } from './types';
 
 /** Elements whose content is never page text: code, styles, inert templates, form values. */
 const NOT_TEXT = new Set(['script', 'style', 'template', 'textarea', 'noscript', 'select', 'svg', 'iframe', 'object']);
@@ -63,17 +65,22 @@ function collapse(text: string): string {
 
 /**
  * Labels of an info-hash row, in the languages trackers use. Matched against a label's whole
- * text, trailing colon removed, so "Hash码", "Info hash", "种子哈希", "Hash (v1)" all match.
+ * text, trailing colon removed, so "Hash码", "Info hash", "种子哈希", "Hash (v1)" all match; and
+ * UNIT3D's label in each of its languages (unit3d-labels.ts).
  */
 const HASH_LABEL =
   /^(?:info[ _-]?hash|torrent[ _-]?hash|hash|hash ?(?:码|碼|值)|种子 ?(?:哈希|散列值?|hash|特征码)|種子 ?(?:哈希|雜湊值?|hash|特徵碼)|特征码|特徵碼|哈希值?|雜湊值?|散列值)(?: ?\(?v1\)?)?$/i;
-const LABEL_THEN_VALUE =
-  /^(info[ _-]?hash|torrent[ _-]?hash|hash ?(?:码|碼|值)?|种子 ?(?:哈希|散列值?|hash)|種子 ?(?:哈希|雜湊值?|hash)|特征码|特徵碼|哈希值?)(?: ?\(?v1\)?)? ?[:：] ?(.*)$/i;
+const LISTED_LABELS = new Set(UNIT3D_INFO_HASH_LABELS.map((label) => label.toLowerCase()));
 
-const LABEL_START = /^(?:info|torrent|hash|种子|種子|特征|特徵|哈希|雜湊|散列)/i;
+/** Cheap gate: a label starts with one of these (most elements are not labels). */
+const LABEL_START = new RegExp(
+  `^(?:info|torrent|hash|种子|種子|特征|特徵|哈希|雜湊|散列|${UNIT3D_INFO_HASH_LABELS.map((label) => label.slice(0, 3)).join('|')})`,
+  'i',
+);
 
 export function isHashLabel(text: string): boolean {
-  return HASH_LABEL.test(text.replace(/ ?[:：]$/, ''));
+  const label = text.replace(/ ?[:：]$/, '');
+  return HASH_LABEL.test(label) || LISTED_LABELS.has(label.toLowerCase());
 }
 
 /** Elements that can hold a label ("<b>Hash码:</b>", "<td class=rowhead>", "<dt>", "<th>"). */
@@ -100,8 +107,9 @@ export function readLabel(element: Element): LabelRead | null {
   const text = visibleText(element, 160);
   if (text.length === 0 || text.length > 150) return null;
   if (isHashLabel(text)) return { hash: valueAfter(element) };
-  const inline = LABEL_THEN_VALUE.exec(text);
-  if (inline) return { hash: hashInText(inline[2] ?? '') };
+  // "label: value" in one element
+  const colon = text.search(/[:：]/);
+  if (colon > 0 && isHashLabel(text.slice(0, colon).trimEnd())) return { hash: hashInText(text.slice(colon + 1)) };
   return null;
 }
 
@@ -214,4 +222,48 @@ export function sameOriginUrl(href: string | null, base: URL): string | undefine
 /** Whether the page is a login form (the session has expired). */
 export function looksLikeLogin(document: Document): boolean {
   return !!document.querySelector('form[action*="login"] input[type="password"], form[action*="Login"] input[type="password"]');
+}
+
+/** Most rows a list reading names: no tracker shows more torrents on one page. */
+export const MOST_ROWS = 500;
+
+export interface LinkedRow extends RowElement {
+  /** The row's own details link (its title). */
+  link: Element;
+}
+
+/** The page's own host, with or without "www." (sites print links with their configured base URL). */
+function sameHost(host: string, own: string): boolean {
+  return host.toLowerCase().replace(/^www\./, '') === own.replace(/^www\./, '');
+}
+
+/**
+ * A list's torrent rows, found by their own details link: each link under `links` whose href
+ * matches `pattern` (group 1: an optional host, which must be the page's, www. or not; group 2: the torrent id),
+ * in page order; the closest `row` around it; the first such link per row, one row per torrent.
+ * Links outside any row (menus, descriptions) name no row.
+ */
+export function linkedRows(document: Document, url: URL, links: string, pattern: RegExp, row: string): LinkedRow[] {
+  const found: LinkedRow[] = [];
+  const rows = new Set<Element>();
+  const ids = new Set<string>();
+  const all = document.querySelectorAll(links);
+  for (let index = 0; index < all.length && found.length < MOST_ROWS; index++) {
+    const link = all[index]!;
+    const match = pattern.exec(link.getAttribute('href') ?? '');
+    if (!match || (match[1] && !sameHost(match[1], url.host))) continue;
+    const element = link.closest(row);
+    if (!element || rows.has(element)) continue;
+    rows.add(element);
+    const id = match[2]!;
+    if (ids.has(id)) continue;
+    ids.add(id);
+    found.push({ id, element, link });
+  }
+  return found;
+}
+
+/** A list row as the reading names it: its id, and its hash and title when known. */
+export function listRow(id: string, hash: string | null | undefined, title: string | undefined): ListRow {
+  return { id, ...(hash && { hash }), ...(title && { title }) };
 }

@@ -5,9 +5,12 @@
  * HEX(), so uppercase) or `{status: "failure", error}`. Some sites leave infoHash out, or give it
  * only for torrents the user snatched. One request per torrent and page: the answer is kept, as
  * watchPage re-reads the page on every DOM change and Gazelle rate-limits its API.
+ * The browse page (`torrents.php` without id: search, tags, filters) lists torrent rows
+ * (`tr.group_torrent`, `tr.torrent`), each linking `torrents.php?id=G&torrentid=T#torrentT`: those
+ * give the rows' torrent ids, with no request at all.
  */
 import { normaliseHash } from './hash';
-import { sameOriginUrl } from './dom';
+import { linkedRows, listRow, ownText, sameOriginUrl, type LinkedRow } from './dom';
 import type { PageEngine, PageReading, ReadContext } from './types';
 
 const known = new Map<string, Promise<PageReading>>();
@@ -83,12 +86,37 @@ function decodeEntities(text: string): string {
   );
 }
 
+/** A link to one torrent of a group: `torrents.php?id=G&torrentid=T` on this site. */
+const TORRENT_LINK = /^(?:https?:\/\/([^/?#]+))?\/?torrents\.php\?(?:[^#]*&)?torrentid=(\d+)/i;
+
+const isBrowse = (url: URL) => !url.searchParams.has('id') && !url.searchParams.has('torrentid');
+
+/** The browse page's torrent rows, in page order: the row around each torrent's own link (group headers link the group only). */
+function gazelleRows({ document, url }: ReadContext): LinkedRow[] {
+  return linkedRows(document, url, 'a[href*="torrentid="]', TORRENT_LINK, 'tr');
+}
+
+function readList(context: ReadContext): PageReading | null {
+  const found = gazelleRows(context);
+  if (!found.length) return null;
+  const rows = found.map(({ id, element, link }) => {
+    // the name or edition link, not the [DL | RP | PL] actions before it
+    const named = Array.from(element.querySelectorAll('a[href*="torrentid="]')).find((each) => !each.closest('.torrent_links_block'));
+    return listRow(id, null, ownText(named ?? link));
+  });
+  return { engine: 'gazelle', kind: 'list', hashes: [], rows };
+}
+
 export const gazelle: PageEngine = {
   id: 'gazelle',
   applies({ url }) {
-    return /^\/torrents\.php$/.test(url.pathname) && (url.searchParams.has('torrentid') || url.searchParams.has('id'));
+    return /^\/torrents\.php$/.test(url.pathname);
+  },
+  listRows(context) {
+    return isBrowse(context.url) ? gazelleRows(context) : [];
   },
   read(context) {
+    if (isBrowse(context.url)) return readList(context);
     const id = torrentId(context);
     if (!id) return null;
     const key = `${context.url.origin}#${id}`;

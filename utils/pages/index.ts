@@ -4,9 +4,9 @@
  */
 import { isInfoHash } from './hash';
 import { engines } from './registry';
-import type { FoundHash, PageReading, ReadContext } from './types';
+import type { FoundHash, ListRow, PageReading, ReadContext, RowElement } from './types';
 
-export type { FoundHash, PageEngine, PageReading, ReadContext } from './types';
+export type { FoundHash, ListRow, PageEngine, PageReading, ReadContext, RowElement } from './types';
 export { hashFromMagnet, normaliseHash, base32ToHex, isInfoHash } from './hash';
 export { watchPage } from './navigation';
 
@@ -31,7 +31,22 @@ export async function readPage(context: ReadContext, hint?: { engine?: string })
   return null;
 }
 
-/** The contract promises 40 lowercase hex, not one repeated character, one per row: hold to it here. */
+/**
+ * Each list row's element by its torrent id, as the engine that reads the page finds them (for
+ * marking rows). Empty when that engine reads no list here.
+ */
+export function listRowElements(context: ReadContext, engine: string): RowElement[] {
+  try {
+    return engines.find((each) => each.id === engine)?.listRows?.(context) ?? [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The contract promises 40 lowercase hex, not one repeated character, one per row, and rows with
+ * numeric ids, each once, at most 500: hold to it here.
+ */
 function checked(reading: PageReading): PageReading {
   const seen = new Set<string>();
   const hashes: FoundHash[] = [];
@@ -41,5 +56,17 @@ function checked(reading: PageReading): PageReading {
     seen.add(key);
     hashes.push(found);
   }
-  return { ...reading, hashes: hashes.slice(0, 1000) };
+  const result: PageReading = { ...reading, hashes: hashes.slice(0, 1000) };
+  if (reading.rows) {
+    const ids = new Set<string>();
+    const rows: ListRow[] = [];
+    for (const row of reading.rows) {
+      if (!/^\d{1,12}$/.test(row.id) || ids.has(row.id) || rows.length >= 500) continue;
+      ids.add(row.id);
+      const title = row.title?.slice(0, 300);
+      rows.push({ id: row.id, ...(row.hash && isInfoHash(row.hash) && { hash: row.hash }), ...(title && { title }) });
+    }
+    result.rows = rows;
+  }
+  return result;
 }

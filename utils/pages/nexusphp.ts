@@ -3,16 +3,20 @@
  * sections). The details page prints a two-column table right after `<h1 id="top">`:
  * `<td class="rowhead">label</td><td class="rowfollow">value</td>`; the info-hash sits in the
  * "种子文件 / Torrent Info" row as `<b>Hash码:</b>&nbsp;<hex>` (older and TBDev-style forks use
- * `td.heading` and a row of its own). Only that table is read: "other copies", the description,
- * the NFO and the comments quote other torrents' hashes.
+ * `td.heading` and a row of its own). Forks such as HUDBT print the same rows as `<dl>` with
+ * `<dt>label</dt><dd>value</dd>`, and may put the description before the info-hash. Only that
+ * table (or list) is read, and in it neither the description, NFO and "other copies" rows nor a
+ * `[quote]` (NexusPHP renders it as `<fieldset><legend>`): they quote other torrents' hashes.
+ * `details.php?id=N&cmtpage=1` (linked from every list's comment count) shows the comments alone:
+ * it holds no torrent, so no hash, whatever the comments say.
  */
 import { hashFromMagnet } from './hash';
-import { looksLikeLogin, ownText, sameOriginUrl, scanBlock, visibleText } from './dom';
-import type { FoundHash, PageEngine, PageReading, ReadContext } from './types';
+import { listRow, looksLikeLogin, MOST_ROWS, ownText, sameOriginUrl, scanBlock, visibleText, type LinkedRow } from './dom';
+import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './types';
 
 const DETAILS_PATH = /^\/(?:details\.php|plugin_details\.php)$/;
 const SHORT_DETAILS_PATH = /^\/t(?:\/(\d+)\/?|-(\d+)\/?)$/; // TTG /t/N/, HDCity /t-N
-const LIST_PATH = /^\/(?:torrents|special|browse)\.php$/;
+const LIST_PATH = /^\/(?:torrents|special|music|browse)\.php$/;
 
 /** Rows of the main table that describe other torrents or carry free text: never read. */
 const SKIP_ROW =
@@ -30,7 +34,12 @@ export function detailsId(url: URL): string | null {
   return short ? (short[1] ?? short[2] ?? null) : null;
 }
 
-function mainTable(document: Document): Element | null {
+/**
+ * The page's info block: the `td.rowhead` table right after `<h1 id="top">`; else the `<dl>` of
+ * forks that print the rows as `<dt>`/`<dd>` and hold this torrent's download link (the first row
+ * of every NexusPHP details page); else any rowhead table; else the first `<dl>` of several rows.
+ */
+function mainBlock(document: Document, id: string): Element | null {
   const top = document.getElementById('top');
   if (top?.localName === 'h1') {
     for (let element = top.nextElementSibling; element; element = element.nextElementSibling) {
@@ -40,12 +49,25 @@ function mainTable(document: Document): Element | null {
       }
     }
   }
-  return document.querySelector('td.rowhead, td.heading')?.closest('table') ?? null;
+  const lists = Array.from(document.getElementsByTagName('dl')).filter((list) => !list.closest('fieldset, blockquote')); // a list in a quote is text
+  for (const list of lists) {
+    for (const link of Array.from(list.querySelectorAll('a[href*="download"]'))) {
+      if (DOWNLOAD_LINK.exec(link.getAttribute('href') ?? '')?.[1] === id) return list;
+    }
+  }
+  return (
+    document.querySelector('td.rowhead, td.heading')?.closest('table') ??
+    lists.find((list) => list.querySelectorAll(':scope > dt').length >= 3) ??
+    null
+  );
 }
+
+/** NexusPHP's `[quote]` is `<fieldset><legend>引用</legend>…</fieldset>`; forks add a `<blockquote>`. */
+const QUOTE_TAGS = new Set(['fieldset', 'blockquote']);
 
 function skipInMainTable(element: Element): boolean {
   if (element.id && SKIP_ID.test(element.id)) return true;
-  if (element.localName === 'blockquote' || element.classList.contains('torrents')) return true;
+  if (QUOTE_TAGS.has(element.localName) || element.classList.contains('torrents')) return true;
   if (element.localName === 'tr') {
     const head = element.firstElementChild;
     // only label cells: a value cell mentioning "related" must not hide its row
@@ -53,13 +75,29 @@ function skipInMainTable(element: Element): boolean {
       return SKIP_ROW.test(visibleText(head, 40));
     }
   }
+  // <dt>label</dt><dd>value</dd>: the value is judged by its label
+  if (element.localName === 'dt') return SKIP_ROW.test(visibleText(element, 40));
+  if (element.localName === 'dd') {
+    const label = element.previousElementSibling;
+    return label?.localName === 'dt' && SKIP_ROW.test(visibleText(label, 40));
+  }
   return false;
+}
+
+/** The comments-only view's heading: "Comments for <a href="details.php?id=N">name</a>", a link back to this torrent. */
+function linksBackToTorrent(document: Document, id: string): boolean {
+  const back = document.querySelector('h1#top a[href*="details.php?"]');
+  return !!back && new URLSearchParams(back.getAttribute('href')?.split('?')[1]).get('id') === id;
 }
 
 function readDetails(context: ReadContext, id: string): PageReading | null {
   const { document, url } = context;
-  const table = mainTable(document);
+  // The comments of a torrent, without the torrent: no hash here, and no other rule may look.
+  const commentsOnly: PageReading = { engine: 'nexusphp', kind: 'details', hashes: [] };
+  if (url.searchParams.has('cmtpage')) return commentsOnly;
+  const table = mainBlock(document, id);
   if (!table) {
+    if (linksBackToTorrent(document, id)) return commentsOnly;
     if (looksLikeLogin(document)) return { engine: 'nexusphp', kind: 'details', hashes: [], problem: 'needs-login' };
     if (document.readyState === 'loading') {
       return { engine: 'nexusphp', kind: 'details', hashes: [], problem: 'not-loaded-yet' };
@@ -75,7 +113,7 @@ function readDetails(context: ReadContext, id: string): PageReading | null {
       if (DOWNLOAD_LINK.exec(href ?? '')?.[1] === id) torrentFileUrl = sameOriginUrl(href, url);
     },
   });
-  const title = ownText(document.querySelector('h1#top') ?? document.querySelector('h1'));
+  const title = ownText(document.querySelector('h1#top, h1#page-title') ?? document.querySelector('h1'));
   const hashes: FoundHash[] = [];
   const labelled = scan.labelled[0];
   const magnet = scan.magnets[0];
@@ -92,36 +130,59 @@ function readDetails(context: ReadContext, id: string): PageReading | null {
 
 const ROW_LINK = /(?:details\.php\?(?:[^#]*&)?id=|\/t\/|^\/?t-)(\d+)/;
 const ROW_LINK_SELECTOR = 'a[href*="details.php?"], a[href*="/t/"], a[href^="t-"], a[href^="/t-"]';
+/** Links to a part of the row's torrent page (comments, peer list): not the row's own title link. */
+const PART_OF_PAGE = /#|[?&](?:cmtpage|tocomm|dllist)=/;
 
-function readList(context: ReadContext): PageReading | null {
-  const { document } = context;
+/** The row's own details link: the first link to a torrent page that is not to its comments or peers. */
+function rowLink(row: Element): { link: Element; id: string } | null {
+  // native selector matching first: reading every link's href in script costs more on 100 rows
+  const first = row.querySelector(ROW_LINK_SELECTOR);
+  const links = first && PART_OF_PAGE.test(first.getAttribute('href') ?? '') ? Array.from(row.querySelectorAll(ROW_LINK_SELECTOR)) : [first];
+  for (const link of links) {
+    const href = link?.getAttribute('href') ?? '';
+    const id = PART_OF_PAGE.test(href) ? undefined : ROW_LINK.exec(href)?.[1];
+    if (id) return { link: link!, id };
+  }
+  return null;
+}
+
+/** The list's torrent rows (torrents.php, special.php, TTG's browse.php): rows of its table only, one per torrent. */
+function nexusRows(document: Document): LinkedRow[] | null {
   const table = document.querySelector('table.torrents') ?? document.getElementById('torrent_table');
   if (!table || table.localName !== 'table') return null;
-  const hashes: FoundHash[] = [];
-  let torrentRows = 0;
+  const found: LinkedRow[] = [];
+  const ids = new Set<string>();
   // rows of this table only: each row nests a small "torrentname" table of its own
   const rows = (table as HTMLTableElement).rows;
-  for (let index = 0; index < rows.length && hashes.length < 1000; index++) {
-    const row = rows[index]!;
-    // native selector matching: reading every link's href in script costs more on 100 rows
-    const link = row.querySelector(ROW_LINK_SELECTOR);
-    const id = ROW_LINK.exec(link?.getAttribute('href') ?? '')?.[1];
-    if (!id) continue;
-    torrentRows++;
+  for (let index = 0; index < rows.length && found.length < MOST_ROWS; index++) {
+    const element = rows[index]!;
+    const own = rowLink(element);
+    if (!own || ids.has(own.id)) continue;
+    ids.add(own.id);
+    found.push({ id: own.id, element, link: own.link });
+  }
+  return found;
+}
+
+function readList(context: ReadContext): PageReading | null {
+  const found = nexusRows(context.document);
+  if (!found?.length) return null; // not a NexusPHP list after all (e.g. Gazelle's torrents.php)
+  const hashes: FoundHash[] = [];
+  const rows: ListRow[] = [];
+  for (const { id, element, link } of found) {
     let hash: string | null = null;
     let source: FoundHash['source'] = 'magnet';
-    const magnet = row.querySelector('a[href^="magnet:"]');
+    const magnet = element.querySelector('a[href^="magnet:"]');
     if (magnet) hash = hashFromMagnet(magnet.getAttribute('href') ?? '');
     if (!hash) {
-      hash = scanBlock(row, { budget: 400 }).labelled[0] ?? null;
+      hash = scanBlock(element, { budget: 400 }).labelled[0] ?? null;
       source = 'label';
     }
-    if (!hash) continue;
-    const title = ownText(link!.querySelector('b') ?? link);
-    hashes.push({ hash, source, row: id, ...(title && { title }) });
+    const title = ownText(link.querySelector('b') ?? link);
+    rows.push(listRow(id, hash, title));
+    if (hash) hashes.push({ hash, source, row: id, ...(title && { title }) });
   }
-  if (!torrentRows) return null; // not a NexusPHP list after all (e.g. Gazelle's torrents.php)
-  const reading: PageReading = { engine: 'nexusphp', kind: 'list', hashes };
+  const reading: PageReading = { engine: 'nexusphp', kind: 'list', hashes, rows };
   if (!hashes.length) reading.problem = 'site-gives-no-hash';
   return reading;
 }
@@ -136,5 +197,8 @@ export const nexusphp: PageEngine = {
   read(context) {
     const id = detailsId(context.url);
     return id ? readDetails(context, id) : readList(context);
+  },
+  listRows(context) {
+    return detailsId(context.url) ? [] : (nexusRows(context.document) ?? []);
   },
 };

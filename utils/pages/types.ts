@@ -23,6 +23,25 @@ export interface FoundHash {
 
 export type PageKind = 'details' | 'list';
 
+/**
+ * One torrent row of a list page (torrents.php, /torrents, browse…): the site's torrent id, found by
+ * the row's own details link, so a row can be tied to the user's client even when it shows no hash.
+ */
+export interface ListRow {
+  /** The site's torrent id, digits only. */
+  id: string;
+  /** 40 lowercase hex, when the row shows its hash (a magnet, a label). */
+  hash?: string;
+  /** The name the row shows (plain text, for display only). */
+  title?: string;
+}
+
+/** A list row's element in the page, for marking it later. */
+export interface RowElement {
+  id: string;
+  element: Element;
+}
+
 export interface PageReading {
   /** The engine that read the page (e.g. 'nexusphp', 'unit3d', 'gazelle', 'mteam', 'magnet', 'generic'). */
   engine: string;
@@ -39,6 +58,8 @@ export interface PageReading {
    * for "Get hash from the .torrent file". Never fetched by the engines themselves.
    */
   torrentFileUrl?: string;
+  /** For lists: every torrent row in page order, one per torrent, with or without a hash. */
+  rows?: ListRow[];
 }
 
 export interface ReadContext {
@@ -59,4 +80,6 @@ export interface PageEngine {
   applies(context: ReadContext): boolean;
   /** Read the hashes of this page. Never throws for a broken page: returns no hashes instead. */
   read(context: ReadContext): PageReading | null | Promise<PageReading | null>;
+  /** For list pages: each torrent row's element by its torrent id, in page order (the rows `read` names). */
+  listRows?(context: ReadContext): RowElement[];
 }

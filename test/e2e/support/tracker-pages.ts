@@ -17,6 +17,7 @@ export interface FixtureReading {
   hashes: FoundHash[];
   problem?: PageReading['problem'];
   torrentFileUrl?: string;
+  rows?: PageReading['rows'];
 }
 
 interface FixtureFile {

@@ -1,13 +1,14 @@
 /** Engine behaviour beyond the static fixtures: pages that change, the site's API failing, hints. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { readPage } from '../../../utils/pages';
+import { listRowElements, readPage } from '../../../utils/pages';
 import { forgetGazelleAnswers, gazelle } from '../../../utils/pages/gazelle';
 import { engines } from '../../../utils/pages/registry';
 import { nexusphp } from '../../../utils/pages/nexusphp';
 import { unit3d } from '../../../utils/pages/unit3d';
 import { mteam } from '../../../utils/pages/mteam';
+import { UNIT3D_INFO_HASH_LABELS } from '../../../utils/pages/unit3d-labels';
 import type { ReadContext } from '../../../utils/pages/types';
-import { nexusDetailsPage } from '../../fixtures/pages/generate';
+import { nexusDetailsPage, nexusListPage } from '../../fixtures/pages/generate';
 import { contextFor, documentFrom } from './load';
 
 beforeEach(() => forgetGazelleAnswers());
@@ -34,21 +35,27 @@ describe('applies() by URL', () => {
     for (const url of ['https://a.b/details.php?id=x', 'https://a.b/torrents.php?id=1&torrentid=2', 'https://a.b/torrents.php?torrentid=2', 'https://a.b/t/abc/', 'https://a.b/userdetails.php?id=1'])
       expect(applies(nexusphp, url), url).toBe(false);
   });
-  it('UNIT3D: /torrents/N and /torrents', () => {
+  it('UNIT3D: /torrents/N, /torrents and /torrents/similar/C.T', () => {
     expect(applies(unit3d, 'https://u.c/torrents/42')).toBe(true);
     expect(applies(unit3d, 'https://u.c/torrents')).toBe(true);
+    expect(applies(unit3d, 'https://u.c/torrents/similar/1.603692')).toBe(true);
     expect(applies(unit3d, 'https://u.c/torrents/42/edit')).toBe(false);
+    expect(applies(unit3d, 'https://u.c/torrents/similar/x')).toBe(false);
   });
-  it('Gazelle: torrents.php with id or torrentid', () => {
+  it('Gazelle: torrents.php, a torrent (id, torrentid) or the browse page (rows only)', () => {
     expect(applies(gazelle, 'https://g.n/torrents.php?id=1&torrentid=2')).toBe(true);
     expect(applies(gazelle, 'https://g.n/torrents.php?torrentid=2')).toBe(true);
-    expect(applies(gazelle, 'https://g.n/torrents.php?searchstr=x')).toBe(false);
+    expect(applies(gazelle, 'https://g.n/torrents.php?searchstr=x')).toBe(true);
+    expect(applies(gazelle, 'https://g.n/artist.php?id=3')).toBe(false);
   });
-  it("M-Team: /detail/N on m-team hosts, or anywhere the catalog says so", () => {
+  it("M-Team: /detail/N and the /browse lists on m-team hosts, or anywhere the catalog says so", () => {
     expect(applies(mteam, 'https://kp.m-team.cc/detail/5')).toBe(true);
     expect(applies(mteam, 'https://mirror.example/detail/5')).toBe(false);
     expect(applies(mteam, 'https://mirror.example/detail/5', 'mteam')).toBe(true);
-    expect(applies(mteam, 'https://kp.m-team.cc/browse')).toBe(false);
+    expect(applies(mteam, 'https://kp.m-team.cc/browse')).toBe(true);
+    expect(applies(mteam, 'https://kp.m-team.cc/browse/adult')).toBe(true);
+    expect(applies(mteam, 'https://mirror.example/browse')).toBe(false);
+    expect(applies(mteam, 'https://kp.m-team.cc/usercp')).toBe(false);
   });
 });
 
@@ -275,4 +282,153 @@ describe('the generated 2 MB NexusPHP page', () => {
       torrentFileUrl: 'https://pt.example.org/download.php?id=12345',
     });
   }, 120_000); // happy-dom takes seconds to parse 2 MB; the timing itself is measured in Chromium (bench/)
+});
+
+describe('real tracker templates', () => {
+  const HASH = 'b22041fa2943dd4324a73140fa1627d873169538';
+  const OTHER = '523a946653b61a2740de0c2e98ef16227a34c83a';
+  /** UNIT3D's button bar as partials/buttons.blade.php prints it, the files dialog's label in any language. */
+  const unit3dPage = (label: string) => `<h1 class="torrent__name">T</h1><menu class="torrent__buttons">
+    <li><a class="form__button" href="https://u.c/torrents/download/7">DL</a></li>
+    <li x-data="dialog"><button>Files</button><dialog class="dialog"><header class="dialog__header"><h4 class="dialog__heading">Files</h4>
+      <div class="dialog__actions"><div class="dialog__action">
+        ${label}:
+        ${HASH}
+      </div></div></header></dialog></li></menu>
+    <section id="comments"><p>Info Hash: ${OTHER}</p></section>`;
+
+  it("UNIT3D: the files dialog's hash is read in every language UNIT3D ships, and under a label nobody listed", async () => {
+    for (const label of [...UNIT3D_INFO_HASH_LABELS, 'Хеш інформації', 'ハッシュ']) {
+      const reading = await readPage(context('https://u.c/torrents/7', unit3dPage(label)));
+      expect(reading?.hashes, label).toEqual([{ hash: HASH, source: 'info-row', title: 'T' }]);
+    }
+  });
+
+  it("the label rules know UNIT3D's label in every language (for pages of its forks with another structure)", async () => {
+    for (const label of UNIT3D_INFO_HASH_LABELS) {
+      const html = `<div><p>Size: 1 GiB</p><p><b>${label}:</b> ${HASH}</p><p>${label}: ${HASH.toUpperCase()}</p></div>`;
+      expect((await readPage(context('https://unknown.example/view/7', html)))?.hashes, label).toEqual([{ hash: HASH, source: 'label' }]);
+      const cells = `<table><tr><td>${label}</td><td>${HASH}</td></tr></table>`;
+      expect((await readPage(context('https://unknown.example/view/7', cells)))?.hashes, label).toEqual([{ hash: HASH, source: 'label' }]);
+    }
+  });
+
+  it('UNIT3D lists: a row per torrent by its own link, in the v6 layout too (no data-torrent-id), and in card view', async () => {
+    const m = (hash: string) => `<a href="magnet:?dn=x&amp;xt=urn:btih:${hash}&amp;tr=https://u.c/announce/k">M</a>`;
+    const v6 = `<table class="data-table"><tr><th>Name</th></tr>
+      <tr><td><a class="view-torrent torrent-listings-name" href="https://u.c/torrents/31">A</a> <a href="https://u.c/torrents/31#comments">2</a></td><td>${m(HASH)}</td></tr>
+      <tr><td><a href="https://u.c/torrents/31/edit">edit</a><a class="view-torrent torrent-listings-name" href="/torrents/32">B</a></td><td>${m(OTHER)}</td></tr>
+      <tr><td><a class="view-torrent torrent-listings-name" href="https://elsewhere.example/torrents/33">C</a></td><td>${m('42f95c13eb321b794b08ec7e0d18a04e2cb54c9f')}</td></tr>
+      <tr><td><a class="view-torrent torrent-listings-name" href="https://www.u.c/torrents/34">D (the site's base URL with www.)</a></td><td></td></tr></table>`;
+    const reading = await readPage(context('https://u.c/torrents', v6));
+    expect(reading?.hashes).toEqual([
+      { hash: HASH, source: 'magnet', row: '31', title: 'A' },
+      { hash: OTHER, source: 'magnet', row: '32', title: 'B' },
+    ]);
+    expect(reading?.rows?.map((row) => row.id)).toEqual(['31', '32', '34']);
+    const cards = `<div class="torrent-search--card__results">
+      <article class="torrent-card"><aside><a href="https://u.c/torrents/similar/1.5">poster</a></aside><h2 class="torrent-card__title"><a class="torrent-card__link" href="https://u.c/torrents/41">D</a></h2><footer>${m(HASH)}</footer></article>
+      <article class="torrent-card"><h2 class="torrent-card__title"><a class="torrent-card__link" href="https://u.c/torrents/42">E</a></h2><footer>${m(OTHER)}</footer></article></div>`;
+    expect((await readPage(context('https://u.c/torrents?view=card', cards)))?.hashes.map((found) => found.row)).toEqual(['41', '42']);
+  });
+
+  it("NexusPHP: a comments-only page is known by its heading's link back to the torrent, without cmtpage in the URL", async () => {
+    const page = (heading: string) => `<h1 id="top">${heading}</h1><h1 id="startcomments">用户评论</h1>
+      <table class="main"><tr><td class="rowfollow">Hash码：${OTHER}</td></tr></table>`;
+    expect(await readPage(context('https://pt.example.org/details.php?id=5', page('种子评论 - <a href="details.php?id=5">T</a>')))).toEqual({
+      engine: 'nexusphp',
+      kind: 'details',
+      hashes: [],
+    });
+    // HUDBT's comment floors link to details.php?cmtpage=1&page=p9001&id=N
+    expect(await readPage(context('https://pt.example.org/details.php?cmtpage=1&page=p9001&id=5', '<p>Hash码：' + OTHER + '</p>'))).toEqual({
+      engine: 'nexusphp',
+      kind: 'details',
+      hashes: [],
+    });
+    // a heading linking to another torrent is not this torrent's comments page
+    expect((await readPage(context('https://pt.example.org/details.php?id=5', page('<a href="details.php?id=6">T</a>'))))?.engine).not.toBe('nexusphp');
+  });
+
+  it('NexusPHP dl/dt/dd fork: a [quote] (fieldset and legend) before the hash row is not the torrent\'s, whatever its row is called', async () => {
+    const html = `<h1 id="top">T</h1><dl class="table">
+      <dt>下载</dt><dd><a href="download.php?id=5">T.torrent</a></dd>
+      <dt><img src="pic/descr.png" alt=""></dt><dd><fieldset><legend> 引用 </legend><br /><b>Hash码:</b>&nbsp;${OTHER}</fieldset></dd>
+      <dt>种子文件</dt><dd><b>Hash码:</b>&nbsp;${HASH}</dd></dl>`;
+    expect(await readPage(context('https://pt.example.org/details.php?id=5', html))).toEqual({
+      engine: 'nexusphp',
+      kind: 'details',
+      hashes: [{ hash: HASH, source: 'info-row', title: 'T' }],
+      torrentFileUrl: 'https://pt.example.org/download.php?id=5',
+    });
+  });
+});
+
+describe('list rows (torrent ids for marking rows, with or without a hash)', () => {
+  const HASH = 'b257af45fbc9f52d0e728490f2c2da9e4f66647e';
+
+  it("NexusPHP: each row by its own title link, not its comment count, peer list or a description's link", async () => {
+    const row = (id: number, cells: string) => `<tr><td class="rowfollow">${cells}</td></tr>`;
+    const html = `<table class="torrents"><tr><td class="colhead">标题</td></tr>
+      ${row(11, '<b><a href="details.php?id=11&amp;hit=1&amp;cmtpage=1#startcomments">4</a></b> <a href="details.php?id=11&amp;hit=1&amp;dllist=1#seeders">9</a> <a href="details.php?id=11&amp;hit=1"><b>Eleven</b></a> <a href="details.php?id=99&amp;hit=1">see 99</a>')}
+      ${row(12, `<a href="/t/12/?tocomm=1">2</a> <div class="name_left"><a href="/t/12/"><b>Twelve</b></a></div> <a href="magnet:?xt=urn:btih:${HASH}">m</a>`)}
+      ${row(11, '<a href="details.php?id=11&amp;hit=1"><b>Eleven again (sticky copy)</b></a>')}
+      ${row(13, '<a href="details.php?id=13&amp;cmtpage=1">only its comments</a>')}
+      ${row(14, '<a href="details.php?id=1234567890123&amp;hit=1"><b>an id too long</b></a>')}
+    </table>`;
+    const reading = await readPage(context('https://pt.example.org/torrents.php', html));
+    expect(reading?.rows).toEqual([
+      { id: '11', title: 'Eleven' },
+      { id: '12', hash: HASH, title: 'Twelve' },
+    ]);
+    expect(reading?.hashes).toEqual([{ hash: HASH, source: 'magnet', row: '12', title: 'Twelve' }]);
+  });
+
+  it('at most 500 rows, in page order', async () => {
+    const page = nexusListPage({ rows: 600, seed: 11 });
+    const reading = await readPage(context(page.url, page.html));
+    expect(reading?.rows).toHaveLength(500);
+    expect(reading?.rows?.map((row) => row.id)).toEqual(page.rows.slice(0, 500).map((row) => row.id));
+  }, 60_000);
+
+  it("finds each row's element again by its id, for every list engine", async () => {
+    for (const [name, engine] of [
+      ['nexusphp-search', 'nexusphp'],
+      ['ttg-browse', 'nexusphp'],
+      ['unit3d-list', 'unit3d'],
+      ['unit3d-similar', 'unit3d'],
+      ['gazelle-browse', 'gazelle'],
+      ['mteam-browse', 'mteam'],
+    ] as const) {
+      const { page, context: ctx } = contextFor(name);
+      const elements = listRowElements(ctx, engine);
+      expect(elements.map((row) => row.id), name).toEqual(page.expect!.rows!.map((row) => row.id));
+      for (const { id, element } of elements) {
+        expect(element.localName, name).toMatch(/^(?:tr|article)$/);
+        // the element is the row that links to that torrent
+        expect(element.innerHTML, name).toMatch(new RegExp(`(?:id=|torrentid=|/t/|/torrents/|/detail/)${id}\\b`));
+      }
+    }
+    // details pages and other engines name no rows
+    expect(listRowElements(contextFor('nexusphp-details-chs').context, 'nexusphp')).toEqual([]);
+    expect(listRowElements(contextFor('unit3d-details').context, 'unit3d')).toEqual([]);
+    expect(listRowElements(contextFor('gazelle-browse').context, 'no-such-engine')).toEqual([]);
+  }, 30_000); // eight fixtures parsed: seconds on a busy machine
+
+  it('M-Team renders its list late: nothing until the rows are there, then every row', async () => {
+    const ctx = context('https://kp.m-team.cc/browse', '<div id="root"></div>');
+    expect(await readPage(ctx, { engine: 'mteam' })).toBeNull();
+    ctx.document.getElementById('root')!.innerHTML = `<div id="app-content"><main class="app-content__inner"><table class="w-full"><tbody>
+      <tr><td><a href="/detail/700001"><strong>One</strong></a></td></tr><tr><td><a href="https://kp.m-team.cc/detail/700002"><strong>Two</strong></a></td></tr>
+      <tr><td><a href="https://elsewhere.example/detail/700003"><strong>Not this site</strong></a></td></tr></tbody></table></main></div>`;
+    expect(await readPage(ctx, { engine: 'mteam' })).toEqual({
+      engine: 'mteam',
+      kind: 'list',
+      hashes: [],
+      rows: [
+        { id: '700001', title: 'One' },
+        { id: '700002', title: 'Two' },
+      ],
+    });
+  });
 });

@@ -49,5 +49,5 @@ describe('page fixtures', () => {
       forgetGazelleAnswers();
       expect(await readPage(context, { engine: page.expect.engine }), name).toEqual(page.expect);
     }
-  });
+  }, 30_000); // every fixture parsed again: seconds on a busy machine
 });
