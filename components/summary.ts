@@ -1,9 +1,9 @@
 import { formatNumber, t } from '../utils/i18n';
-import type { TabView } from '../utils/messages';
+import type { PageView } from '../utils/messages';
 import { countOthers } from './groups';
 
 /** One line for what a tab's view has to say: the panel's header, and what the popup announces. */
-export function viewSummary(view: TabView): string {
+export function viewSummary(view: Pick<PageView, 'status' | 'candidates' | 'hashes'>): string {
   const { torrents, sites } = countOthers(view.candidates);
   switch (view.status) {
     case 'done':

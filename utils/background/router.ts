@@ -6,6 +6,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { Controller } from './controller';
 import { contentMessageSchema, pageMessageSchema, type ContentMessage, type PageMessage } from './message-schemas';
+import { pageView } from './page-view';
 
 async function fromExtensionPage(controller: Controller, message: PageMessage): Promise<unknown> {
   switch (message.type) {
@@ -57,17 +58,22 @@ function pageUrl(claimed: string, sender: string): string {
   }
 }
 
-/** From a tracker page: it can speak only for its own tab and its own URL. */
+/**
+ * From a tracker page: it can speak only for its own tab and its own URL, and hears back only the
+ * page's view of it (page-view.ts), never which sites the user holds.
+ */
 async function fromContentScript(controller: Controller, message: ContentMessage, tabId: number, url: string): Promise<unknown> {
   switch (message.type) {
     case 'page:reading':
-      return controller.onPageReading(tabId, pageUrl(message.url, url), message.reading);
+      return pageView(await controller.onPageReading(tabId, pageUrl(message.url, url), message.reading));
     case 'page:refresh':
-      return controller.refresh(tabId);
+      return pageView(await controller.refresh(tabId));
     case 'panel:hide-on-site':
       return controller.hidePanelOn(url);
-    case 'page:torrent-file':
-      return controller.hashFromTorrentFile(tabId, message.data, message.problem);
+    case 'page:torrent-file': {
+      const { hash, view } = await controller.hashFromTorrentFile(tabId, message.data, message.problem);
+      return { hash, view: pageView(view) };
+    }
   }
 }
 
