@@ -189,7 +189,7 @@ describe.each(['inline', 'floating'] as const)('panel states (%s)', (mode) => {
 
   it('looking up', async () => {
     const { root, toggle } = await showPanel(tabView({ status: 'looking-up' }), mode);
-    expect(text(mode === 'floating' ? toggle : toggle.querySelector('.panel-summary'))).toBe(mode === 'floating' ? '…' : 'Looking up 1 hash(es)…');
+    expect(text(mode === 'floating' ? toggle : toggle.querySelector('.panel-summary'))).toBe(mode === 'floating' ? '…' : 'Looking up 1 hash…');
     if (mode === 'floating') await click(toggle);
     expect(root.querySelector<HTMLButtonElement>('.panel-foot button')!.disabled).toBe(true);
   });
