@@ -91,7 +91,7 @@ export function mountPanel(anchor: Element | undefined, props: Omit<PanelProps, 
       // The page may switch its own theme: follow its look on every update.
       root.className = `rl-root ${pageIsDark() ? 'dark' : 'light'} ${mode}`;
       // The same view again (an answer and its announcement both arrive; the user changed their
-      // sites in the settings) is not drawn again: when the panel redraws says nothing either.
+      // sites in the settings) is not drawn again, so not even the moment of a redraw tells the page anything.
       const key = JSON.stringify(view);
       if (key === drawn) return;
       drawn = key;
