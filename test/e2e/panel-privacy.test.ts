@@ -31,28 +31,30 @@ const SPY = `<script>(() => {
   const focus = [];
   const round = (value) => Math.round(value * 10) / 10;
   const name = (node) => !node ? 'null' : node.nodeType === 1 ? node.localName + (node.id ? '#' + node.id : '') : node.nodeName;
-  // From the end of parsing on, and sizes from the panel's arrival on: before that the page is still laying itself out.
-  let parsed = false;
-  document.addEventListener('DOMContentLoaded', () => (parsed = true));
+  // DOM changes from the end of parsing on, sizes from the panel's arrival on: before that the page
+  // is still building and laying itself out. (The observer is made then: one made earlier would be
+  // handed the parser's last records late, sometimes after that moment.)
   const sizes = new ResizeObserver((entries) => {
     for (const entry of entries) changes.push('resize ' + name(entry.target) + ' ' + round(entry.contentRect.width) + 'x' + round(entry.contentRect.height));
   });
-  new MutationObserver((records) => {
-    for (const record of records) {
-      if (parsed) changes.push('mutation ' + record.type + ' ' + name(record.target) + (record.attributeName ? ' ' + record.attributeName + '=' + record.target.getAttribute(record.attributeName) : '') +
-        [...record.addedNodes].map((node) => ' +' + name(node)).join('') + [...record.removedNodes].map((node) => ' -' + name(node)).join(''));
-      for (const node of record.addedNodes) {
-        if (node.localName !== 'reseed-lens-panel') continue;
-        sizes.observe(node);
-        sizes.observe(document.documentElement);
-        if (PerformanceObserver.supportedEntryTypes.includes('layout-shift')) {
-          new PerformanceObserver((list) => {
-            for (const entry of list.getEntries()) changes.push('layout-shift ' + entry.value.toFixed(5) + ' ' + entry.sources.map((source) => name(source.node)).join(','));
-          }).observe({ type: 'layout-shift' });
+  document.addEventListener('DOMContentLoaded', () => {
+    new MutationObserver((records) => {
+      for (const record of records) {
+        changes.push('mutation ' + record.type + ' ' + name(record.target) + (record.attributeName ? ' ' + record.attributeName + '=' + record.target.getAttribute(record.attributeName) : '') +
+          [...record.addedNodes].map((node) => ' +' + name(node)).join('') + [...record.removedNodes].map((node) => ' -' + name(node)).join(''));
+        for (const node of record.addedNodes) {
+          if (node.localName !== 'reseed-lens-panel') continue;
+          sizes.observe(node);
+          sizes.observe(document.documentElement);
+          if (PerformanceObserver.supportedEntryTypes.includes('layout-shift')) {
+            new PerformanceObserver((list) => {
+              for (const entry of list.getEntries()) changes.push('layout-shift ' + entry.value.toFixed(5) + ' ' + entry.sources.map((source) => name(source.node)).join(','));
+            }).observe({ type: 'layout-shift' });
+          }
         }
       }
-    }
-  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
   // Inside a closed root focus moves without telling the page, but each Tab pressed there still arrives, aimed at the host.
   addEventListener('focusin', (event) => focus.push('focus ' + name(event.target) + ' @' + round(scrollY)), true);
   addEventListener('keydown', (event) => focus.push('key ' + event.key + ' ' + name(event.target)), true);
