@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
-import { formatNumber, t } from '../utils/i18n';
+import { countKey, formatNumber, t } from '../utils/i18n';
 import type { SiteChoice } from '../utils/messages';
 import { sendToBackground } from '../utils/send';
 
@@ -44,7 +44,7 @@ export function AskForSites({ onSaved }: { onSaved?: (held: number[]) => void })
   if (state === 'saved') {
     return (
       <p class="ask-sites saved" role="status">
-        {t('askSitesSaved', formatNumber(ticked.size))}
+        {t(countKey(ticked.size, 'askSitesSavedOne', 'askSitesSaved'), formatNumber(ticked.size))}
       </p>
     );
   }

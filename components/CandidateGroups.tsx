@@ -1,7 +1,7 @@
 import type { CandidateView } from '../utils/messages';
 import { formatNumber, t } from '../utils/i18n';
 import { CopyButton } from './CopyButton';
-import { groupBySite, splitByHeld, type SiteGroup } from './groups';
+import { currentSiteLast, groupBySite, splitByHeld, type SiteGroup } from './groups';
 
 interface Props {
   candidates: CandidateView[];
@@ -10,23 +10,25 @@ interface Props {
   /** Show which page hash each candidate answers (list pages with several hashes). */
   showForHash?: boolean;
   /**
-   * Site names and torrent ids as CSS generated content, not text nodes (the in-page panel): the
-   * page's window.find() searches text even inside a closed shadow root, and would learn which
-   * sites are listed unfolded, that is, which sites the user is on. Screen readers still read them.
+   * In the tracker's page (the panel), which the page's own scripts can measure:
+   * - no split by the sites the user holds, in the order given (the answer's own): the fold, its
+   *   count, the number of Tab stops and the panel's size would each say which sites those are;
+   * - site names and torrent ids as CSS generated content, not text nodes: the page's
+   *   window.find() searches text even inside a closed shadow root. Screen readers still read them.
    */
-  quiet?: boolean;
+  inPage?: boolean;
 }
 
-/** Text, or in quiet mode the same words as generated content (see Props.quiet). */
-const words = (text: string, quiet?: boolean) => (quiet ? { 'data-text': text } : { children: text });
+/** Text, or in the page the same words as generated content (see Props.inPage). */
+const words = (text: string, inPage?: boolean) => (inPage ? { 'data-text': text } : { children: text });
 
 /** One site on one line where it fits: its name, "this site", each torrent's link with a copy button, "Open all". */
-function Group({ group, onOpenAll, showForHash, quiet }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
+function Group({ group, onOpenAll, showForHash, inPage }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
   const urls = group.candidates.flatMap((candidate) => (candidate.detailsUrl ? [candidate.detailsUrl] : []));
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
       <span class="site-head">
-        <span class="site-name" {...words(group.siteName, quiet)} /> {group.isCurrentSite && <span class="tag">{t('thisSite')}</span>}
+        <span class="site-name" {...words(group.siteName, inPage)} /> {group.isCurrentSite && <span class="tag">{t('thisSite')}</span>}
       </span>
       <ul class="torrents">
         {group.candidates.map((candidate) => (
@@ -39,10 +41,10 @@ function Group({ group, onOpenAll, showForHash, quiet }: { group: SiteGroup } & 
                 rel="noopener noreferrer"
                 title={candidate.detailsUrl}
                 aria-label={t('candidateLinkLabel', group.siteName, String(candidate.torrentId))}
-                {...words(`#${candidate.torrentId}`, quiet)}
+                {...words(`#${candidate.torrentId}`, inPage)}
               />
             ) : (
-              <span class="candidate-nolink" title={t('noLinkForSite')} {...words(`#${candidate.torrentId}`, quiet)} />
+              <span class="candidate-nolink" title={t('noLinkForSite')} {...words(`#${candidate.torrentId}`, inPage)} />
             )}
             {showForHash && <code class="for-hash">{candidate.forHash.slice(0, 8)}</code>}
             {candidate.detailsUrl && <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} />}
@@ -58,13 +60,17 @@ function Group({ group, onOpenAll, showForHash, quiet }: { group: SiteGroup } & 
   );
 }
 
-/** Candidates grouped by site: the user's own sites shown, the others folded under a summary. */
-export function CandidateGroups({ candidates, onOpenAll, showForHash, quiet }: Props) {
-  const { shown, folded } = splitByHeld(groupBySite(candidates));
+/**
+ * Candidates grouped by site. In the popup the user's own sites are shown and the others folded
+ * under a summary; in the page every site is listed alike (see Props.inPage).
+ */
+export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage }: Props) {
+  const groups = groupBySite(candidates);
+  const { shown, folded } = inPage ? { shown: currentSiteLast(groups), folded: [] } : splitByHeld(groups);
   const list = (groups: SiteGroup[]) => (
     <ul class="sites">
       {groups.map((group) => (
-        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} quiet={quiet} />
+        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} />
       ))}
     </ul>
   );

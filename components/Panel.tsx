@@ -1,5 +1,5 @@
 import { Component } from 'preact';
-import type { TabView } from '../utils/messages';
+import type { PageView } from '../utils/messages';
 import { describeFailure, formatAge, formatNumber, t } from '../utils/i18n';
 import { CandidateGroups } from './CandidateGroups';
 import { countOthers } from './groups';
@@ -8,7 +8,8 @@ import { ChevronIcon, CloseIcon, LogoIcon } from './icons';
 import { pageProblemText, torrentProblemText } from './torrentProblem';
 
 export interface PanelProps {
-  view: TabView;
+  /** Only what the page may learn (utils/background/page-view.ts): the panel cannot show which sites the user holds. */
+  view: PageView;
   /** 'inline' sits in the page's flow under the torrent's title and starts open; 'floating' is a corner badge that opens a card. */
   mode: 'inline' | 'floating';
   onHideOnSite: () => void;
@@ -29,7 +30,7 @@ export function trusted(action: () => void): (event: Event) => void {
 }
 
 /** The badge's few characters, like the toolbar badge: a count, "…" while looking up, "!" when something needs the user. */
-function badgeText(view: TabView): string {
+function badgeText(view: PageView): string {
   if (view.status === 'done') return formatNumber(countOthers(view.candidates).torrents);
   return view.status === 'looking-up' || view.status === 'reading' ? '…' : view.status === 'no-hash' || view.status === 'held' ? '?' : '!';
 }
@@ -112,7 +113,7 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
               <CandidateGroups
                 candidates={view.candidates}
                 showForHash={view.hashes.length > 1}
-                quiet
+                inPage
                 onOpenAll={(urls) => urls.forEach((url) => window.open(url, '_blank', 'noopener'))}
               />
             )}

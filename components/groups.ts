@@ -22,16 +22,21 @@ export function groupBySite(candidates: readonly CandidateView[]): SiteGroup[] {
   return [...groups.values()];
 }
 
+/** The same groups in the same order, but the current site's own entries last. */
+export function currentSiteLast(groups: readonly SiteGroup[]): SiteGroup[] {
+  return [...groups].sort((a, b) => Number(a.isCurrentSite) - Number(b.isCurrentSite));
+}
+
 /**
- * Splits groups into the sites the user is on (shown) and the others (folded). Until the user has
- * picked their sites, every group counts as shown. The current site's own entries stay last.
+ * Splits groups into the sites the user is on (shown) and the others (folded), for the popup only:
+ * the in-page panel never splits (the page could measure the split). Until the user has picked
+ * their sites, every group counts as shown. The current site's own entries stay last.
  */
 export function splitByHeld(groups: readonly SiteGroup[]): { shown: SiteGroup[]; folded: SiteGroup[] } {
   const shown: SiteGroup[] = [];
   const folded: SiteGroup[] = [];
   for (const group of groups) (group.held === false && !group.isCurrentSite ? folded : shown).push(group);
-  const byCurrent = (a: SiteGroup, b: SiteGroup) => Number(a.isCurrentSite) - Number(b.isCurrentSite);
-  return { shown: shown.sort(byCurrent), folded };
+  return { shown: currentSiteLast(shown), folded };
 }
 
 /** Every candidate link, one per line, for "copy all links". */

@@ -12,6 +12,16 @@ export function t(key: MessageKey, ...substitutions: (string | number)[]): strin
   return text || String(key);
 }
 
+/**
+ * The key of a count sentence in the right form. English says "1 torrent" but "2 torrents", and the
+ * browser's i18n has no plural rules, so such a sentence has a key per form (`…One` for exactly
+ * one); Chinese, with one form, says the same under both. Chosen by the number alone, not the UI
+ * language: Chromium may serve one locale's messages while reporting another as its language.
+ */
+export function countKey<K extends MessageKey>(count: number, one: K, other: K): K {
+  return count === 1 ? one : other;
+}
+
 export function uiLocale(): string {
   try {
     return browser.i18n.getUILanguage() || 'en';

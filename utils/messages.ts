@@ -67,6 +67,19 @@ export interface TabView {
   torrentFileProblem?: 'no-link' | 'download-failed' | 'not-a-torrent' | 'v2-only' | 'malformed';
 }
 
+/**
+ * What a tracker page's own content script is sent about its tab (issue #8): only what the panel
+ * shows, and nothing of which sites the user holds. The page can measure the panel (its text
+ * through window.find, its size, when it changes), so the panel must be the same for every user
+ * who sees the same answer. Made by utils/background/page-view.ts; the popup gets the whole TabView.
+ */
+export type PageCandidate = Omit<CandidateView, 'held'>;
+
+export interface PageView
+  extends Pick<TabView, 'url' | 'status' | 'problem' | 'torrentFileUrl' | 'hashes' | 'error' | 'fetchedAt' | 'panel' | 'torrentFileProblem'> {
+  candidates: PageCandidate[];
+}
+
 export interface SiteChoice {
   sid: number;
   site: string;
@@ -84,7 +97,7 @@ export interface RecommendedSiteView {
 /** Messages to the background, with the type of their answer. */
 export interface BackgroundProtocol {
   /** Content script → background: this page's reading. Answer: the view for the panel. */
-  'page:reading': { request: { url: string; reading: PageReading | null }; response: TabView };
+  'page:reading': { request: { url: string; reading: PageReading | null }; response: PageView };
   /** Popup → background. */
   'view:get': { request: { tabId: number }; response: TabView };
   'view:refresh': { request: { tabId: number }; response: TabView };
@@ -178,8 +191,14 @@ export type BackgroundMessage = {
   [K in keyof BackgroundProtocol]: { type: K } & BackgroundProtocol[K]['request'];
 }[keyof BackgroundProtocol];
 
-/** Background → extension pages / content script: a tab's view changed. */
+/** Background → extension pages: a tab's view changed. */
 export interface ViewChanged {
   type: 'view:changed';
   view: TabView;
+}
+
+/** Background → the tab's own content script: its page view changed (see PageView). */
+export interface PageViewChanged {
+  type: 'view:changed';
+  view: PageView;
 }

@@ -8,7 +8,7 @@ import { FailureNotice, Notice } from '../../components/FailureNotice';
 import { allLinks, countOthers } from '../../components/groups';
 import { LogoIcon, PopOutIcon, RefreshIcon, SettingsIcon } from '../../components/icons';
 import { RecommendedSites } from '../../components/RecommendedSites';
-import { viewSummary } from '../../components/summary';
+import { lookingUpText, resultsText, viewSummary } from '../../components/summary';
 import { pageProblemText, torrentProblemText } from '../../components/torrentProblem';
 import { formatAge, formatDuration, formatNumber, t } from '../../utils/i18n';
 import type { TabView, ViewChanged } from '../../utils/messages';
@@ -170,7 +170,7 @@ function TabContent({ view, now, busy, onRefresh, onHashFromTorrent }: ContentPr
   const { torrents, sites } = countOthers(view.candidates);
   const links = allLinks(view.candidates);
   const lookingUp = view.status === 'looking-up';
-  const heading = t('resultsHeading', formatNumber(torrents), formatNumber(sites));
+  const heading = resultsText(torrents, sites);
   return (
     <>
       {view.host && (
@@ -325,7 +325,7 @@ function StatusSection({ view, now, busy, onRefresh, onHashFromTorrent }: Conten
       return (
         <>
           <div class="notice info looking">
-            <strong class="notice-title">{t('statusLookingUp', formatNumber(view.hashes.length))}</strong>
+            <strong class="notice-title">{lookingUpText(view.hashes.length)}</strong>
           </div>
           {/* The space the answer will take, so it does not push things about when it comes. */}
           {!view.candidates.length && <div class="skeleton block" aria-hidden="true" />}

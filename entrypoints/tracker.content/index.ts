@@ -6,7 +6,7 @@ import { browser } from 'wxt/browser';
 import { readPage } from '../../utils/pages';
 import { watchPage } from '../../utils/pages/navigation';
 import type { FoundHash, PageReading } from '../../utils/pages/types';
-import type { TabView, ViewChanged } from '../../utils/messages';
+import type { PageView, PageViewChanged } from '../../utils/messages';
 import { panelAnchor } from './anchor';
 import { mountPanel, type MountedPanel } from './mount';
 
@@ -37,7 +37,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
   // navigation it no longer equals location.href.
   let filedUnder: string | undefined;
 
-  const show = (view: TabView | undefined) => {
+  const show = (view: PageView | undefined) => {
     if (!view || view.url !== (filedUnder ?? location.href)) return;
     const wanted = view.panel !== false && (view.hashes.length > 0 || !!view.torrentFileUrl || !!view.problem);
     if (!wanted) {
@@ -52,7 +52,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
         void browser.runtime.sendMessage({ type: 'panel:hide-on-site' });
       },
       onHashFromTorrent: () => void hashFromTorrent(),
-      onRefresh: () => void (browser.runtime.sendMessage({ type: 'page:refresh' }) as Promise<TabView>).then(show),
+      onRefresh: () => void (browser.runtime.sendMessage({ type: 'page:refresh' }) as Promise<PageView>).then(show),
     });
     panel.update(view);
   };
@@ -82,7 +82,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
       type: 'page:reading',
       url: location.href,
       reading,
-    })) as TabView | undefined;
+    })) as PageView | undefined;
     if (view) filedUnder = view.url;
     show(view);
   }
@@ -94,7 +94,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
   async function hashFromTorrent(): Promise<void> {
     const download = await downloadTorrentFile(lastReading?.torrentFileUrl);
     const answer = (await browser.runtime.sendMessage({ type: 'page:torrent-file', ...download })) as
-      | { hash?: string; view: TabView }
+      | { hash?: string; view: PageView }
       | undefined;
     if (answer?.hash) {
       fromTorrentFile = [{ hash: answer.hash, source: 'torrent-file' }];
@@ -108,7 +108,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
   // namespace (see wxt.config.ts), and Chrome's own onMessage only waits for sendResponse.
   browser.runtime.onMessage.addListener(((message: unknown, _sender: unknown, sendResponse: (answer: unknown) => void) => {
     const type = (message as { type?: string } | null)?.type;
-    if (type === 'view:changed') show((message as ViewChanged).view);
+    if (type === 'view:changed') show((message as PageViewChanged).view);
     if (type !== 'content:hash-from-torrent') return false;
     void hashFromTorrent().then(
       () => sendResponse(true),

@@ -4,12 +4,12 @@
  */
 import { render } from 'preact';
 import { Panel, type PanelProps } from '../../components/Panel';
-import type { TabView } from '../../utils/messages';
+import type { PageView } from '../../utils/messages';
 import css from '../../components/base.css?inline';
 import panelCss from './panel.css?inline';
 
 export interface MountedPanel {
-  update(view: TabView): void;
+  update(view: PageView): void;
   remove(): void;
 }
 
@@ -85,10 +85,16 @@ export function mountPanel(anchor: Element | undefined, props: Omit<PanelProps, 
     if (!open) replace();
   };
   let placed = false;
+  let drawn = '';
   return {
     update(view) {
       // The page may switch its own theme: follow its look on every update.
       root.className = `rl-root ${pageIsDark() ? 'dark' : 'light'} ${mode}`;
+      // The same view again (an answer and its announcement both arrive; the user changed their
+      // sites in the settings) is not drawn again, so not even the moment of a redraw tells the page anything.
+      const key = JSON.stringify(view);
+      if (key === drawn) return;
+      drawn = key;
       render(<Panel view={view} mode={mode} onToggle={onToggle} {...props} />, root);
       if (!anchor && !placed) {
         placed = true;

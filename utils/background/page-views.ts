@@ -14,6 +14,7 @@ import { siteForHost } from '../sites';
 import { infoHashFromTorrent } from '../torrent';
 import { buildCandidateViews } from './candidates';
 import { readTabOnce } from './custom-sites';
+import { pageView } from './page-view';
 import { rememberSeen } from './seen-sites';
 import { hostOf, type ContentHandlers, type PageHandlers, type Shared } from './shared';
 
@@ -80,11 +81,15 @@ export class PageViews {
     'view:read-once': (message) => this.readOnce(message.tabId),
   };
 
+  /** A tracker page's own messages: each answered with the page's view (page-view.ts), never the full one. */
   readonly contentHandlers: ContentHandlers = {
-    'page:reading': (message, from) => this.onPageReading(from.tabId, from.url, message.reading),
-    'page:refresh': (_message, from) => this.refresh(from.tabId),
+    'page:reading': async (message, from) => pageView(await this.onPageReading(from.tabId, from.url, message.reading)),
+    'page:refresh': async (_message, from) => pageView(await this.refresh(from.tabId)),
     'panel:hide-on-site': (_message, from) => this.hidePanelOn(from.url),
-    'page:torrent-file': (message, from) => this.hashFromTorrentFile(from.tabId, message.data, message.problem),
+    'page:torrent-file': async (message, from) => {
+      const { hash, view } = await this.hashFromTorrentFile(from.tabId, message.data, message.problem);
+      return { hash, view: pageView(view) };
+    },
   };
 
   /**

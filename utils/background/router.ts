@@ -2,7 +2,8 @@
  * Who may say what to the background. A tracker page's content script may speak only for its own
  * tab and URL (both taken from the browser, never from the message); everything else must come
  * from the extension's own pages. Anything that fails its schema is dropped without an answer.
- * Each message is answered by the one feature that owns it (see app.ts).
+ * Each message is answered by the one feature that owns it (see app.ts); a tracker page hears
+ * back only the page's view of it (page-view.ts), never which sites the user holds.
  */
 import { browser, type Browser } from 'wxt/browser';
 import { contentMessageSchema, pageMessageSchema } from './message-schemas';

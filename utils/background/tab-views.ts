@@ -4,7 +4,8 @@
  * tab's badge and tells open views (popup, panel) about it.
  */
 import { browser } from 'wxt/browser';
-import type { TabView, ViewChanged } from '../messages';
+import type { PageViewChanged, TabView, ViewChanged } from '../messages';
+import { pageView } from './page-view';
 
 const SESSION_PREFIX = 'tab:';
 
@@ -84,12 +85,16 @@ export class TabViews {
     if (badge.text) await action.setBadgeBackgroundColor({ tabId: view.tabId, color: badge.color });
   }
 
-  /** Tells the popup (extension pages) and the tab's own panel. Nobody listening is fine. */
+  /**
+   * Tells the popup (extension pages) the whole view, and the tab's own panel only what a page may
+   * learn (see page-view.ts). Nobody listening is fine.
+   */
   private async announce(view: TabView): Promise<void> {
     const message: ViewChanged = { type: 'view:changed', view };
+    const toPage: PageViewChanged = { type: 'view:changed', view: pageView(view) };
     await Promise.allSettled([
       (async () => browser.runtime.sendMessage(message))(),
-      (async () => browser.tabs.sendMessage(view.tabId, message))(),
+      (async () => browser.tabs.sendMessage(view.tabId, toPage))(),
     ]);
   }
 }

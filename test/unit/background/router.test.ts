@@ -7,7 +7,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../utils/background/app';
 import { routeMessage } from '../../../utils/background/router';
-import type { TabView } from '../../../utils/messages';
+import type { PageView } from '../../../utils/messages';
 import { SETTINGS_KEY } from '../../../utils/settings';
 
 const extension = { id: 'reseed-lens-test', origin: 'chrome-extension://abcdefghijklmnop/' };
@@ -57,11 +57,13 @@ describe('routeMessage', () => {
       { type: 'page:reading', url: 'https://evil.example/', tabId: 99, reading },
       contentSender(),
       extension,
-    )) as TabView;
-    expect(view.tabId).toBe(7);
+    )) as PageView;
     expect(view.url).toBe('https://hdsky.me/details.php?id=1');
     expect(view.hashes.map((found) => found.hash)).toEqual([HASH]);
     expect(JSON.stringify(view)).not.toContain('secret-token');
+    // Filed under the sender's tab, not the one the message named.
+    expect((await app.tabs.get(7))?.hashes.map((found) => found.hash)).toEqual([HASH]);
+    expect(await app.tabs.get(99)).toBeUndefined();
   });
 
   it("files an in-page navigation under the page's own URL, but never under another origin", async () => {
@@ -71,16 +73,16 @@ describe('routeMessage', () => {
       { type: 'page:reading', url: 'https://hdsky.me/details.php?id=2', reading },
       contentSender(),
       extension,
-    )) as TabView;
+    )) as PageView;
     expect(moved.url).toBe('https://hdsky.me/details.php?id=2');
     const lying = (await routeMessage(
       app,
       { type: 'page:reading', url: 'https://hdsky.me.evil.example/details.php?id=2', reading },
       contentSender(),
       extension,
-    )) as TabView;
+    )) as PageView;
     expect(lying.url).toBe('https://hdsky.me/details.php?id=1');
-    expect(lying.host).toBe('hdsky.me');
+    expect((await app.tabs.get(7))?.host).toBe('hdsky.me');
   });
 
   it('refuses readings from sub-frames and malformed readings', () => {

@@ -63,6 +63,15 @@ describe('asking once for the user\'s sites', () => {
     expect([...root.querySelectorAll('.candidates > ul.sites .site-name')].map((name) => text(name))).toEqual(['OurBits']);
   });
 
+  it('says "1 site" in the singular', async () => {
+    const { root, saved } = await openPopup({ heldSites: null, askedForSites: false }, [9]);
+    await waitFor(() => root.querySelector('.ask-sites'), 'the question');
+    await click(root.querySelector('.ask-sites button.save-sites'));
+    await waitFor(() => root.querySelector('.ask-sites.saved'), 'the saved note');
+    expect(saved).toEqual([{ heldSites: [9], askedForSites: true }]);
+    expect(text(root.querySelector('.ask-sites.saved'))).toBe('Saved: 1 site is yours. Change it any time in the settings.');
+  });
+
   it('cannot save an empty choice', async () => {
     const { root } = await openPopup({ heldSites: null, askedForSites: false }, [9]);
     await waitFor(() => root.querySelector('.ask-sites'), 'the question');

@@ -7,8 +7,9 @@ import { act } from 'preact/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Panel, type PanelProps } from '../../../components/Panel';
 import { mountPanel } from '../../../entrypoints/tracker.content/mount';
+import { pageView } from '../../../utils/background/page-view';
 import { describeFailure } from '../../../utils/i18n';
-import type { TabView } from '../../../utils/messages';
+import type { CandidateView, PageView, TabView } from '../../../utils/messages';
 import type { ServiceFailure } from '../../../utils/service/errors';
 import { candidate, click, resetBrowser, scriptedClick, show, tabView, text, unmount } from './support';
 
@@ -27,7 +28,7 @@ function callbacks() {
   return { onHideOnSite: vi.fn(), onHashFromTorrent: vi.fn(), onRefresh: vi.fn(), onToggle: vi.fn() };
 }
 
-async function showPanel(view: TabView, mode: PanelProps['mode'], handlers = callbacks()) {
+async function showPanel(view: PageView, mode: PanelProps['mode'], handlers = callbacks()) {
   const root = await show(<Panel view={view} mode={mode} {...handlers} />);
   return { root, handlers, toggle: root.querySelector<HTMLButtonElement>('button.panel-toggle')! };
 }
@@ -39,15 +40,16 @@ afterEach(async () => {
 });
 
 describe('inline panel', () => {
-  it('starts open under the title: the summary, the candidates by site, the others folded, age, refresh and hide', async () => {
+  it('starts open under the title: the summary, every candidate by site alike, age, refresh and hide', async () => {
     const { root, handlers, toggle } = await showPanel(tabView({ candidates: CANDIDATES, fetchedAt: Date.now() - 5 * 60_000 }), 'inline');
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
     expect(text(toggle.querySelector('.panel-summary'))).toBe('4 torrents on 3 other sites');
     expect(toggle.classList.contains('has')).toBe(true);
-    expect([...root.querySelectorAll('.candidates > ul.sites .site-name')].map(shownText)).toEqual(['OurBits', 'PTerClub', 'HDSky']);
-    expect([...root.querySelectorAll('a.candidate-link')].map(shownText)).toEqual(['#220354', '#360102', '#360777', '#195000', '#209512']);
+    // In the order given, the page's own site last; nothing folded by the sites the user holds.
+    expect([...root.querySelectorAll('.candidates > ul.sites .site-name')].map(shownText)).toEqual(['OurBits', 'PTerClub', 'HDHome', 'HDSky']);
+    expect([...root.querySelectorAll('a.candidate-link')].map(shownText)).toEqual(['#220354', '#360102', '#360777', '#209512', '#195000']);
     expect(text(root.querySelector('li.site.current .tag'))).toBe('this site');
-    expect(text(root.querySelector('details.not-on summary'))).toBe('Sites you are not on (1)');
+    expect(root.querySelector('details.not-on')).toBeNull();
     expect(root.querySelectorAll('a.candidate-link').length).toBe(5);
     expect(root.querySelector<HTMLAnchorElement>('a.candidate-link')!.target).toBe('_blank');
     expect(root.querySelector<HTMLAnchorElement>('a.candidate-link')!.rel).toBe('noopener noreferrer');
@@ -110,6 +112,60 @@ describe('a page that spent its lookups', () => {
   });
 });
 
+/**
+ * The same answer as the background builds it for two users: one holding OurBits only, the other
+ * PTerClub, HDHome and TJUPT (candidates.ts marks each candidate `held` and puts those first).
+ */
+const ANSWER = [
+  candidate(7, 209512, { siteName: 'HDHome' }),
+  candidate(9, 220354, { siteName: 'OurBits' }),
+  candidate(6, 360102, { siteName: 'PTerClub' }),
+  candidate(6, 360777, { siteName: 'PTerClub' }),
+  candidate(8, 515151, { siteName: 'TJUPT' }),
+  candidate(4, 195000, { siteName: 'HDSky', isCurrentSite: true }),
+];
+function asHeldBy(held: number[]): CandidateView[] {
+  const marked = ANSWER.map((entry) => ({ ...entry, held: held.includes(entry.sid) }));
+  return marked.sort((a, b) => Number(b.held) - Number(a.held) || a.siteName.localeCompare(b.siteName) || a.torrentId - b.torrentId);
+}
+const HOLDS_ONE = asHeldBy([9]);
+const HOLDS_THREE = asHeldBy([6, 7, 8]);
+
+describe('what the page could measure of the panel (issue #8)', () => {
+  /** The panel's whole DOM in each state a user can put it in: as first drawn, and toggled once. */
+  async function drawn(view: PageView, mode: PanelProps['mode']): Promise<string[]> {
+    const { root, toggle } = await showPanel(view, mode);
+    const states = [root.innerHTML];
+    await click(toggle);
+    states.push(root.innerHTML);
+    await unmount();
+    return states;
+  }
+
+  it('the background\'s two views differ only in what the user holds (the premise)', () => {
+    expect(HOLDS_ONE.map((entry) => entry.sid)).not.toEqual(HOLDS_THREE.map((entry) => entry.sid));
+    expect(pageView(tabView({ candidates: HOLDS_ONE }))).toEqual(pageView(tabView({ candidates: HOLDS_THREE })));
+  });
+
+  it.each(['inline', 'floating'] as const)('%s: the page views of two users holding different sites draw the very same DOM, open and folded', async (mode) => {
+    const one = await drawn(pageView(tabView({ candidates: HOLDS_ONE, fetchedAt: 1_700_000_000_000 })), mode);
+    const three = await drawn(pageView(tabView({ candidates: HOLDS_THREE, fetchedAt: 1_700_000_000_000 })), mode);
+    expect(three).toEqual(one);
+    // It is the full answer: every candidate is listed, none folded away.
+    const opened = one.find((html) => html.includes('candidate-link'))!;
+    expect(opened.match(/class="candidate-link"/g)).toHaveLength(ANSWER.length);
+    expect(opened).not.toContain('not-on');
+  });
+
+  it.each(['inline', 'floating'] as const)('%s: even handed `held` by mistake, the panel neither folds nor counts by it', async (mode) => {
+    const sameOrder = (held: number[]) => ANSWER.map((entry) => ({ ...entry, held: held.includes(entry.sid) }));
+    const one = await drawn(tabView({ candidates: sameOrder([9]), fetchedAt: 1_700_000_000_000 }), mode);
+    const three = await drawn(tabView({ candidates: sameOrder([6, 7, 8]), fetchedAt: 1_700_000_000_000 }), mode);
+    expect(three).toEqual(one);
+    expect(one.join('')).not.toContain('not-on');
+  });
+});
+
 describe('floating panel', () => {
   it('starts as a small badge with the count, named in full for screen readers, and nothing listed yet', async () => {
     const { root, toggle } = await showPanel(tabView({ candidates: CANDIDATES }), 'floating');
@@ -152,7 +208,7 @@ describe.each(['inline', 'floating'] as const)('panel states (%s)', (mode) => {
 
   it('looking up', async () => {
     const { root, toggle } = await showPanel(tabView({ status: 'looking-up' }), mode);
-    expect(text(mode === 'floating' ? toggle : toggle.querySelector('.panel-summary'))).toBe(mode === 'floating' ? '…' : 'Looking up 1 hash(es)…');
+    expect(text(mode === 'floating' ? toggle : toggle.querySelector('.panel-summary'))).toBe(mode === 'floating' ? '…' : 'Looking up 1 hash…');
     if (mode === 'floating') await click(toggle);
     expect(root.querySelector<HTMLButtonElement>('.panel-foot button')!.disabled).toBe(true);
   });
@@ -208,7 +264,7 @@ describe.each(['inline', 'floating'] as const)('panel states (%s)', (mode) => {
     resetBrowser('zh_CN');
     const { root, toggle } = await open(tabView({ candidates: CANDIDATES }));
     expect(text(toggle.querySelector('.panel-summary'))).toBe('其他 3 个站点共 4 个种子');
-    expect(text(root.querySelector('details.not-on summary'))).toBe('你未加入的站点 (1)');
+    expect(root.querySelector('details.not-on')).toBeNull();
     expect([...root.querySelectorAll('.panel-foot button')].map((button) => text(button))).toEqual(['刷新', '在此站点隐藏']);
   });
 });
@@ -246,6 +302,23 @@ describe('mountPanel', () => {
     expect(shadows[0]!.querySelector('.rl-root')!.classList.contains('inline')).toBe(true);
     mounted.remove();
     expect(document.querySelector('reseed-lens-panel')).toBeNull();
+  });
+
+  it('draws a view once: the same view again (an answer and its announcement; the user changed their sites) redraws nothing', async () => {
+    const draws = vi.spyOn(Panel.prototype, 'render');
+    const mounted = mountPanel(document.querySelector('#top')!, callbacksOnly());
+    const view = pageView(tabView({ candidates: HOLDS_ONE }));
+    await act(() => mounted.update(view));
+    const once = draws.mock.calls.length;
+    expect(once).toBeGreaterThan(0);
+    await act(() => mounted.update(pageView(tabView({ candidates: HOLDS_THREE }))));
+    await act(() => mounted.update({ ...view }));
+    expect(draws.mock.calls.length).toBe(once);
+    // A real change is drawn.
+    await act(() => mounted.update({ ...view, status: 'looking-up' }));
+    expect(draws.mock.calls.length).toBeGreaterThan(once);
+    expect(shadows[0]!.querySelector('.panel.status-looking-up')).not.toBeNull();
+    mounted.remove();
   });
 
   it.each([

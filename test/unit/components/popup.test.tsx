@@ -134,9 +134,9 @@ describe('popup states', () => {
 
   it('looking up: a status line, the answer\'s space reserved, refresh disabled', async () => {
     const { root } = await showView(tabView({ status: 'looking-up' }));
-    expect(text(root.querySelector('.notice.looking'))).toBe('Looking up 1 hash(es)…');
+    expect(text(root.querySelector('.notice.looking'))).toBe('Looking up 1 hash…');
     // Said once, by the popup's one live region.
-    expect(text(root.querySelector('main > [role=status]'))).toBe('Looking up 1 hash(es)…');
+    expect(text(root.querySelector('main > [role=status]'))).toBe('Looking up 1 hash…');
     expect(root.querySelector('.skeleton.block')).not.toBeNull();
     expect(root.querySelector('a.candidate-link')).toBeNull();
     expect(root.querySelector<HTMLButtonElement>('button.refresh')!.disabled).toBe(true);

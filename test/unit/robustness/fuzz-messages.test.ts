@@ -10,7 +10,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../utils/background/app';
 import { routeMessage } from '../../../utils/background/router';
-import type { TabView } from '../../../utils/messages';
+import type { PageView } from '../../../utils/messages';
 import { readSettings, SETTINGS_KEY } from '../../../utils/settings';
 import { reportBadInputs, storeSettings, tried } from './support';
 
@@ -155,10 +155,15 @@ describe('routeMessage under random messages', () => {
         const text = JSON.stringify(answer) ?? '';
         expect(text).not.toContain(TOKEN);
         expect(text).not.toContain('"settings"');
-        const view = (type === 'page:torrent-file' ? (answer as { view: TabView }).view : answer) as TabView | { hidden: boolean };
-        if ('tabId' in view) {
-          expect(view.tabId).toBe(tabId);
-          if (type === 'page:reading') expect(view.url).toBe(url);
+        const view = (type === 'page:torrent-file' ? (answer as { view: PageView }).view : answer) as PageView | { hidden: boolean };
+        if ('status' in view) {
+          // The page's view: nothing of the user's sites, not even its tab id …
+          expect(text).not.toMatch(/"held"|"tabId"/);
+          if (type === 'page:reading') {
+            expect(view.url).toBe(url);
+            // … and filed under the sender's own tab.
+            expect((await app.tabs.get(tabId))?.url).toBe(url);
+          }
         }
       }),
       { numRuns: 500 },
