@@ -8,7 +8,7 @@ import { routeMessage } from '../utils/background/router';
 import { LOOKUP_DEFAULTS } from '../utils/lookup/lookup';
 
 export default defineBackground(() => {
-  const controller = new Controller({ version: browser.runtime.getManifest().version, ...LOOKUP_DEFAULTS });
+  const controller = new Controller({ ...LOOKUP_DEFAULTS }); // `version` sent to the service: SERVICE_CLIENT_VERSION
 
   browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) =>
     routeMessage(controller, message, sender),

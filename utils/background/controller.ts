@@ -29,7 +29,7 @@ import { infoHashFromTorrent } from '../torrent';
 import { grantedHosts, originPatterns, readTabOnce, syncCustomSites } from './custom-sites';
 
 export interface ControllerOptions {
-  version: string;
+  version?: string;
   fetch?: typeof fetch;
   now?: () => number;
   minIntervalMs?: number;

@@ -296,7 +296,8 @@ describe('bad answers', () => {
   const VIEW_CALLS: { path: string; untouched: readonly string[]; call: () => Promise<{ error?: { kind: string } }> }[] = [
     { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => controller.testConnection({}) },
     { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => controller.recommended(true) },
-    { path: '/reseed/users/profile', untouched: ['bad-hash', 'string-id'], call: () => controller.profile() },
+    // Wrong types in the profile's optional fields leave it valid: each field takes its default.
+    { path: '/reseed/users/profile', untouched: ['bad-hash', 'string-id', 'wrong-types'], call: () => controller.profile() },
   ];
   const viewCases = VIEW_CALLS.flatMap(({ path, untouched, call }, index) =>
     BAD_BODY_MODES.filter((mode) => !untouched.includes(mode)).map((mode) => ({ mode, path, call, index })),
@@ -427,11 +428,14 @@ describe('network', () => {
     await warmUp();
     service.control.forceStatus(502, 1, { body: 'html' });
     expect((await visit([hashOn(service, 'hdsky').hash])).status).toBe('done');
-    service.control.forceStatus(503, 5, { body: 'empty' });
+    service.control.forceStatus(503, 5, { body: 'empty', path: LOOKUP_PATH });
+    const reportsBefore = requestsTo(service, REPORT_PATH).length;
     const view = await visit([hashOn(service, 'hdsky', 1).hash]);
     tried(4);
     expect(view.error?.kind).toBe('server');
     expect(lookups()).toBe(1 + 2 + 3);
+    // Each retry after a server failure reports the sites again first: the server may have lost them.
+    expect(requestsTo(service, REPORT_PATH).length - reportsBefore).toBe(2);
     const [first, second, third] = requestsTo(service, LOOKUP_PATH).slice(-3).map((request) => request.time);
     expect(second! - first!).toBeGreaterThanOrEqual(100);
     expect(third! - second!).toBeGreaterThanOrEqual(300);

@@ -54,14 +54,12 @@ export class TestClock {
 // ------------------------------------------------------------------------------------------------
 // The background
 
-export const VERSION = '0.1.0';
-
 export async function storeSettings(values: Partial<Settings>): Promise<void> {
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: storedSettings({ ...DEFAULT_SETTINGS, ...values }) });
 }
 
 export function makeController(clock: TestClock, extra: Partial<ControllerOptions> = {}): Controller {
-  return new Controller({ version: VERSION, now: clock.now, retryDelaysMs: [10, 20], timeoutMs: 400, ...extra });
+  return new Controller({ now: clock.now, retryDelaysMs: [10, 20], timeoutMs: 400, ...extra });
 }
 
 /** What a NexusPHP details page's content script reports for these hashes. */
