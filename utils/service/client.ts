@@ -411,9 +411,15 @@ async function send(config: ServiceConfig, request: ServiceRequest): Promise<Raw
         credentials: 'omit', // the service knows the user by token, never by cookies
         cache: 'no-store',
         referrerPolicy: 'no-referrer',
+        // Never follow a redirect: the token would go wherever the redirect points.
+        redirect: 'manual',
       });
     } catch (error) {
       throw failure('the service could not be reached', error);
+    }
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw redirected(request.operation, url, response);
     }
     let text: string | null;
     try {
@@ -426,6 +432,24 @@ async function send(config: ServiceConfig, request: ServiceRequest): Promise<Raw
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', cancel);
   }
+}
+
+/** A redirect, not followed. Browsers hide where it pointed (opaqueredirect); Node tells. */
+function redirected(operation: string, from: string, response: Response): ServiceError {
+  let target = '';
+  try {
+    const location = response.headers.get('location');
+    if (location) target = new URL(location, from).origin;
+  } catch {
+    // No usable Location: say nothing of where.
+  }
+  const where = target && target !== new URL(from).origin ? ` to ${target.slice(0, 100)}` : '';
+  return new ServiceError({
+    kind: 'bad-answer',
+    detail: `${operation}: the service redirected elsewhere${where}; check the API base URL`,
+    httpStatus: response.status || undefined,
+    redirected: true,
+  });
 }
 
 /** The body as text, or null when it exceeds the limit (by Content-Length, bytes read, or length). */
