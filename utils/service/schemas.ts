@@ -224,11 +224,16 @@ export const pathTemplateSchema = z
 /** A template that is absent (null, missing) is `''`; one that is present must be safe, or the site is skipped. */
 const optionalTemplate = z.preprocess((value) => value ?? '', pathTemplateSchema);
 
-/** Flags that say a site is off (REAL-ANSWERS.md: the official client's own sites table uses `disabled`). */
+/**
+ * Flags that say a site is off (REAL-ANSWERS.md: the official client's own sites table uses
+ * `disabled`; no client reads such a flag from the service, so the other names are a narrow guess).
+ * A numeric `status` is not read: nothing says which number would mean "closed".
+ */
 function isClosed(entry: Record<string, unknown>): boolean {
   const on = (value: unknown) => value === true || value === 1 || value === '1' || value === 'true';
   const off = (value: unknown) => value === false || value === 0 || value === '0' || value === 'false';
-  return on(entry.disabled) || on(entry.closed) || on(entry.is_closed) || off(entry.is_open) || off(entry.enabled);
+  const closedWord = (value: unknown) => typeof value === 'string' && /^\s*(closed?|disabled|offline|dead|关站|已关站|关闭|已关闭|停用|已停用)\s*$/i.test(value);
+  return on(entry.disabled) || on(entry.closed) || on(entry.is_closed) || off(entry.is_open) || off(entry.enabled) || closedWord(entry.status) || closedWord(entry.state);
 }
 
 /** service-notes: one site of `GET /reseed/sites/index`. A closed site is not a usable entry. */

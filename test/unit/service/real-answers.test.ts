@@ -80,6 +80,8 @@ describe('site list: unusable entries are skipped alone', () => {
     ['disabled: 1 (closed)', { ...hdsky, disabled: 1 }],
     ['closed: true', { ...hdsky, closed: true }],
     ['is_open: 0', { ...hdsky, is_open: 0 }],
+    ['status: "closed"', { ...hdsky, status: 'closed' }],
+    ['status: "已关站"', { ...hdsky, status: '已关站' }],
   ])('an entry with %s', async (_, bad) => {
     const good = { ...hdsky, id: 7, site: 'hdhome', base_url: 'hdhome.org' };
     answer({ sites: [bad, good] }, SITES);
@@ -89,7 +91,7 @@ describe('site list: unusable entries are skipped alone', () => {
   });
 
   it('keeps an open site flagged so', async () => {
-    answer({ sites: [{ ...hdsky, disabled: 0, is_open: 1, closed: false }] }, SITES);
+    answer({ sites: [{ ...hdsky, disabled: 0, is_open: 1, closed: false, status: 1 }] }, SITES);
     expect((await getSites(configFor(service))).sites).toEqual([hdsky]);
   });
 });
