@@ -15,13 +15,14 @@ export interface MessageRule {
 }
 
 /**
- * What a failing server says instead of an answer: webman's "Server internal error", Redis
+ * What a failing server says instead of an answer: webman's "Server internal error" (ThinkPHP's
+ * "页面错误！请稍后再试～"), Redis
  * ("OOM command not allowed when used memory > 'maxmemory'", MISCONF, LOADING, READONLY), PHP
  * ("Fatal error", "Allowed memory size", "Uncaught …"), a database (SQLSTATE, "Too many
  * connections"), a gateway. Seen in the official client's and MoviePilot's issue reports.
  */
 export const SERVER_FAILURE_TEXT =
-  /server internal error|internal server error|服务器(内部)?错误|服务器繁忙|系统(繁忙|错误)|\bOOM command not allowed|\bmaxmemory\b|^\s*(ERR|MISCONF|LOADING|READONLY|BUSY|CLUSTERDOWN)\b|redis\s*(server\s*)?(went away|connection)|(Fatal|Parse) error|Allowed memory size|\bUncaught\b|SQLSTATE\[|too many connections|bad gateway|gateway time-?out|service (temporarily )?unavailable/i;
+  /server internal error|internal server error|服务器(内部)?错误|服务器繁忙|系统(繁忙|错误)|页面错误|\bOOM command not allowed|\bmaxmemory\b|^\s*(ERR|MISCONF|LOADING|READONLY|BUSY|CLUSTERDOWN)\b|redis\s*(server\s*)?(went away|connection)|(Fatal|Parse) error|Allowed memory size|\bUncaught\b|SQLSTATE\[|too many connections|bad gateway|gateway time-?out|service (temporarily )?unavailable/i;
 
 /**
  * The service's messages, as seen in its public clients (service-notes.md). First match wins, so
@@ -92,9 +93,11 @@ export function interpretAnswer<T>(rules: AnswerRules<T>, raw: RawAnswer): T | t
       return rules.parse(json);
     } catch (error) {
       if (error instanceof ServiceError) throw error;
+      // An exception rendered with code 0 ("success") and the framework's failure text: the server failed.
+      const failed = SERVER_FAILURE_TEXT.test(envelope.msg);
       throw new ServiceError({
-        kind: 'bad-answer',
-        detail: `${rules.operation}: the answer does not match the spec (${describe(error)})`,
+        kind: failed ? 'server' : 'bad-answer',
+        detail: failed ? `${rules.operation}: the service failed` : `${rules.operation}: the answer does not match the spec (${describe(error)})`,
         serviceMessage: envelope.msg || undefined,
         code: envelope.code,
         httpStatus: raw.status,

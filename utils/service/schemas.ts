@@ -301,10 +301,19 @@ export type Profile = z.infer<typeof profileSuccessSchema>['data'];
 /** `POST /reseed/users/bind`. */
 export const bindSuccessSchema = z.object({ ...envelopeBase, code: z.literal(0) });
 
-/** Any error envelope: a code and a message; `data` may be absent, an empty array or an object. */
-export const errorEnvelopeSchema = z.looseObject({
-  code: z.number().int(),
-  msg: z.unknown().transform((msg) => (typeof msg === 'string' ? msg.slice(0, 2000) : '')),
-  data: z.unknown().optional(),
-});
+/**
+ * Any error envelope: a code and a message; `data` may be absent, an empty array or an object.
+ * ThinkPHP renders an exception's text under `message` rather than `msg`: either is the message.
+ */
+export const errorEnvelopeSchema = z
+  .looseObject({
+    code: z.number().int(),
+    msg: z.unknown().optional(),
+    message: z.unknown().optional(),
+    data: z.unknown().optional(),
+  })
+  .transform(({ msg, message, ...rest }) => {
+    const text = typeof msg === 'string' && msg !== '' ? msg : typeof message === 'string' ? message : '';
+    return { ...rest, msg: text.slice(0, 2000) };
+  });
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;

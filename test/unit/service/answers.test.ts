@@ -1,5 +1,6 @@
 /** The message table and the answer interpretation, as pure functions. */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { MESSAGE_RULES, NO_CANDIDATES, interpretAnswer, matchMessage, retryAfterSeconds, type AnswerRules } from '../../../utils/service/answers';
 import { ServiceError, toFailure } from '../../../utils/service/errors';
 
@@ -95,6 +96,8 @@ describe('interpretAnswer', () => {
     [200, '{"code":1,"msg":"Server internal error"}'],
     [200, `{"code":500,"msg":"OOM command not allowed when used memory > 'maxmemory'. script: c253b7d9, on @user_script:1."}`],
     [200, '{"code":400,"msg":"SQLSTATE[HY000] [1040] Too many connections"}'],
+    // ThinkPHP's rendering of an exception, debug off: its error_message under `message`, even with code 0.
+    [200, '{"code":500,"message":"页面错误！请稍后再试～"}'],
     // A body of plain words, not JSON and not an HTML page: the server failing aloud.
     [200, "OOM command not allowed when used memory > 'maxmemory'. script: c253b7d9ec59b467750e672b358427bbaa6015c5, on @user_script:1."],
     [200, 'Server busy, please retry later'],
@@ -102,6 +105,12 @@ describe('interpretAnswer', () => {
     [200, '<br />\n<b>Fatal error</b>:  Allowed memory size of 134217728 bytes exhausted in <b>/www/a.php</b> on line <b>8</b><br />'],
   ] as const)('HTTP %i %j is a transient server failure', (status, text) => {
     expect(kindOf(() => interpretAnswer(rules, answer(status, text)))).toBe('server');
+  });
+
+  it('takes an unreadable "success" that carries a server failure text as the server failing', () => {
+    const needsData = { ...rules, parse: (json: unknown) => z.object({ data: z.object({}) }).parse(json) };
+    expect(kindOf(() => interpretAnswer(needsData, answer(200, '{"code":0,"message":"页面错误！请稍后再试～"}')))).toBe('server');
+    expect(kindOf(() => interpretAnswer(needsData, answer(200, '{"code":0,"msg":"ok"}')))).toBe('bad-answer');
   });
 
   it('keeps the first line of a server failure text as the service message, bounded', () => {
