@@ -58,7 +58,12 @@ export interface LookupOutcome {
   requests: number;
   /** Set when the service said our clock is off (seconds the service is ahead). */
   clockSkewSeconds?: number;
+  /** Hashes whose entry in the service's answer was wholly broken: left out of `answers`, asked again next time. */
+  unanswered?: string[];
 }
+
+/** One hash whose entry in an answer was wholly broken: it alone goes unanswered (and uncached). */
+class UnusableEntry extends ServiceError {}
 
 interface SiteReport {
   value: string;
@@ -134,14 +139,24 @@ export class Lookup {
     if (!needed.length) return { answers, fromCache: true, requests: 0 };
     await options.beforeService?.();
 
-    const results = await Promise.all(needed.map((hash) => this.inFlight.get(hash) ?? this.enqueue(hash)));
+    const settled = await Promise.allSettled(needed.map((hash) => this.inFlight.get(hash) ?? this.enqueue(hash)));
+    // A hash that failed alone (its entry was broken) is skipped alone; any other failure is the page's.
+    const failed = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+    const shared = failed.find((reason) => !(reason instanceof UnusableEntry));
+    if (shared !== undefined) throw shared;
+    if (failed.length === needed.length) throw failed[0];
     const outcome: LookupOutcome = { answers, fromCache: false, requests: 0 };
     const batches = new Map<number, number>();
     needed.forEach((hash, index) => {
-      const result = results[index]!;
-      answers.set(hash, result.answer);
-      batches.set(result.batch, result.requests);
-      if (result.clockSkewSeconds !== undefined) outcome.clockSkewSeconds = result.clockSkewSeconds;
+      const result = settled[index]!;
+      if (result.status === 'rejected') {
+        (outcome.unanswered ??= []).push(hash);
+        return;
+      }
+      answers.set(hash, result.value.answer);
+      const value = result.value;
+      batches.set(value.batch, value.requests);
+      if (value.clockSkewSeconds !== undefined) outcome.clockSkewSeconds = value.clockSkewSeconds;
     });
     for (const requests of batches.values()) outcome.requests += requests;
     return outcome;
@@ -185,7 +200,7 @@ export class Lookup {
         for (const [hash, waiting] of taken) {
           const answer = stored.get(hash);
           // The service's entry for this hash was wholly broken: that hash fails alone, and is not cached as "none".
-          if (!answer) waiting.reject(new ServiceError({ kind: 'bad-answer', detail: 'list lookup: the answer for this hash was unusable' }));
+          if (!answer) waiting.reject(new UnusableEntry({ kind: 'bad-answer', detail: 'list lookup: the answer for this hash was unusable' }));
           else waiting.resolve({ answer, batch, requests: result.requests, clockSkewSeconds: result.clockSkewSeconds });
         }
       } catch (error) {

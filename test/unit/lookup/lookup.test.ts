@@ -223,6 +223,12 @@ describe('Lookup', () => {
     expect((first as PromiseRejectedResult).reason).toMatchObject({ kind: 'bad-answer' });
     expect(second.status).toBe('fulfilled');
     expect((second as PromiseFulfilledResult<Awaited<ReturnType<Lookup['answers']>>>).value.answers.get(good)!.candidates).toEqual([candidate]);
+    // On one page, the broken hash is skipped alone: the others are shown.
+    service.control.rawAnswer({ body: JSON.stringify({ code: 0, msg: 'ok', data: { [broken]: { torrent: 'junk' }, [good]: { torrent: [candidate] } } }) }, 1, '/reseed/index/index');
+    const page = await lookup.answers([broken, good], { force: true });
+    expect(page.answers.get(good)!.candidates).toEqual([candidate]);
+    expect(page.answers.has(broken)).toBe(false);
+    expect(page.unanswered).toEqual([broken]);
     // Asked again next time, and answered by the service as it is.
     const again = await lookup.answers([broken]);
     expect(again.fromCache).toBe(false);

@@ -321,6 +321,25 @@ describe('bad answers', () => {
     expect(JSON.stringify(view)).not.toContain(INVENTED_HASH);
   });
 
+  it('a lookup answer whose entry for one hash is wholly broken shows the other hashes, and asks for that one again', async () => {
+    await warmUp();
+    const [broken, good] = hashesWithCandidates(service).slice(0, 2) as [string, string];
+    const entry = (hash: string) => {
+      const member = service.index.memberByHash.get(hash)!;
+      const others = service.index.groups[member.group]!.filter((other) => other !== member);
+      return { torrent: others.map(({ sid, torrent_id, info_hash }) => ({ sid, torrent_id, info_hash })) };
+    };
+    service.control.rawAnswer({ body: JSON.stringify({ code: 0, msg: 'ok', data: { [broken]: { torrent: [{ sid: 'x' }] }, [good]: entry(good) } }) }, 1, LOOKUP_PATH);
+    const view = await visit([broken, good]);
+    tried();
+    expect(view.status).toBe('done');
+    expect(candidateKeys(view)).toEqual(expectedCandidates(service, good));
+    const before = lookups();
+    const next = await visit([broken, good]);
+    expect(lookups()).toBe(before + 1);
+    expect(candidateKeys(next)).toEqual([...expectedCandidates(service, broken), ...expectedCandidates(service, good)].sort());
+  });
+
   it('a site list whose every entry carries markup in its host is refused whole, with a clear kind', async () => {
     service.control.badBody('markup', 1, SITES_PATH);
     const view = await visit([hashOn(service, 'hdsky').hash]);
