@@ -81,7 +81,6 @@ async function memory(): Promise<NodeBenchOutput> {
       sitesToReport: async () => {
         throw new Error('the memory benchmark must not reach the service');
       },
-      version: '0.0.0',
     });
   const sids = Array.from({ length: 116 }, (_, index) => index + 1);
   let answers: Map<string, { candidates: unknown[] }> | undefined = answersFor({ include: [], total: CACHED, sids, seed: 7 }, Date.now());
@@ -202,7 +201,6 @@ async function flood(scenario: FloodScenario): Promise<NodeBenchOutput> {
       settings: async () => settings,
       // As the background does with no sites picked: every listed site, the list fetched once.
       sitesToReport: () => (sites ??= lookup.call((config) => getSites(config), settings).then((list) => list.sites.map((site) => site.id))),
-      version: '0.1.0',
       fetch: countingFetch,
       // Paced exactly as the background paces it.
       ...LOOKUP_DEFAULTS,

@@ -8,7 +8,8 @@ import { routeMessage } from '../utils/background/router';
 import { LOOKUP_DEFAULTS } from '../utils/lookup/lookup';
 
 export default defineBackground(() => {
-  const app = new BackgroundApp({ version: browser.runtime.getManifest().version, ...LOOKUP_DEFAULTS });
+  // `version` sent to the service: SERVICE_CLIENT_VERSION (utils/service/client.ts), not the extension's own.
+  const app = new BackgroundApp({ ...LOOKUP_DEFAULTS });
 
   browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) => routeMessage(app, message, sender));
 

@@ -120,6 +120,8 @@ export function describeFailure(failure: ServiceFailure, now = Date.now()): { ti
     case 'timeout':
       return { title: t('errTimeout'), action: t('actRetryLater') };
     case 'bad-answer':
+      // A redirect is never followed (the token would follow it): the address is what to fix.
+      if (failure.redirected) return { title: t('errRedirected'), action: t('actRedirected') };
       return { title: t('errBadAnswer'), action: t('actBadAnswer') };
     case 'server':
       return { title: t('errServer'), action: t('actRetryLater') };

@@ -1,11 +1,14 @@
 /**
  * The whole lookup flow as a person meets it, in Chromium and in Firefox: configure the token in
  * the options page, open a NexusPHP torrent page under its real host name, and read the
- * candidates and their links in the popup, the badge and the in-page panel.
+ * candidates and their links in the popup, the badge and the in-page panel. Against the reference
+ * service in both its answer shapes: strict (the spec's) and realistic (the live service's nulls,
+ * PHP objects, unusable entries, and two transient failures before the first lookup answers).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser } from './harness/index.ts';
-import { DEMO_TOKEN } from '../service/server';
+import { DEMO_TOKEN, type Shapes } from '../service/server';
+import { SERVICE_CLIENT_VERSION } from '../../utils/service/client';
 import { configureThroughOptions } from './support/popup';
 import { waitFor } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
@@ -20,13 +23,16 @@ async function badgeText(browser: HarnessBrowser, tabId: number): Promise<string
 }
 
 
-describe.each(BROWSER_KINDS)('%s: the whole lookup flow', (kind) => {
+const SHAPES: readonly Shapes[] = ['strict', 'realistic'];
+const CASES = BROWSER_KINDS.flatMap((kind) => SHAPES.map((shapes) => [kind, shapes] as const));
+
+describe.each(CASES)('%s, %s answers: the whole lookup flow', (kind, shapes) => {
   let world: World;
   let browser: HarnessBrowser;
   let torrent: TrackerTorrent;
 
   beforeAll(async () => {
-    world = await startWorld();
+    world = await startWorld({ service: { shapes } });
     torrent = torrentOn(world.service, 'hdsky', 'Oppenheimer');
     world.router.setHost('hdsky.me', {
       [`/details.php?id=${torrent.torrentId}`]: nexusDetailsPage(torrent),
@@ -102,6 +108,14 @@ describe.each(BROWSER_KINDS)('%s: the whole lookup flow', (kind) => {
 
     // The token went only to the service's host.
     expect(world.router.hostsWithHeader('token')).toEqual([SERVICE_HOST]);
+
+    // Realistic: the two transient failures were retried, each retry reporting the sites again.
+    const sent = (path: string) => world.router.requestsTo(SERVICE_HOST).filter((request) => request.path === path);
+    const lookups = sent('/reseed/index/index');
+    expect(lookups).toHaveLength(shapes === 'realistic' ? 3 : 1);
+    expect(sent('/reseed/sites/reportExisting')).toHaveLength(shapes === 'realistic' ? 3 : 1);
+    // Every lookup says the client version the service knows, not the extension's own.
+    expect(lookups.map((request) => new URLSearchParams(request.body).get('version'))).toEqual(lookups.map(() => SERVICE_CLIENT_VERSION));
     await page.close();
   });
 

@@ -6,7 +6,6 @@
 /** Answers the client must refuse as bad answers. */
 export const BAD_BODY_MODES = [
   'html', // a 200 HTML page (login, captive portal, CDN)
-  'not-json', // plain text
   'truncated-json', // the connection's JSON cut in half
   'empty', // no body at all
   'json-null', // `null`
@@ -19,6 +18,17 @@ export const BAD_BODY_MODES = [
   'huge-chunked', // > 2 MB, chunked, no Content-Length
 ] as const;
 
+/**
+ * A server failing in words instead of answering (REAL-ANSWERS.md): transient, so the client
+ * retries (kind 'server'), never takes it as a final refusal or a broken answer.
+ */
+export const SERVER_FAILURE_BODY_MODES = [
+  'not-json', // plain text at HTTP 200: "Server busy, please retry later"
+  'server-internal-error', // webman's handler: HTTP 200, {"code": 400, "msg": "Server internal error"} (ledccn/iyuuplus-dev#244, MoviePilot-Plugins#1072)
+  'redis-oom', // Redis out of memory, as bare text at HTTP 200 (ledccn/iyuuplus-dev#244)
+  'php-fatal', // PHP's own fatal error in its HTML dress, at HTTP 200
+] as const;
+
 /** Oddities a real PHP service may produce that the client must take in its stride. */
 export const ODD_BODY_MODES = [
   'numeric-string-id', // ids as digit strings ("7")
@@ -27,7 +37,9 @@ export const ODD_BODY_MODES = [
   'markup', // HTML in text fields (nickname, msg…) and in base_url/details_page
 ] as const;
 
-export type BadBodyMode = (typeof BAD_BODY_MODES)[number] | (typeof ODD_BODY_MODES)[number];
+export type BadBodyMode = (typeof BAD_BODY_MODES)[number] | (typeof SERVER_FAILURE_BODY_MODES)[number] | (typeof ODD_BODY_MODES)[number];
+
+export const REDIS_OOM_TEXT = "OOM command not allowed when used memory > 'maxmemory'. script: c253b7d9ec59b467750e672b358427bbaa6015c5, on @user_script:1.";
 
 export interface JsonAnswer {
   status: number;
@@ -67,6 +79,17 @@ export function spoil(mode: BadBodyMode, answer: JsonAnswer): RawAnswerOut {
       };
     case 'not-json':
       return { status: answer.status, headers: { ...answer.headers, 'Content-Type': 'text/plain' }, body: 'Server busy, please retry later' };
+    case 'server-internal-error':
+      // webman renders an uncaught exception with its code (here 400) and, debug off, this text; pretty-printed.
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: 400, msg: 'Server internal error' }, null, 4) };
+    case 'redis-oom':
+      return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: REDIS_OOM_TEXT };
+    case 'php-fatal':
+      return {
+        status: 200,
+        headers: { 'Content-Type': 'text/html; charset=UTF-8' },
+        body: '<br />\n<b>Fatal error</b>:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes) in <b>/www/wwwroot/app/service/Reseed.php</b> on line <b>88</b><br />\n',
+      };
     case 'truncated-json': {
       const text = JSON.stringify(answer.json);
       return { status: answer.status, headers, body: text.slice(0, Math.max(1, Math.floor(text.length / 2))) };

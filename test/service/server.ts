@@ -3,14 +3,24 @@
  * fills the spec's gaps the way service-notes.md reports the live service behaves. Used by unit
  * tests, e2e (through a proxy that routes 2025.iyuu.cn here; it ignores the Host header and takes
  * absolute-form request URLs), the demo and benchmarks.
+ *
+ * Two answer shapes: 'strict' (the default) answers exactly as the spec writes; 'realistic'
+ * answers the same in the untidy shapes the live service uses (realistic.ts: nulls, PHP objects,
+ * trailing slashes, extra fields, unusable entries beside good ones) and, now and then, fails the
+ * way it does (transientLookupFailures).
  */
 import { createHash } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spoil, type BadBodyMode, type JsonAnswer, type RawAnswerOut } from './bad-bodies';
+import { spoil, type BadBodyMode, type JsonAnswer, type RawAnswerOut, type SERVER_FAILURE_BODY_MODES } from './bad-bodies';
+import { realisticLookup, realisticProfile, realisticRecommend, realisticSigned, realisticSites, type Shapes } from './realistic';
 import { indexReferenceData, loadReferenceData, type DataIndex, type IndexedMember, type ReferenceData } from './data';
 
-export { BAD_BODY_MODES, ODD_BODY_MODES, INVENTED_HASH, type BadBodyMode } from './bad-bodies';
+export { BAD_BODY_MODES, ODD_BODY_MODES, SERVER_FAILURE_BODY_MODES, INVENTED_HASH, type BadBodyMode } from './bad-bodies';
+export { UNUSABLE_SITES, type Shapes } from './realistic';
+
+/** A way the live service fails now and then, in words instead of an answer. */
+export type ServerFailureMode = (typeof SERVER_FAILURE_BODY_MODES)[number];
 export { loadReferenceData, indexReferenceData, type ReferenceData } from './data';
 
 export interface RateLimitSettings {
@@ -37,6 +47,8 @@ export interface ServiceSettings {
   filterBySiteList: boolean;
   /** How long an issued sid_sha1 stays valid (7 days per the official client). */
   siteHashTtlSeconds: number;
+  /** 'strict' (default): the spec's shapes; 'realistic': the live service's untidy shapes (realistic.ts). */
+  shapes: Shapes;
 }
 
 export interface ReferenceOptions extends Partial<Omit<ServiceSettings, 'rateLimit'>> {
@@ -55,6 +67,13 @@ export interface ReferenceOptions extends Partial<Omit<ServiceSettings, 'rateLim
   badBody?: { mode: BadBodyMode; count?: number; path?: string };
   /** Force a status on the first answers from the start (and again after reset()), as control.forceStatus would. */
   forceStatus?: { status: number; count?: number } & ForcedStatus;
+  /**
+   * The first N list lookups (from the start, and again after reset()) fail as the live service
+   * now and then does: webman's HTTP 200 + code 400 "Server internal error", then Redis's OOM
+   * text, in turn; the server loses the caller's site hashes with them. Default 2 in realistic
+   * shapes, 0 in strict.
+   */
+  transientLookupFailures?: number;
 }
 
 export interface RecordedRequest {
@@ -90,7 +109,12 @@ export interface ServiceControl extends ServiceSettings {
   forceStatus(status: number, count?: number, options?: ForcedStatus): void;
   /** Answers the next `count` requests with exactly this, before any checks. */
   rawAnswer(answer: RawOverride, count?: number, path?: string): void;
-  /** Drops pending badBody / forceStatus / rawAnswer overrides. */
+  /**
+   * The next `count` requests (of `path`, default the list lookup) fail transiently in these ways,
+   * in turn (default: "Server internal error" then Redis OOM), and the caller's site hashes are lost.
+   */
+  transientFailures(count: number, path?: string, modes?: readonly ServerFailureMode[]): void;
+  /** Drops pending badBody / forceStatus / rawAnswer / transient overrides. */
   clearOverrides(): void;
   resetRateLimits(): void;
   /** Forgets issued site hashes (all, or one token's): the next list lookup gets 站点缓存哈希值无效. */
@@ -129,7 +153,12 @@ const DEFAULT_SETTINGS: ServiceSettings = {
   maxHashes: 200,
   filterBySiteList: false,
   siteHashTtlSeconds: 7 * 24 * 3600,
+  shapes: 'strict',
 };
+
+/** What the live service was seen to answer in turn on a bad day (ledccn/iyuuplus-dev#244). */
+const TRANSIENT_MODES: readonly ServerFailureMode[] = ['server-internal-error', 'redis-oom'];
+const LOOKUP_PATH = '/reseed/index/index';
 
 const MAX_REQUEST_BYTES = 1024 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -154,7 +183,7 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
   const apps = new Map(data.apps.map((app) => [app.appid, app.secret]));
   const rawPasskeys = new Set(data.accounts.map((account) => account.passkey.toLowerCase()));
   const initialSettings = (): ServiceSettings => {
-    const { rateLimit, host: _h, port: _p, data: _d, log: _l, maxRecordedRequests: _m, badBody: _b, forceStatus: _f, ...rest } = options;
+    const { rateLimit, host: _h, port: _p, data: _d, log: _l, maxRecordedRequests: _m, badBody: _b, forceStatus: _f, transientLookupFailures: _t, ...rest } = options;
     const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<ServiceSettings>;
     return { ...DEFAULT_SETTINGS, ...defined, rateLimit: { ...DEFAULT_SETTINGS.rateLimit, ...rateLimit } };
   };
@@ -166,6 +195,7 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
   let badBodies: Override<BadBodyMode>[] = [];
   let forcedStatuses: Override<{ status: number } & ForcedStatus>[] = [];
   let rawAnswers: Override<RawOverride>[] = [];
+  let transients: Override<ServerFailureMode>[] = [];
   const requests: RecordedRequest[] = [];
   const maxRecorded = options.maxRecordedRequests ?? 10_000;
 
@@ -180,10 +210,14 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
     rawAnswer(answer, count = 1, path) {
       rawAnswers.push({ value: answer, remaining: count, path });
     },
+    transientFailures(count, path = LOOKUP_PATH, modes = TRANSIENT_MODES) {
+      for (let i = 0; i < count; i++) transients.push({ value: modes[i % modes.length]!, remaining: 1, path });
+    },
     clearOverrides() {
       badBodies = [];
       forcedStatuses = [];
       rawAnswers = [];
+      transients = [];
     },
     resetRateLimits() {
       rateBuckets = new Map();
@@ -207,6 +241,8 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
   const startOverrides = () => {
     if (options.badBody) control.badBody(options.badBody.mode, options.badBody.count, options.badBody.path);
     if (options.forceStatus) control.forceStatus(options.forceStatus.status, options.forceStatus.count, options.forceStatus);
+    const transientCount = options.transientLookupFailures ?? (control.shapes === 'realistic' ? 2 : 0);
+    if (transientCount > 0) control.transientFailures(transientCount);
   };
   startOverrides();
 
@@ -257,6 +293,9 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
     return undefined;
   };
 
+  const realistic = () => control.shapes === 'realistic';
+  const groupOf = (hash: string) => index.memberByHash.get(hash)?.group ?? 0;
+
   const candidatesFor = (hash: string, allowedSids?: ReadonlySet<number>) => {
     const member = index.memberByHash.get(hash);
     if (!member) return [];
@@ -305,13 +344,13 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
         if (checksum.toLowerCase() !== sha1(hashText)) return refuse(400, 'sha1校验失败');
 
         const allowed = control.filterBySiteList ? new Set(issued.sids) : undefined;
-        const found: Record<string, { torrent: unknown[] }> = {};
+        const found: Record<string, { torrent: ReturnType<typeof candidatesFor> }> = {};
         for (const hash of hashes) {
           const torrent = candidatesFor(hash.toLowerCase(), allowed);
           if (torrent.length > 0) found[hash] = { torrent };
         }
         if (Object.keys(found).length === 0) return refuse(400, '未查询到可辅种数据');
-        return ok(found, 'ok');
+        return ok(realistic() ? realisticLookup(found, groupOf) : found, 'ok');
       },
     },
 
@@ -336,7 +375,8 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
         if (!hash) return refuseSigned(400, 'info_hash require');
         if (!/^[0-9a-fA-F]{40}$/.test(hash)) return refuseSigned(400, 'info_hash格式错误');
         const torrent = candidatesFor(hash.toLowerCase());
-        return ok(torrent.length > 0 ? [{ hash, torrent }] : [], '', 200);
+        const entries = torrent.length > 0 ? [{ hash, torrent }] : [];
+        return ok(realistic() ? realisticSigned(entries, groupOf) : entries, '', 200);
       },
     },
 
@@ -346,7 +386,8 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
       handler(req) {
         const caller = checkToken(req, {});
         if (!('token' in caller)) return caller;
-        return ok({ count: data.recommend.length, list: data.recommend }, 'ok');
+        const recommend = { count: data.recommend.length, list: data.recommend };
+        return ok(realistic() ? realisticRecommend(recommend) : recommend, 'ok');
       },
     },
 
@@ -355,7 +396,7 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
       handler(req) {
         const caller = checkToken(req, {});
         if (!('token' in caller)) return caller;
-        return ok({ sites: data.sites }, 'ok');
+        return ok({ sites: realistic() ? realisticSites(data.sites) : data.sites }, 'ok');
       },
     },
 
@@ -386,7 +427,8 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
         const caller = checkToken(req, { allowExpired: true });
         if (!('token' in caller)) return caller;
         const entry = tokens.get(caller.token)!;
-        return ok({ state: bindings.has(caller.token) ? 1 : 0, overdue_time: entry.overdue_time, is_ever_level: entry.is_ever_level }, 'ok');
+        const profile = { state: bindings.has(caller.token) ? 1 : 0, overdue_time: entry.overdue_time, is_ever_level: entry.is_ever_level };
+        return ok(realistic() ? realisticProfile(profile) : profile, 'ok');
       },
     },
 
@@ -509,6 +551,15 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
     if (raw) return send(res, { status: raw.status ?? 200, headers: { 'Content-Type': JSON_TYPE, ...raw.headers }, body: raw.body });
     const forced = take(forcedStatuses, path);
     if (forced) return send(res, forcedOut(forced));
+    const failing = take(transients, path);
+    if (failing) {
+      // The server lost its state (Redis) with this failure: the caller's site report is gone too.
+      const token = header(req, 'token').trim();
+      if (token) control.forgetSiteHashes(token);
+      const out = spoil(failing, { status: 200, json: {} });
+      options.log?.(`${req.method} ${path} -> HTTP ${out.status} [transient ${failing}] ${out.body.slice(0, 160)}`);
+      return send(res, out);
+    }
 
     let result: JsonAnswer;
     const route = routes[path];

@@ -42,7 +42,7 @@ export class BackgroundApp implements Shared {
   /** Jobs on browser alarms, by alarm name (entrypoints/background.ts creates and routes them). */
   readonly repeatedJobs: Record<string, RepeatedJob>;
 
-  constructor(options: BackgroundOptions) {
+  constructor(options: BackgroundOptions = {}) {
     this.now = options.now ?? Date.now;
     this.directory = new SiteDirectory(this.now);
     this.lookup = new Lookup({

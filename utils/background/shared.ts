@@ -10,8 +10,8 @@ import { SiteDirectory } from './site-list';
 import { TabViews } from './tab-views';
 
 export interface BackgroundOptions {
-  /** The `version` sent to the service. */
-  version: string;
+  /** The `version` sent to the service; SERVICE_CLIENT_VERSION when absent. */
+  version?: string;
   fetch?: typeof fetch;
   now?: () => number;
   minIntervalMs?: number;

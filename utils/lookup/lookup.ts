@@ -31,7 +31,8 @@ export interface LookupEnvironment {
   settings(): Promise<Settings>;
   /** The sids to report for sid_sha1: the user's sites, or every site the service lists. */
   sitesToReport(config: ServiceConfig): Promise<number[]>;
-  version: string;
+  /** The `version` sent; SERVICE_CLIENT_VERSION (client.ts) unless a test says otherwise. */
+  version?: string;
   now?: () => number;
   fetch?: typeof fetch;
   /** Minimum gap between two calls to the service (ms); none unless given (the background gives LOOKUP_DEFAULTS). */
@@ -59,7 +60,12 @@ export interface LookupOutcome {
   requests: number;
   /** Set when the service said our clock is off (seconds the service is ahead). */
   clockSkewSeconds?: number;
+  /** Hashes whose entry in the service's answer was wholly broken: left out of `answers`, asked again next time. */
+  unanswered?: string[];
 }
+
+/** One hash whose entry in an answer was wholly broken: it alone goes unanswered (and uncached). */
+class UnusableEntry extends ServiceError {}
 
 interface SiteReport {
   value: string;
@@ -151,14 +157,24 @@ export class Lookup {
     if (!needed.length) return { answers, fromCache: true, requests: 0 };
     await options.beforeService?.();
 
-    const results = await Promise.all(needed.map((hash) => this.inFlight.get(hash) ?? this.enqueue(hash)));
+    const settled = await Promise.allSettled(needed.map((hash) => this.inFlight.get(hash) ?? this.enqueue(hash)));
+    // A hash that failed alone (its entry was broken) is skipped alone; any other failure is the page's.
+    const failed = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+    const shared = failed.find((reason) => !(reason instanceof UnusableEntry));
+    if (shared !== undefined) throw shared;
+    if (failed.length === needed.length) throw failed[0];
     const outcome: LookupOutcome = { answers, fromCache: false, requests: 0 };
     const batches = new Map<number, number>();
     needed.forEach((hash, index) => {
-      const result = results[index]!;
-      answers.set(hash, result.answer);
-      batches.set(result.batch, result.requests);
-      if (result.clockSkewSeconds !== undefined) outcome.clockSkewSeconds = result.clockSkewSeconds;
+      const result = settled[index]!;
+      if (result.status === 'rejected') {
+        (outcome.unanswered ??= []).push(hash);
+        return;
+      }
+      answers.set(hash, result.value.answer);
+      const value = result.value;
+      batches.set(value.batch, value.requests);
+      if (value.clockSkewSeconds !== undefined) outcome.clockSkewSeconds = value.clockSkewSeconds;
     });
     for (const requests of batches.values()) outcome.requests += requests;
     return outcome;
@@ -194,10 +210,16 @@ export class Lookup {
         });
         const batch = ++this.batches;
         const stored = new Map<string, CachedAnswer>();
-        for (const [hash] of taken) stored.set(hash, { candidates: result.candidates.get(hash) ?? [], fetchedAt: this.now() });
+        for (const [hash] of taken) {
+          const candidates = result.candidates.get(hash);
+          if (candidates) stored.set(hash, { candidates, fetchedAt: this.now() });
+        }
         await this.cache.put(stored);
         for (const [hash, waiting] of taken) {
-          waiting.resolve({ answer: stored.get(hash)!, batch, requests: result.requests, clockSkewSeconds: result.clockSkewSeconds });
+          const answer = stored.get(hash);
+          // The service's entry for this hash was wholly broken: that hash fails alone, and is not cached as "none".
+          if (!answer) waiting.reject(new UnusableEntry({ kind: 'bad-answer', detail: 'list lookup: the answer for this hash was unusable' }));
+          else waiting.resolve({ answer, batch, requests: result.requests, clockSkewSeconds: result.clockSkewSeconds });
         }
       } catch (error) {
         const everyone = !taken.length || (error instanceof ServiceError && ENDS_THE_QUEUE.has(error.kind));
@@ -226,20 +248,30 @@ export class Lookup {
       return { candidates: new Map([[hashes()[0]!, candidates]]), ...tally };
     }
     let reportedAgain = false;
-    const candidates = await this.withRecovery(tally, async () => {
-      try {
-        const sidSha1 = await this.sharedSiteReport(settings, false);
-        return await this.call((config) => lookupBatch(config, hashes(), sidSha1), settings);
-      } catch (error) {
-        // The service no longer accepts our site hash: report the sites again and retry once.
-        if (error instanceof ServiceError && error.kind === 'stale-site-hash' && !reportedAgain) {
-          reportedAgain = true;
-          const sidSha1 = await this.sharedSiteReport(settings, true);
+    let reportFirst = false;
+    const candidates = await this.withRecovery(
+      tally,
+      async () => {
+        const force = reportFirst;
+        reportFirst = false;
+        try {
+          const sidSha1 = await this.sharedSiteReport(settings, force);
           return await this.call((config) => lookupBatch(config, hashes(), sidSha1), settings);
+        } catch (error) {
+          // The service no longer accepts our site hash: report the sites again and retry once.
+          if (error instanceof ServiceError && error.kind === 'stale-site-hash' && !reportedAgain) {
+            reportedAgain = true;
+            const sidSha1 = await this.sharedSiteReport(settings, true);
+            return await this.call((config) => lookupBatch(config, hashes(), sidSha1), settings);
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
+      },
+      (error) => {
+        // A server that failed (Redis out of memory, a crash) may have lost our site report with it.
+        if (error.kind === 'server') reportFirst = true;
+      },
+    );
     return { candidates, ...tally };
   }
 
@@ -340,10 +372,15 @@ export class Lookup {
 
   /**
    * Retries what is safe to retry: lookups are read-only, so a network failure, a timeout or a
-   * server error is tried again with backoff; an expired timestamp is tried once more with the
-   * clock offset the service's Date header gave.
+   * server error (HTTP 5xx, "Server internal error" under any code, a Redis or PHP failure in plain
+   * words) is tried again with backoff; an expired timestamp is tried once more with the clock
+   * offset the service's Date header gave. `beforeRetry` learns why, e.g. to report the sites again.
    */
-  private async withRecovery<T>(tally: { requests: number; clockSkewSeconds?: number }, attempt: () => Promise<T>): Promise<T> {
+  private async withRecovery<T>(
+    tally: { requests: number; clockSkewSeconds?: number },
+    attempt: () => Promise<T>,
+    beforeRetry?: (error: ServiceError) => void,
+  ): Promise<T> {
     const delays = this.env.retryDelaysMs ?? [1000, 3000];
     let correctedClock = false;
     for (let tries = 0; ; tries++) {
@@ -361,6 +398,7 @@ export class Lookup {
         const transient = error.kind === 'network' || error.kind === 'timeout' || error.kind === 'server';
         const delay = delays[tries];
         if (!transient || delay === undefined) throw error;
+        beforeRetry?.(error);
         await sleep(delay);
       }
     }

@@ -15,6 +15,16 @@ export interface MessageRule {
 }
 
 /**
+ * What a failing server says instead of an answer: webman's "Server internal error" (ThinkPHP's
+ * "页面错误！请稍后再试～"), Redis
+ * ("OOM command not allowed when used memory > 'maxmemory'", MISCONF, LOADING, READONLY), PHP
+ * ("Fatal error", "Allowed memory size", "Uncaught …"), a database (SQLSTATE, "Too many
+ * connections"), a gateway. Seen in the official client's and MoviePilot's issue reports.
+ */
+export const SERVER_FAILURE_TEXT =
+  /server internal error|internal server error|服务器(内部)?错误|服务器繁忙|系统(繁忙|错误)|页面错误|\bOOM command not allowed|\bmaxmemory\b|^\s*(ERR|MISCONF|LOADING|READONLY|BUSY|CLUSTERDOWN)\b|redis\s*(server\s*)?(went away|connection)|(Fatal|Parse) error|Allowed memory size|\bUncaught\b|SQLSTATE\[|too many connections|bad gateway|gateway time-?out|service (temporarily )?unavailable/i;
+
+/**
  * The service's messages, as seen in its public clients (service-notes.md). First match wins, so
  * specific rules come before broad ones ("token未注册，请先绑定推荐站点" is about the token, while
  * "用户未绑定推荐站点" is about binding). Extend here when the service says something new.
@@ -22,6 +32,8 @@ export interface MessageRule {
 export const MESSAGE_RULES: readonly MessageRule[] = [
   { pattern: /未查询到可辅种数据/, outcome: 'no-candidates' },
   { pattern: /访问频率过快|过于频繁|too many requests|rate.?limit/i, outcome: 'rate-limited' },
+  // The server failed, whatever code it put on the envelope (webman answers 200 + code 400 "Server internal error").
+  { pattern: SERVER_FAILURE_TEXT, outcome: 'server' },
   { pattern: /未绑定/, outcome: 'not-bound' },
   { pattern: /站点(缓存)?哈希值|sid_?sha1/i, outcome: 'stale-site-hash' },
   { pattern: /时间戳.{0,4}(过期|失效)|timestamp.{0,20}expire|expired.{0,20}timestamp/i, outcome: 'expired-timestamp' },
@@ -69,7 +81,7 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 30;
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 export function interpretAnswer<T>(rules: AnswerRules<T>, raw: RawAnswer): T | typeof NO_CANDIDATES {
-  const { json, problem } = readJson(raw.text);
+  const { json, problem, serverText } = readJson(raw.text);
   const envelopeResult = json === undefined ? undefined : errorEnvelopeSchema.safeParse(json);
   const envelope = envelopeResult?.success ? envelopeResult.data : undefined;
   const ok = raw.status >= 200 && raw.status < 300;
@@ -81,9 +93,11 @@ export function interpretAnswer<T>(rules: AnswerRules<T>, raw: RawAnswer): T | t
       return rules.parse(json);
     } catch (error) {
       if (error instanceof ServiceError) throw error;
+      // An exception rendered with code 0 ("success") and the framework's failure text: the server failed.
+      const failed = SERVER_FAILURE_TEXT.test(envelope.msg);
       throw new ServiceError({
-        kind: 'bad-answer',
-        detail: `${rules.operation}: the answer does not match the spec (${describe(error)})`,
+        kind: failed ? 'server' : 'bad-answer',
+        detail: failed ? `${rules.operation}: the service failed` : `${rules.operation}: the answer does not match the spec (${describe(error)})`,
         serviceMessage: envelope.msg || undefined,
         code: envelope.code,
         httpStatus: raw.status,
@@ -113,19 +127,46 @@ export function interpretAnswer<T>(rules: AnswerRules<T>, raw: RawAnswer): T | t
 
   const kind = statusMeaning(raw.status);
   if (kind) throw fail(kind, kindDetail(kind));
+  if (serverText !== undefined) {
+    throw new ServiceError({
+      kind: 'server',
+      detail: `${rules.operation}: the service failed and said so in words instead of an answer`,
+      serviceMessage: firstLine(serverText) || undefined,
+      httpStatus: raw.status,
+    });
+  }
   throw fail('bad-answer', problem ?? (ok ? 'the answer is not a {code, msg, data} envelope' : `unexpected HTTP status ${raw.status}`));
 }
 
-function readJson(text: string | null): { json?: unknown; problem?: string } {
+interface ReadBody {
+  json?: unknown;
+  problem?: string;
+  /** The body is the server's own failure, in words (plain text, or a PHP error in HTML): transient. */
+  serverText?: string;
+}
+
+function readJson(text: string | null): ReadBody {
   if (text === null) return { problem: 'the answer is larger than the client accepts' };
   const trimmed = text.replace(/^\uFEFF/, '').trim(); // PHP files saved with a BOM leak it into answers
   if (trimmed === '') return { problem: 'the answer is empty' };
-  if (trimmed.startsWith('<')) return { problem: 'an HTML page instead of JSON (a login, proxy or error page?)' };
+  if (trimmed.startsWith('<')) {
+    // PHP prints a fatal error as "<br />\n<b>Fatal error</b>: …": a failing server, not a login or portal page.
+    const words = trimmed.slice(0, 2000).replace(/<[^>]{0,100}>/g, ' ').replace(/\s+/g, ' ').trim();
+    if (/^(PHP )?(Fatal|Parse) error\b|^Uncaught\b/i.test(words)) return { problem: 'the server failed', serverText: words };
+    return { problem: 'an HTML page instead of JSON (a login, proxy or error page?)' };
+  }
   try {
     return { json: JSON.parse(trimmed) as unknown };
   } catch {
-    return { problem: 'the answer is not JSON' };
+    // Broken JSON is a broken answer; plain words are the server (PHP, Redis, a framework) failing.
+    if (/^[[{"]/.test(trimmed)) return { problem: 'the answer is not JSON' };
+    return { problem: 'the server failed', serverText: trimmed };
   }
+}
+
+/** The first line of a server's failure text, short, for the user to see (as text). */
+function firstLine(text: string): string {
+  return (text.split(/\r?\n/, 1)[0] ?? '').trim().slice(0, 200);
 }
 
 function codeMeaning<T>(rules: AnswerRules<T>, code: number): ServiceErrorKind | undefined {

@@ -10,11 +10,13 @@ import {
   bindSuccessSchema,
   infoHashSchema,
   listLookupSuccessSchema,
-  lookupEntrySchema,
   profileSuccessSchema,
+  readCandidates,
+  readLookupEntry,
   recommendSuccessSchema,
   reportExistingSuccessSchema,
   serviceSiteSchema,
+  signedEntrySchema,
   signedLookupSuccessSchema,
   siteListSuccessSchema,
   type Candidate,
@@ -33,8 +35,8 @@ export interface ServiceConfig {
   token?: string;
   appId?: string;
   secret?: string;
-  /** The extension's version, sent as `version`. */
-  version: string;
+  /** Sent as `version`; SERVICE_CLIENT_VERSION unless a test says otherwise. */
+  version?: string;
   /** Default 15000; when it runs out the call fails with kind 'timeout'. */
   timeoutMs?: number;
   /** Added to local time when making `timestamp` (from an expired-timestamp error's clockOffsetSeconds). */
@@ -45,6 +47,14 @@ export interface ServiceConfig {
   /** Cancels the call; a cancelled call fails with kind 'network'. */
   signal?: AbortSignal;
 }
+
+/**
+ * The `version` every request carries. Not the extension's own version: the service knows its
+ * clients' versions, and the old API answered differently by version. `8.2.0` is what every
+ * third-party client sends (MoviePilot's IYUU plugin, sagan/ptool, the IYUU userscripts); the
+ * official client sends its own release (8.3.x). Evidence: REAL-ANSWERS.md.
+ */
+export const SERVICE_CLIENT_VERSION = '8.2.0';
 
 /** The service's current host (service-notes). A setting, since the host has changed before. */
 export const DEFAULT_BASE_URL = 'https://2025.iyuu.cn';
@@ -69,7 +79,9 @@ interface ServiceRequest {
 
 /**
  * Spec 4.1: candidates for up to 200 hashes. Hashes are lowercased, de-duplicated and sorted; the
- * result maps every one of them to its candidates ([] when the service has none).
+ * result maps every one of them to its candidates ([] when the service has none), except a hash
+ * whose entry was wholly broken: it is left out, to be asked again rather than taken as "none".
+ * Bad candidates are skipped alone; an answer with nothing usable in it is a bad answer.
  */
 export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSha1: string): Promise<Map<string, Candidate[]>> {
   const asked = normaliseHashes(hashes);
@@ -93,7 +105,7 @@ export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSh
     sha1: await digest(hash),
     sid_sha1: siteHash,
     timestamp: timestamp(config),
-    version: requireVersion(config),
+    version: clientVersion(config),
   });
   const found = await call(config, { operation: 'list lookup', method: 'POST', path: '/reseed/index/index', auth: 'token', form }, {
     operation: 'list lookup',
@@ -109,17 +121,47 @@ export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSh
  * ignored, so a key the service invents can neither spoil nor extend the result.
  */
 function candidatesForAsked(data: Record<string, unknown>, asked: readonly string[]): Map<string, Candidate[]> {
-  const result = new Map<string, Candidate[]>(asked.map((hash) => [hash, []]));
+  const wanted = new Set(asked);
+  const found = new Map<string, Candidate[]>();
+  const broken = new Set<string>();
   for (const key of Object.keys(data)) {
     const hash = key.toLowerCase();
-    const candidates = result.get(hash);
-    if (!candidates) continue;
-    const entry = lookupEntrySchema.safeParse(data[key]);
-    if (!entry.success) throw new Error(`the entry for ${hash}: ${entry.error.issues[0]?.message ?? 'invalid'}`);
-    candidates.push(...entry.data.torrent);
+    if (!wanted.has(hash)) continue;
+    const entry = readLookupEntry(data[key]);
+    if (!entry.usable) broken.add(hash);
+    else found.set(hash, [...(found.get(hash) ?? []), ...entry.candidates]);
   }
-  for (const [hash, candidates] of result) result.set(hash, uniqueCandidates(candidates));
+  if (found.size === 0 && broken.size > 0) throw new Error(`nothing usable: the entries for ${broken.size} asked hashes are broken`);
+  const result = new Map<string, Candidate[]>();
+  for (const hash of asked) {
+    const candidates = found.get(hash);
+    if (candidates) result.set(hash, uniqueCandidates(candidates));
+    else if (!broken.has(hash)) result.set(hash, []);
+  }
   return result;
+}
+
+/** Spec 4.2's data for the asked hash; entries for other hashes are ignored, broken ones skipped alone. */
+function candidatesForSigned(entries: readonly unknown[], asked: string): Candidate[] {
+  const candidates: Candidate[] = [];
+  let usable = 0;
+  let broken = 0;
+  for (const raw of entries) {
+    const entry = signedEntrySchema.safeParse(raw);
+    if (!entry.success) {
+      broken += 1;
+      continue;
+    }
+    if (entry.data.hash !== asked) continue;
+    const reading = readCandidates(entry.data.torrent);
+    if (!reading.usable) broken += 1;
+    else {
+      usable += 1;
+      candidates.push(...reading.candidates);
+    }
+  }
+  if (usable === 0 && broken > 0) throw new Error(`nothing usable: ${broken} broken entries`);
+  return uniqueCandidates(candidates);
 }
 
 /** Spec 4.2: candidates for one hash, signed with App ID and Secret (no token is sent). */
@@ -136,7 +178,7 @@ export async function lookupSigned(config: ServiceConfig, hash: string): Promise
     sign: await digest(time + secret),
     appid: appId,
     timestamp: time,
-    version: requireVersion(config),
+    version: clientVersion(config),
   });
   const found = await call(config, { operation: 'signed lookup', method: 'POST', path: '/spider/reseed/index', auth: 'none', form }, {
     operation: 'signed lookup',
@@ -144,10 +186,9 @@ export async function lookupSigned(config: ServiceConfig, hash: string): Promise
     noCandidatesIsEmpty: true,
     // Spec 5 rule 1: 403 here is the expired timestamp; a 401 can only be about the signature.
     codeMeanings: { 403: 'expired-timestamp', 401: 'bad-sign' },
-    parse: (json) => signedLookupSuccessSchema.parse(json).data,
+    parse: (json) => candidatesForSigned(signedLookupSuccessSchema.parse(json).data, asked),
   });
-  if (found === NO_CANDIDATES) return [];
-  return uniqueCandidates(found.filter((entry) => entry.hash === asked).flatMap((entry) => entry.torrent));
+  return found === NO_CANDIDATES ? [] : found;
 }
 
 /** Spec 4.3: the recommended sites a token can be bound with. */
@@ -162,7 +203,10 @@ export async function getRecommendedSites(config: ServiceConfig): Promise<{ coun
   );
 }
 
-/** The service's site list. Entries that fail validation are skipped and counted, not fatal. */
+/**
+ * The service's site list. Entries that fail validation (no id, no usable base_url, an unsafe
+ * template, a closed site) are skipped and counted, not fatal.
+ */
 export async function getSites(config: ServiceConfig): Promise<{ sites: ServiceSite[]; skipped: number }> {
   requireToken(config, 'site list');
   const entries = settle(
@@ -287,10 +331,9 @@ function requireToken(config: ServiceConfig, operation: string): string {
   return token;
 }
 
-function requireVersion(config: ServiceConfig): string {
+function clientVersion(config: ServiceConfig): string {
   const version = typeof config.version === 'string' ? config.version.trim() : '';
-  if (!version) throw new ServiceError({ kind: 'bad-request', detail: 'no client version is set' });
-  return version;
+  return version || SERVICE_CLIENT_VERSION;
 }
 
 /** Unix seconds on the service's clock as best we know it, as the string the spec asks for. */
@@ -368,9 +411,15 @@ async function send(config: ServiceConfig, request: ServiceRequest): Promise<Raw
         credentials: 'omit', // the service knows the user by token, never by cookies
         cache: 'no-store',
         referrerPolicy: 'no-referrer',
+        // Never follow a redirect: the token would go wherever the redirect points.
+        redirect: 'manual',
       });
     } catch (error) {
       throw failure('the service could not be reached', error);
+    }
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw redirected(request.operation, url, response);
     }
     let text: string | null;
     try {
@@ -383,6 +432,24 @@ async function send(config: ServiceConfig, request: ServiceRequest): Promise<Raw
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', cancel);
   }
+}
+
+/** A redirect, not followed. Browsers hide where it pointed (opaqueredirect); Node tells. */
+function redirected(operation: string, from: string, response: Response): ServiceError {
+  let target = '';
+  try {
+    const location = response.headers.get('location');
+    if (location) target = new URL(location, from).origin;
+  } catch {
+    // No usable Location: say nothing of where.
+  }
+  const where = target && target !== new URL(from).origin ? ` to ${target.slice(0, 100)}` : '';
+  return new ServiceError({
+    kind: 'bad-answer',
+    detail: `${operation}: the service redirected elsewhere${where}; check the API base URL`,
+    httpStatus: response.status || undefined,
+    redirected: true,
+  });
 }
 
 /** The body as text, or null when it exceeds the limit (by Content-Length, bytes read, or length). */

@@ -33,6 +33,8 @@ export interface ServiceFailure {
   retryAt?: number;
   /** Seconds the service's clock is ahead of ours (expired-timestamp), from its Date header. */
   clockOffsetSeconds?: number;
+  /** The service address answered with a redirect, which is never followed (bad-answer). */
+  redirected?: boolean;
 }
 
 export class ServiceError extends Error implements ServiceFailure {
@@ -43,6 +45,7 @@ export class ServiceError extends Error implements ServiceFailure {
   readonly httpStatus?: number;
   readonly retryAt?: number;
   readonly clockOffsetSeconds?: number;
+  readonly redirected?: boolean;
 
   constructor(failure: ServiceFailure) {
     super(`${failure.kind}: ${failure.detail}${failure.serviceMessage ? ` (${failure.serviceMessage})` : ''}`);
@@ -54,11 +57,12 @@ export class ServiceError extends Error implements ServiceFailure {
     this.httpStatus = failure.httpStatus;
     this.retryAt = failure.retryAt;
     this.clockOffsetSeconds = failure.clockOffsetSeconds;
+    if (failure.redirected) this.redirected = true;
   }
 
   toFailure(): ServiceFailure {
-    const { kind, detail, serviceMessage, code, httpStatus, retryAt, clockOffsetSeconds } = this;
-    return { kind, detail, serviceMessage, code, httpStatus, retryAt, clockOffsetSeconds };
+    const { kind, detail, serviceMessage, code, httpStatus, retryAt, clockOffsetSeconds, redirected } = this;
+    return { kind, detail, serviceMessage, code, httpStatus, retryAt, clockOffsetSeconds, ...(redirected ? { redirected } : {}) };
   }
 }
 

@@ -20,7 +20,7 @@ beforeEach(async () => {
   service.control.reset();
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN } });
   grantOrigin(service.url);
-  app = new BackgroundApp({ version: '0.1.0', retryDelaysMs: [] });
+  app = new BackgroundApp({ retryDelaysMs: [] });
 });
 
 function groupOnHdsky() {
@@ -96,13 +96,13 @@ describe('Controller settings', () => {
     fakeBrowser.reset();
     installI18n('en');
     await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: 'not settings' });
-    const foreign = await new BackgroundApp({ version: '0.1.0' }).preferences.settingsView();
+    const foreign = await new BackgroundApp().preferences.settingsView();
     expect(foreign.unreadable).toBe(true);
 
     fakeBrowser.reset();
     installI18n('en');
     await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { apiBase: 'https://vip.iyuu.cn', token: 'kept' } });
-    const migrated = await new BackgroundApp({ version: '0.1.0' }).preferences.settingsView();
+    const migrated = await new BackgroundApp().preferences.settingsView();
     expect(migrated.unreadable).toBe(false);
     expect(migrated.settings).toMatchObject({ baseUrl: 'https://vip.iyuu.cn', token: 'kept' });
     const stored = (await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as Record<string, unknown>;

@@ -94,7 +94,7 @@ describe('what a tracker page is told', () => {
     });
     await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN, heldSites, askedForSites: true } });
     grantOrigin(service.url);
-    return new BackgroundApp({ version: '0.1.0', retryDelaysMs: [] });
+    return new BackgroundApp({ retryDelaysMs: [] });
   }
 
   const fromPage = (app: BackgroundApp, message: unknown) => routeMessage(app, message, contentSender, extension) as Promise<unknown>;

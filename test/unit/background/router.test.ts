@@ -29,7 +29,7 @@ beforeEach(async () => {
   // i18n is not in the fake browser: the background asks for the UI language only.
   (fakeBrowser.i18n as { getUILanguage: () => string }).getUILanguage = () => 'en';
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, token: 'secret-token', baseUrl: 'http://127.0.0.1:9' } });
-  app = new BackgroundApp({ version: '0.0.0', retryDelaysMs: [] });
+  app = new BackgroundApp({ retryDelaysMs: [] });
 });
 
 const reading = { engine: 'nexusphp', kind: 'details', hashes: [{ hash: HASH, source: 'info-row' }] };

@@ -49,7 +49,7 @@ describe('the answer cache keeps its bound', () => {
   });
 
   it('on its timer: the background names a repeated prune job, and running it drops expired answers', async () => {
-    const app = new BackgroundApp({ version: '8.2.0' });
+    const app = new BackgroundApp();
     const old = new Map([[hashOf(1), answer(Date.now() - 30 * 24 * 3600 * 1000)]]);
     const fresh = new Map([[hashOf(2), answer(Date.now())]]);
     await app.lookup.cache.put(old);
@@ -63,7 +63,7 @@ describe('the answer cache keeps its bound', () => {
 
 describe('a full storage.local', () => {
   it('never blocks saving the settings: the cache makes room first', async () => {
-    const app = new BackgroundApp({ version: '8.2.0' });
+    const app = new BackgroundApp();
     // Storage full of answers: not one more fits.
     limitStorage(60_000);
     for (let n = 0; ; n++) {

@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Lookup, type LookupEnvironment } from '../../../utils/lookup/lookup';
-import { getSites } from '../../../utils/service/client';
+import { SERVICE_CLIENT_VERSION, getSites } from '../../../utils/service/client';
 import { ServiceError } from '../../../utils/service/errors';
 import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
 import { DEMO_APP_ID, DEMO_SECRET, DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { grantOrigin } from '../support/permissions';
+import { SERVER_FAILURE_BODY_MODES } from '../../service/bad-bodies';
 
 let service: ReferenceService;
 let settings: Settings;
@@ -181,6 +182,66 @@ describe('Lookup', () => {
     expect(recovered.answers.size).toBe(1);
     service.control.forceStatus(500, 5);
     await expect(lookup.answers(knownHashes().slice(2, 3))).rejects.toMatchObject({ kind: 'server' });
+  });
+
+  it.each(SERVER_FAILURE_BODY_MODES)('takes a %s answer as transient: retries, reporting the sites again first, and answers', async (mode) => {
+    const lookup = makeLookup();
+    await lookup.answers(knownHashes().slice(0, 1)); // the site report is in place
+    service.control.badBody(mode, 1, '/reseed/index/index');
+    const [hash] = knownHashes().slice(1, 2);
+    const outcome = await lookup.answers([hash!]);
+    expect(outcome.answers.get(hash!)!.candidates.length).toBeGreaterThan(0);
+    expect(lookups()).toHaveLength(3); // warm-up, the failure, the retry
+    expect(reports()).toHaveLength(2); // the first, and again before the retry
+    expect(reports()[1]!.time).toBeLessThan(lookups()[2]!.time);
+    expect(outcome.requests).toBe(2);
+  });
+
+  it("does not report the sites again after a failure that is not the server's (the network)", async () => {
+    let failNext = false;
+    const flaky: typeof fetch = async (input, init) => {
+      if (failNext && String(input).endsWith('/reseed/index/index')) {
+        failNext = false;
+        throw new TypeError('fetch failed');
+      }
+      return fetch(input, init);
+    };
+    const lookup = makeLookup({ fetch: flaky });
+    await lookup.answers(knownHashes().slice(0, 1));
+    failNext = true;
+    const outcome = await lookup.answers(knownHashes().slice(1, 2));
+    expect(outcome.answers.get(knownHashes()[1]!)!.candidates.length).toBeGreaterThan(0);
+    expect(outcome.requests).toBe(2);
+    expect(reports()).toHaveLength(1);
+  });
+
+  it('fails a hash whose entry was wholly broken alone, and does not cache it as "none"', async () => {
+    const lookup = makeLookup();
+    const [broken, good] = knownHashes().slice(0, 2) as [string, string];
+    await lookup.answers([knownHashes()[5]!]); // the site report is in place
+    const candidate = { sid: 1, torrent_id: 5, info_hash: 'ab'.repeat(20) };
+    service.control.rawAnswer({ body: JSON.stringify({ code: 0, msg: 'ok', data: { [broken]: { torrent: [{ sid: 'x' }] }, [good]: { torrent: [candidate] } } }) }, 1, '/reseed/index/index');
+    const [first, second] = await Promise.allSettled([lookup.answers([broken]), lookup.answers([good])]);
+    expect(first.status).toBe('rejected');
+    expect((first as PromiseRejectedResult).reason).toMatchObject({ kind: 'bad-answer' });
+    expect(second.status).toBe('fulfilled');
+    expect((second as PromiseFulfilledResult<Awaited<ReturnType<Lookup['answers']>>>).value.answers.get(good)!.candidates).toEqual([candidate]);
+    // On one page, the broken hash is skipped alone: the others are shown.
+    service.control.rawAnswer({ body: JSON.stringify({ code: 0, msg: 'ok', data: { [broken]: { torrent: 'junk' }, [good]: { torrent: [candidate] } } }) }, 1, '/reseed/index/index');
+    const page = await lookup.answers([broken, good], { force: true });
+    expect(page.answers.get(good)!.candidates).toEqual([candidate]);
+    expect(page.answers.has(broken)).toBe(false);
+    expect(page.unanswered).toEqual([broken]);
+    // Asked again next time, and answered by the service as it is.
+    const again = await lookup.answers([broken]);
+    expect(again.fromCache).toBe(false);
+    expect(again.answers.get(broken)!.candidates.length).toBeGreaterThan(0);
+  });
+
+  it(`sends ${SERVICE_CLIENT_VERSION} as version when nothing else is set`, async () => {
+    const lookup = new Lookup({ settings: async () => settings, sitesToReport: async () => allSids, retryDelaysMs: [] });
+    await lookup.answers(knownHashes().slice(0, 1));
+    expect(new URLSearchParams(lookups()[0]!.body).get('version')).toBe(SERVICE_CLIENT_VERSION);
   });
 
   it('fails with a network error when the service is unreachable', async () => {

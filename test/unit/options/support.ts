@@ -71,7 +71,7 @@ export async function startOptionsWorld(
     void call.catch(() => undefined).finally(() => pending.delete(call));
     return call;
   };
-  const app = new BackgroundApp({ version: '8.2.0', retryDelaysMs: [], minIntervalMs: 0, fetch: tracked });
+  const app = new BackgroundApp({ retryDelaysMs: [], minIntervalMs: 0, fetch: tracked });
   const messages: { type: string }[] = [];
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
     messages.push(message as { type: string });

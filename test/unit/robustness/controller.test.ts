@@ -296,7 +296,8 @@ describe('bad answers', () => {
   const VIEW_CALLS: { path: string; untouched: readonly string[]; call: () => Promise<{ error?: { kind: string } }> }[] = [
     { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => app.account.testConnection({}) },
     { path: '/reseed/sites/recommend', untouched: ['bad-hash'], call: () => app.account.recommended(true) },
-    { path: '/reseed/users/profile', untouched: ['bad-hash', 'string-id'], call: () => app.account.profile() },
+    // Wrong types in the profile's optional fields leave it valid: each field takes its default.
+    { path: '/reseed/users/profile', untouched: ['bad-hash', 'string-id', 'wrong-types'], call: () => app.account.profile() },
   ];
   const viewCases = VIEW_CALLS.flatMap(({ path, untouched, call }, index) =>
     BAD_BODY_MODES.filter((mode) => !untouched.includes(mode)).map((mode) => ({ mode, path, call, index })),
@@ -318,6 +319,25 @@ describe('bad answers', () => {
     expect(view.status).toBe('done');
     expect(candidateKeys(view)).toEqual(hashes.flatMap((hash) => expectedCandidates(service, hash)).sort());
     expect(JSON.stringify(view)).not.toContain(INVENTED_HASH);
+  });
+
+  it('a lookup answer whose entry for one hash is wholly broken shows the other hashes, and asks for that one again', async () => {
+    await warmUp();
+    const [broken, good] = hashesWithCandidates(service).slice(0, 2) as [string, string];
+    const entry = (hash: string) => {
+      const member = service.index.memberByHash.get(hash)!;
+      const others = service.index.groups[member.group]!.filter((other) => other !== member);
+      return { torrent: others.map(({ sid, torrent_id, info_hash }) => ({ sid, torrent_id, info_hash })) };
+    };
+    service.control.rawAnswer({ body: JSON.stringify({ code: 0, msg: 'ok', data: { [broken]: { torrent: [{ sid: 'x' }] }, [good]: entry(good) } }) }, 1, LOOKUP_PATH);
+    const view = await visit([broken, good]);
+    tried();
+    expect(view.status).toBe('done');
+    expect(candidateKeys(view)).toEqual(expectedCandidates(service, good));
+    const before = lookups();
+    const next = await visit([broken, good]);
+    expect(lookups()).toBe(before + 1);
+    expect(candidateKeys(next)).toEqual([...expectedCandidates(service, broken), ...expectedCandidates(service, good)].sort());
   });
 
   it('a site list whose every entry carries markup in its host is refused whole, with a clear kind', async () => {
@@ -427,11 +447,14 @@ describe('network', () => {
     await warmUp();
     service.control.forceStatus(502, 1, { body: 'html' });
     expect((await visit([hashOn(service, 'hdsky').hash])).status).toBe('done');
-    service.control.forceStatus(503, 5, { body: 'empty' });
+    service.control.forceStatus(503, 5, { body: 'empty', path: LOOKUP_PATH });
+    const reportsBefore = requestsTo(service, REPORT_PATH).length;
     const view = await visit([hashOn(service, 'hdsky', 1).hash]);
     tried(4);
     expect(view.error?.kind).toBe('server');
     expect(lookups()).toBe(1 + 2 + 3);
+    // Each retry after a server failure reports the sites again first: the server may have lost them.
+    expect(requestsTo(service, REPORT_PATH).length - reportsBefore).toBe(2);
     const [first, second, third] = requestsTo(service, LOOKUP_PATH).slice(-3).map((request) => request.time);
     expect(second! - first!).toBeGreaterThanOrEqual(100);
     expect(third! - second!).toBeGreaterThanOrEqual(300);

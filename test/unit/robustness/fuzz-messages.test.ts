@@ -42,7 +42,7 @@ beforeEach(async () => {
     fetched.push(String(input));
     throw new TypeError('offline');
   }) as typeof fetch;
-  app = new BackgroundApp({ version: '0.1.0', fetch: offline, retryDelaysMs: [], timeoutMs: 200 });
+  app = new BackgroundApp({ fetch: offline, retryDelaysMs: [], timeoutMs: 200 });
 });
 
 // ------------------------------------------------------------------------------------------------

@@ -55,8 +55,6 @@ export class TestClock {
 // ------------------------------------------------------------------------------------------------
 // The background
 
-export const VERSION = '0.1.0';
-
 /** Settings as the options page saves them: a custom service address comes with its granted origin. */
 export async function storeSettings(values: Partial<Settings>): Promise<void> {
   await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: storedSettings({ ...DEFAULT_SETTINGS, ...values }) });
@@ -64,7 +62,7 @@ export async function storeSettings(values: Partial<Settings>): Promise<void> {
 }
 
 export function makeApp(clock: TestClock, extra: Partial<BackgroundOptions> = {}): BackgroundApp {
-  return new BackgroundApp({ version: VERSION, now: clock.now, retryDelaysMs: [10, 20], timeoutMs: 400, ...extra });
+  return new BackgroundApp({ now: clock.now, retryDelaysMs: [10, 20], timeoutMs: 400, ...extra });
 }
 
 /** What a NexusPHP details page's content script reports for these hashes. */

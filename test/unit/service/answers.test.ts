@@ -1,5 +1,6 @@
 /** The message table and the answer interpretation, as pure functions. */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { MESSAGE_RULES, NO_CANDIDATES, interpretAnswer, matchMessage, retryAfterSeconds, type AnswerRules } from '../../../utils/service/answers';
 import { ServiceError, toFailure } from '../../../utils/service/errors';
 
@@ -20,6 +21,9 @@ describe('matchMessage', () => {
     ['访问频率过快', 'rate-limited'],
     ['辅种间隔过于频繁', 'rate-limited'],
     ['未查询到可辅种数据', 'no-candidates'],
+    ['Server internal error', 'server'],
+    ["OOM command not allowed when used memory > 'maxmemory'.", 'server'],
+    ['服务器内部错误', 'server'],
   ])('%s → %s', (message, outcome) => {
     expect(matchMessage(message)).toBe(outcome);
   });
@@ -82,6 +86,49 @@ describe('interpretAnswer', () => {
     [503, null, 'server'],
     [429, null, 'rate-limited'],
   ] as const)('HTTP %i %s → %s', (status, text, kind) => {
+    expect(kindOf(() => interpretAnswer(rules, answer(status, text)))).toBe(kind);
+  });
+
+  it.each([
+    // webman renders an uncaught exception as HTTP 200 + its code + "Server internal error" (REAL-ANSWERS.md).
+    [200, '{\n    "code": 400,\n    "msg": "Server internal error"\n}'],
+    [200, '{"code":400,"msg":"Server internal error","data":[]}'],
+    [200, '{"code":1,"msg":"Server internal error"}'],
+    [200, `{"code":500,"msg":"OOM command not allowed when used memory > 'maxmemory'. script: c253b7d9, on @user_script:1."}`],
+    [200, '{"code":400,"msg":"SQLSTATE[HY000] [1040] Too many connections"}'],
+    // ThinkPHP's rendering of an exception, debug off: its error_message under `message`, even with code 0.
+    [200, '{"code":500,"message":"页面错误！请稍后再试～"}'],
+    // A body of plain words, not JSON and not an HTML page: the server failing aloud.
+    [200, "OOM command not allowed when used memory > 'maxmemory'. script: c253b7d9ec59b467750e672b358427bbaa6015c5, on @user_script:1."],
+    [200, 'Server busy, please retry later'],
+    [200, 'PHP Fatal error:  Uncaught RedisException: read error on connection in /www/app.php:12'],
+    [200, '<br />\n<b>Fatal error</b>:  Allowed memory size of 134217728 bytes exhausted in <b>/www/a.php</b> on line <b>8</b><br />'],
+  ] as const)('HTTP %i %j is a transient server failure', (status, text) => {
+    expect(kindOf(() => interpretAnswer(rules, answer(status, text)))).toBe('server');
+  });
+
+  it('takes an unreadable "success" that carries a server failure text as the server failing', () => {
+    const needsData = { ...rules, parse: (json: unknown) => z.object({ data: z.object({}) }).parse(json) };
+    expect(kindOf(() => interpretAnswer(needsData, answer(200, '{"code":0,"message":"页面错误！请稍后再试～"}')))).toBe('server');
+    expect(kindOf(() => interpretAnswer(needsData, answer(200, '{"code":0,"msg":"ok"}')))).toBe('bad-answer');
+  });
+
+  it('keeps the first line of a server failure text as the service message, bounded', () => {
+    try {
+      interpretAnswer(rules, answer(200, `OOM command not allowed ${'x'.repeat(500)}\nsecond line`));
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ServiceError).serviceMessage).toBe(`OOM command not allowed ${'x'.repeat(500)}`.slice(0, 200));
+    }
+  });
+
+  it.each([
+    [200, '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>', 'bad-answer'],
+    [200, '{"code":0,"msg":"ok","data":{"a"', 'bad-answer'],
+    [200, '["trunc', 'bad-answer'],
+    [404, 'Not Found', 'bad-request'],
+    [200, '{"code":400,"msg":"hash格式错误"}', 'bad-request'],
+  ] as const)('HTTP %i %j is still %s, not a server failure', (status, text, kind) => {
     expect(kindOf(() => interpretAnswer(rules, answer(status, text)))).toBe(kind);
   });
 

@@ -14,6 +14,7 @@ import {
   type ServiceConfig,
 } from '../../../utils/service/client';
 import { startReferenceService, type BadBodyMode, type ReferenceService } from '../../service/server';
+import { SERVER_FAILURE_BODY_MODES } from '../../service/bad-bodies';
 import { UNKNOWN_HASH, allSids, configFor, failure, sidOf } from './helpers';
 
 let service: ReferenceService;
@@ -53,7 +54,8 @@ const OPERATIONS: Operation[] = [
   { name: 'getRecommendedSites', path: '/reseed/sites/recommend', run: getRecommendedSites, refuses: ['wrong-types', 'missing-fields', 'string-id'] },
   { name: 'getSites', path: '/reseed/sites/index', run: getSites, refuses: ['missing-fields'] },
   { name: 'reportExisting', path: '/reseed/sites/reportExisting', run: (config) => reportExisting(config, [1, 4]), refuses: ['wrong-types', 'missing-fields', 'bad-hash'] },
-  { name: 'getProfile', path: '/reseed/users/profile', run: getProfile, refuses: ['wrong-types', 'missing-fields'] },
+  // Wrong types in the profile's fields are not refused: each field takes its default (sites-and-users.test.ts).
+  { name: 'getProfile', path: '/reseed/users/profile', run: getProfile, refuses: ['missing-fields'] },
   {
     name: 'bindAccount',
     path: '/reseed/users/bind',
@@ -66,7 +68,7 @@ const OPERATIONS: Operation[] = [
 ];
 
 /** Spoilings that break the envelope itself: every operation refuses them. */
-const ENVELOPE_BREAKERS: BadBodyMode[] = ['html', 'not-json', 'truncated-json', 'empty', 'json-null', 'not-envelope', 'huge', 'huge-chunked'];
+const ENVELOPE_BREAKERS: BadBodyMode[] = ['html', 'truncated-json', 'empty', 'json-null', 'not-envelope', 'huge', 'huge-chunked'];
 
 describe.each(OPERATIONS)('$name', (operation) => {
   it('succeeds against the reference server', async () => {
@@ -76,6 +78,12 @@ describe.each(OPERATIONS)('$name', (operation) => {
   it.each([...ENVELOPE_BREAKERS, ...operation.refuses])('refuses a %s answer as bad-answer', async (mode) => {
     service.control.badBody(mode, 1, operation.path);
     await failure(operation.run(configFor(service)), 'bad-answer');
+  });
+
+  it.each(SERVER_FAILURE_BODY_MODES)('takes a %s answer as the server failing (transient), not as a refusal or a broken answer', async (mode) => {
+    service.control.badBody(mode, 1, operation.path);
+    const error = await failure(operation.run(configFor(service)), 'server');
+    expect(error.httpStatus).toBe(200);
   });
 
   it('fails with timeout when the answer is slower than timeoutMs', async () => {

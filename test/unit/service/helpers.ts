@@ -1,14 +1,15 @@
 /** Shared by the service tests: configs pointing at the reference server, and independent expectations. */
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
-import type { ServiceConfig } from '../../../utils/service/client';
+import { SERVICE_CLIENT_VERSION, type ServiceConfig } from '../../../utils/service/client';
 import { ServiceError, type ServiceErrorKind } from '../../../utils/service/errors';
 import type { RecordedRequest, ReferenceService } from '../../service/server';
 
-export const VERSION = '0.1.0';
+/** What every request must carry as `version` (configs below set none, as the extension sets none). */
+export const VERSION = SERVICE_CLIENT_VERSION;
 
 export function configFor(service: ReferenceService, overrides: Partial<ServiceConfig> = {}): ServiceConfig {
-  return { baseUrl: service.url, token: 'demo-token', version: VERSION, timeoutMs: 3000, ...overrides };
+  return { baseUrl: service.url, token: 'demo-token', timeoutMs: 3000, ...overrides };
 }
 
 export const nodeSha1 = (text: string) => createHash('sha1').update(text).digest('hex');
