@@ -4,6 +4,7 @@
  */
 import { browser } from 'wxt/browser';
 import { readPage } from '../../utils/pages';
+import { downloadTorrent } from '../../utils/torrent/download';
 import { watchPage } from '../../utils/pages/navigation';
 import type { FoundHash, PageReading } from '../../utils/pages/types';
 import type { PageView, PageViewChanged } from '../../utils/messages';
@@ -132,17 +133,11 @@ async function downloadTorrentFile(url: string | undefined): Promise<{ data?: st
   }
   // Only this site's own download link: never another origin, never more than one file.
   if (target.origin !== location.origin) return { problem: 'no-link' };
-  try {
-    const response = await fetch(target, { credentials: 'include' });
-    if (!response.ok) return { problem: 'download-failed' };
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.length > 10 * 1024 * 1024) return { problem: 'download-failed' };
-    let binary = '';
-    for (let offset = 0; offset < bytes.length; offset += 0x8000) {
-      binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
-    }
-    return { data: btoa(binary) };
-  } catch {
-    return { problem: 'download-failed' };
+  const download = await downloadTorrent(target);
+  if (!('bytes' in download)) return { problem: 'download-failed' };
+  let binary = '';
+  for (let offset = 0; offset < download.bytes.length; offset += 0x8000) {
+    binary += String.fromCharCode(...download.bytes.subarray(offset, offset + 0x8000));
   }
+  return { data: btoa(binary) };
 }
