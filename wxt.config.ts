@@ -38,6 +38,9 @@ export default defineConfig({
       // WXT drops optional_host_permissions from MV2 builds without a replacement: Firefox then
       // refuses every permissions.request (a custom service origin, "use on this site").
       if (manifest.manifest_version === 2) manifest.optional_permissions = [...(manifest.optional_permissions ?? []), '*://*/*'];
+      // Firefox's settings (its add-on id, data-collection consent) mean nothing to Chromium, and the
+      // background reads the consent declaration to know whether to ask for it (utils/data-collection.ts).
+      else delete (manifest as { browser_specific_settings?: unknown }).browser_specific_settings;
     },
   },
   manifest: {
@@ -53,8 +56,10 @@ export default defineConfig({
         id: GECKO_ID,
         // ESR 140 and newer: the first releases that read data_collection_permissions.
         strict_min_version: '140.0',
-        // Nothing is collected: only hashes and the user's own site list go to the lookup service.
-        data_collection_permissions: { required: ['none'] },
+        // What leaves the browser (utils/data-collection.ts): the info-hashes of tracker pages
+        // visited and the user's site list go to the lookup service (required: it is what the
+        // extension does); binding a token sends a user id and a passkey SHA-1 (asked when binding).
+        data_collection_permissions: { required: ['browsingActivity'], optional: ['authenticationInfo', 'personallyIdentifyingInfo'] },
       } as { id: string; strict_min_version: string },
       gecko_android: { strict_min_version: '142.0' },
     },

@@ -93,6 +93,8 @@ export function describeFailure(failure: ServiceFailure, now = Date.now()): { ti
       return { title: t('errNoCredentials'), action: t('actNoCredentials') };
     case 'not-permitted':
       return { title: t('errNotPermitted'), action: t('actNotPermitted') };
+    case 'no-consent':
+      return { title: t('errNoConsent'), action: t('actNoConsent') };
     case 'auth':
       return { title: t('errAuth'), action: t('actAuth') };
     case 'not-bound':

@@ -120,6 +120,8 @@ export const settingsFields = {
     .default({}),
   /** Hosts the user enabled the extension on from the popup ("Use on this site"). */
   customHosts: listOf(pageHostSchema, 500).default([]),
+  /** The user has read what leaves the browser (the first-run notice). */
+  privacyNoticeSeen: z.boolean().default(false),
 } as const;
 
 export const settingsSchema = z.object(settingsFields);

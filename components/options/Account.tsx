@@ -7,6 +7,7 @@ import { FailureNotice, Notice } from '../FailureNotice';
 import { describeFailure, formatDateTime, friendlyServiceMessage, t, type MessageKey } from '../../utils/i18n';
 import type { BackgroundProtocol, ProfileView, RecommendedSiteView } from '../../utils/messages';
 import type { ServiceFailure } from '../../utils/service/errors';
+import { askForBinding } from '../../utils/data-collection';
 import { sendToBackground } from '../../utils/send';
 
 type ProfileState =
@@ -209,10 +210,16 @@ function BindForm({ onBound }: { onBound: (message?: string, profile?: ProfileVi
     if (!/^\d{1,12}$/.test(id)) return refuse({ field: 'bind-user-id', text: t('bindErrUserId') });
     if (!key || /\s/.test(key)) return refuse({ field: 'bind-passkey', text: t('bindErrPasskey') });
     setProblem(undefined);
+    // Binding sends a user id and a passkey SHA-1: where the browser asks (Firefox), within this click.
+    const consent = askForBinding();
     setOutcome({ kind: 'working' });
     // The raw passkey goes no further than our background, which sends only its SHA-1; the field
     // is emptied at once so it does not linger in the page either.
     setPasskey('');
+    if (!(await consent)) {
+      setOutcome({ kind: 'failure', failure: { kind: 'no-consent', detail: 'the user did not allow binding to send its data' } });
+      return;
+    }
     const answer = await sendToBackground('account:bind', { sid: chosen.sid, site: chosen.site, userId: id, passkey: key });
     if (answer?.ok) {
       setOutcome({ kind: 'none' });

@@ -4,6 +4,7 @@ import { AccountSections } from '../../components/options/Account';
 import { BackupSection } from '../../components/options/Backup';
 import { fieldList, fieldLabel } from '../../components/options/fields';
 import { CustomSitesSection, PanelSection } from '../../components/options/PanelSettings';
+import { FirstRunNotice, PrivacySection } from '../../components/options/Privacy';
 import { SitesSections } from '../../components/options/Sites';
 import { StatusLine, type Status } from '../../components/options/StatusLine';
 import { formatNumber, t, type MessageKey } from '../../utils/i18n';
@@ -12,6 +13,14 @@ import { sendToBackground } from '../../utils/send';
 import { isKnownServiceOrigin, normaliseBaseUrl, SETTINGS_KEY, type Settings } from '../../utils/settings';
 
 type ConnectionForm = Pick<Settings, 'baseUrl' | 'token' | 'appId' | 'secret'>;
+
+function hostOfUrl(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
 
 /** The service connection: base URL, token, App ID, Secret, with Save and Test connection. */
 function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (view: SettingsView) => void }) {
@@ -178,6 +187,7 @@ const SECTIONS: [string, MessageKey][] = [
   ['panel-heading', 'panelHeading'],
   ['custom-sites-heading', 'customHeading'],
   ['backup-heading', 'backupHeading'],
+  ['privacy-heading', 'privacyHeading'],
 ];
 
 export function Options() {
@@ -200,9 +210,15 @@ export function Options() {
     setRevision(revision + 1);
   };
   const account = `${revision}:${view.settings.baseUrl}:${view.settings.token}`;
+  const serviceHost = hostOfUrl(view.settings.baseUrl);
+  const noticeSeen = async () => {
+    const answer = await sendToBackground('settings:save', { update: { privacyNoticeSeen: true } });
+    if (answer && 'settings' in answer) setView(answer);
+  };
   return (
     <main class="options">
       <h1>{t('optionsTitle')}</h1>
+      {!view.settings.privacyNoticeSeen && <FirstRunNotice serviceHost={serviceHost} onSeen={() => void noticeSeen()} />}
       {view.resetFields.length > 0 && (
         <div class="notice warn" role="alert">
           <strong class="notice-title">{t('settingsReset', fieldList(view.resetFields))}</strong>
@@ -234,6 +250,7 @@ export function Options() {
       <PanelSection view={view} onSaved={setView} />
       <CustomSitesSection view={view} onSaved={setView} />
       <BackupSection onImported={imported} />
+      <PrivacySection serviceHost={serviceHost} />
     </main>
   );
 }

@@ -196,6 +196,12 @@ describe.each(BROWSER_KINDS)('%s: privacy over a whole session', (kind) => {
       expect([...(manifest.permissions as string[])].sort()).toEqual([...serviceHosts, ...apis].sort());
       expect(manifest.optional_permissions).toEqual(['*://*/*']);
     }
+    // Firefox's data-collection consent says what leaves the browser: required, the hashes of
+    // tracker pages visited and the site list; asked when binding, a user id and a passkey SHA-1.
+    if (kind === 'firefox') {
+      const gecko = (manifest.browser_specific_settings as { gecko: { data_collection_permissions: unknown } }).gecko;
+      expect(gecko.data_collection_permissions).toEqual({ required: ['browsingActivity'], optional: ['authenticationInfo', 'personallyIdentifyingInfo'] });
+    }
     // Nothing a page could reach the extension by.
     expect(manifest.externally_connectable).toBeUndefined();
     expect(manifest.web_accessible_resources ?? []).toEqual([]);
@@ -206,6 +212,31 @@ describe.each(BROWSER_KINDS)('%s: privacy over a whole session', (kind) => {
     for (const pattern of scripts.flatMap((script) => script.matches)) {
       const host = /^\*:\/\/(?:\*\.)?([a-z0-9.-]+)\/\*$/.exec(pattern)?.[1];
       expect(host && catalogued.has(host), pattern).toBe(true);
+    }
+  });
+
+  // Chromium only: Firefox offers no access level for storage.local (only for storage.session).
+  if (kind === 'chromium') it('keeps storage.local (the token) out of the content script\'s reach', async () => {
+    // The content script's own isolated world, reached through CDP as no page script can.
+    const raw = trackerTab.raw as PlaywrightPage;
+    const session = await raw.context().newCDPSession(raw);
+    try {
+      const contexts: { id: number; name: string; auxData?: { type?: string } }[] = [];
+      session.on('Runtime.executionContextCreated', ({ context }) => contexts.push(context));
+      await session.send('Runtime.enable');
+      const isolated = await waitFor(
+        async () => contexts.find((context) => context.auxData?.type === 'isolated'),
+        (found) => !!found,
+      );
+      const { result } = await session.send('Runtime.evaluate', {
+        contextId: isolated!.id,
+        expression: 'chrome.storage.local.get(null).then((items) => "read " + Object.keys(items).length + " keys", (error) => "refused: " + error.message)',
+        awaitPromise: true,
+        returnByValue: true,
+      });
+      expect(String(result.value)).toMatch(/^refused: /);
+    } finally {
+      await session.detach();
     }
   });
 

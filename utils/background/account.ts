@@ -7,6 +7,7 @@ import type { ProfileView, RecommendedSiteView, SiteChoice } from '../messages';
 import { bindAccount, getProfile, getRecommendedSites, type ServiceConfig } from '../service/client';
 import { toFailure, type ServiceFailure } from '../service/errors';
 import type { Profile, ServiceSite } from '../service/schemas';
+import { bindingAllowed } from '../data-collection';
 import { normaliseBaseUrl } from '../settings';
 import { catalog, siteForSid } from '../sites';
 import { prefersChinese, recommendedViews, siteName } from './candidates';
@@ -114,6 +115,7 @@ export class Account {
   }> {
     const settings = await this.shared.settings.get();
     if (!settings.token) return { ok: false, error: NO_TOKEN };
+    if (!(await bindingAllowed())) return { ok: false, error: { kind: 'no-consent', detail: 'binding sends a user id and a passkey SHA-1: not allowed' } };
     try {
       const message = await this.shared.lookup.call((config) => bindAccount(config, account), settings);
       // A freshly bound token gets a new site report on the next lookup.

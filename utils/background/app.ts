@@ -7,6 +7,7 @@
  * binding and connection test in account.ts; the options page's settings, export and import in
  * preferences.ts; "Use on this site" in custom-sites.ts.
  */
+import { browser } from 'wxt/browser';
 import { Lookup } from '../lookup/lookup';
 import { ServiceError } from '../service/errors';
 import type { ServiceConfig } from '../service/client';
@@ -20,6 +21,20 @@ import { SiteDirectory } from './site-list';
 import { TabViews } from './tab-views';
 
 export type { BackgroundOptions } from './shared';
+
+/**
+ * storage.local holds the token and client passwords: only the extension's own pages and the
+ * background may read it, not a content script (whose renderer a tracker page shares). Chromium
+ * supports this for storage.local; Firefox only for storage.session, so there it stays as it is.
+ */
+export async function restrictStorage(): Promise<boolean> {
+  const local = browser.storage.local as unknown as { setAccessLevel?: (options: { accessLevel: string }) => Promise<void> };
+  if (typeof local.setAccessLevel !== 'function') return false;
+  return local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).then(
+    () => true,
+    () => false,
+  );
+}
 
 /** How often old answers are pruned (the cache also keeps its bound as it writes). */
 export const PRUNE_EVERY_MINUTES = 6 * 60;
@@ -82,8 +97,9 @@ export class BackgroundApp implements Shared {
     };
   }
 
-  /** At every start: the user's own sites get their content script again; old answers are pruned. */
+  /** At every start: storage closed to content scripts, the user's own sites get their content script again, old answers pruned. */
   async start(): Promise<void> {
+    await restrictStorage();
     await this.customSites.start();
     await this.lookup.cache.prune().catch(() => undefined);
   }

@@ -6,6 +6,7 @@
 export const SERVICE_ERROR_KINDS = [
   'no-credentials', // nothing configured to call the service with
   'not-permitted', // the service address is neither a known IYUU host nor an origin the user granted
+  'no-consent', // the user has not allowed what this call would send (Firefox's data-collection consent)
   'auth', // token missing, unknown or rejected
   'not-bound', // token exists but is not bound to a recommended site yet
   'stale-site-hash', // sid_sha1 missing or stale: report the site list again

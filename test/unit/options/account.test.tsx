@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AccountSections, describeBindFailure } from '../../../components/options/Account';
 import { formatDateTime } from '../../../utils/i18n';
 import { DEMO_EXPIRED_TOKEN, DEMO_UNBOUND_TOKEN } from '../../service/server';
@@ -241,3 +242,59 @@ describe('describeBindFailure', () => {
     expect(describeBindFailure({ kind: 'network', detail: 'offline' }).title).toBe(en.errNetwork!.message);
   });
 });
+
+describe('binding where the browser asks for data consent (Firefox)', () => {
+  /** The Firefox build's manifest, and its data-collection permissions held in memory. */
+  function firefoxConsent(answer: boolean): { asked: string[][] } {
+    const asked: string[][] = [];
+    const granted = new Set<string>();
+    const runtime = fakeBrowser.runtime as unknown as { getManifest: () => unknown };
+    runtime.getManifest = () => ({ browser_specific_settings: { gecko: { data_collection_permissions: { required: ['browsingActivity'] } } } });
+    const permissions = fakeBrowser.permissions as unknown as Record<string, (request: { data_collection?: string[]; origins?: string[] }) => Promise<boolean>>;
+    const contains = permissions.contains!.bind(permissions);
+    const request = permissions.request!.bind(permissions);
+    permissions.contains = async (query) =>
+      query.data_collection ? query.data_collection.every((type) => granted.has(type)) : contains(query);
+    permissions.request = async (query) => {
+      if (!query.data_collection) return request(query);
+      asked.push(query.data_collection);
+      if (answer) for (const type of query.data_collection) granted.add(type);
+      return answer;
+    };
+    return { asked };
+  }
+
+  it('asks on Bind, and sends nothing when the user declines', async () => {
+    world = await startOptionsWorld({ settings: { token: DEMO_UNBOUND_TOKEN } });
+    const consent = firefoxConsent(false);
+    const account = freeAccount(world);
+    const page = mount(<AccountSections hasToken />);
+    await waitFor(() => page.querySelector('.token-unbound'), 'the profile');
+    await bindForm(page);
+    await choose($(page, '#bind-site'), String(account.sid));
+    await type($(page, '#bind-user-id'), account.user_id);
+    await type($(page, '#bind-passkey'), account.passkey);
+    await click($<HTMLButtonElement>(page, '#bind'));
+    await waitFor(() => page.querySelector('#bind-result[data-kind="no-consent"]'), 'the refusal');
+    expect(consent.asked).toEqual([['authenticationInfo', 'personallyIdentifyingInfo']]);
+    expect(world.service.requests.filter((request) => request.path === '/reseed/users/bind')).toHaveLength(0);
+    // The background refuses too, whoever asks it.
+    expect((await world.app.account.bind({ sid: account.sid, site: account.site, userId: account.user_id, passkey: account.passkey })).error?.kind).toBe('no-consent');
+    expect(world.service.requests.filter((request) => request.path === '/reseed/users/bind')).toHaveLength(0);
+  });
+
+  it('binds once the user allows it', async () => {
+    world = await startOptionsWorld({ settings: { token: DEMO_UNBOUND_TOKEN } });
+    firefoxConsent(true);
+    const account = freeAccount(world);
+    const page = mount(<AccountSections hasToken />);
+    await waitFor(() => page.querySelector('.token-unbound'), 'the profile');
+    await bindForm(page);
+    await choose($(page, '#bind-site'), String(account.sid));
+    await type($(page, '#bind-user-id'), account.user_id);
+    await type($(page, '#bind-passkey'), account.passkey);
+    await click($<HTMLButtonElement>(page, '#bind'));
+    await waitFor(() => page.querySelector('#bind-result.ok'), 'the bind answer');
+  });
+});
+

@@ -49,6 +49,7 @@ describe('the options page', () => {
       'panel-heading',
       'custom-sites-heading',
       'backup-heading',
+      'privacy-heading',
     ]);
     // Every section is named by its heading; h3s sit only inside sections.
     for (const section of page.querySelectorAll('section')) {
@@ -178,6 +179,29 @@ describe('the service address and the saved credentials', () => {
     expect(await world.app.preferences.saveSettings({ baseUrl: 'http://vip.iyuu.cn', token: 'demo-token' })).toHaveProperty('settings');
     expect(await world.app.preferences.saveSettings({ baseUrl: 'https://lookup.example.net', token: 'another-token' })).toHaveProperty('settings');
     expect(await world.app.preferences.saveSettings({ baseUrl: 'https://mirror.example.net' })).toMatchObject({ confirm: 'credentials', fields: ['token'] });
+  });
+});
+
+describe('what leaves the browser', () => {
+  it('says it plainly on the first run until the user has read it, and keeps it as the last section', async () => {
+    world = await startOptionsWorld();
+    const page = await openOptions();
+    const host = new URL(world.service.url).host;
+    expect(text(page, '#first-run-title')).toBe(en.privacyFirstRunTitle!.message);
+    expect(text(page, '#first-run')).toContain(en.privacyLookups!.message.replace('$1', host));
+    expect(text(page, '#first-run')).toContain(en.privacyBinding!.message);
+    expect(text(page, '#privacy-section')).toContain(en.privacyNothingElse!.message);
+    await click($(page, '#first-run-ok'));
+    await waitFor(async () => (await storedSettings()).privacyNoticeSeen === true, 'remembered');
+    await waitFor(() => !page.querySelector('#first-run'), 'the notice gone');
+    expect(text(page, '#privacy-section')).toContain(en.privacyClients!.message);
+  });
+
+  it('in Chinese', async () => {
+    world = await startOptionsWorld({ locale: 'zh_CN' });
+    const page = await openOptions();
+    expect(text(page, '#first-run-title')).toBe(zh.privacyFirstRunTitle!.message);
+    expect(text(page, '#privacy-heading')).toBe(zh.privacyHeading!.message);
   });
 });
 
