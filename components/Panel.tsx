@@ -32,7 +32,7 @@ export function trusted(action: () => void): (event: Event) => void {
 /** The badge's few characters, like the toolbar badge: a count, "…" while looking up, "!" when something needs the user. */
 function badgeText(view: PageView): string {
   if (view.status === 'done') return formatNumber(countOthers(view.candidates).torrents);
-  return view.status === 'looking-up' || view.status === 'reading' ? '…' : view.status === 'no-hash' || view.status === 'held' ? '?' : '!';
+  return view.status === 'looking-up' || view.status === 'reading' ? '…' : view.status === 'no-hash' || view.status === 'waiting-for-user' ? '?' : '!';
 }
 
 /**
@@ -91,7 +91,7 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
               </div>
             )}
             {view.status === 'no-credentials' && <p>{t('panelNoToken')}</p>}
-            {view.status === 'held' && (
+            {view.status === 'waiting-for-user' && (
               <p>
                 <button type="button" class="primary look-up-again" onClick={trusted(onRefresh)}>
                   {t('lookUpAgain')}

@@ -26,7 +26,7 @@ export function viewSummary(view: Pick<PageView, 'status' | 'candidates' | 'hash
       return t('statusNoToken');
     case 'error':
       return t('panelError');
-    case 'held':
+    case 'waiting-for-user':
       return t('statusHeld');
     default:
       return t('statusNoHash');

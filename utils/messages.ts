@@ -35,7 +35,7 @@ export type TabStatus =
   | 'done'
   | 'error'
   // the page changed its torrent more often than its lookup budget allows: waits for the user's "Look up again"
-  | 'held';
+  | 'waiting-for-user';
 
 export interface TabView {
   tabId: number;

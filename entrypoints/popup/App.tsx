@@ -353,7 +353,7 @@ function StatusSection({ view, now, busy, onRefresh, onHashFromTorrent }: Conten
         </FailureNotice>
       ) : null;
     }
-    case 'held':
+    case 'waiting-for-user':
       return (
         <Notice kind="warn" title={t('statusHeld')}>
           <p>{t('statusHeldHelp')}</p>

@@ -22,7 +22,7 @@ import { hostOf, type ContentHandlers, type PageHandlers, type Shared } from './
 export const PAGE_LOOKUPS_PER_MINUTE = 10;
 
 /** The budget ran out: the view waits for the user. */
-class Held extends Error {}
+class BudgetSpent extends Error {}
 
 /**
  * Each tab's budget of lookups caused by its page changing its own hashes. A page controls what
@@ -214,13 +214,13 @@ export class PageViews {
         force,
         // Only show "looking up" when the service is asked, so a revisit answered by the cache does not flicker.
         beforeService: () => {
-          if (budgeted && !this.budget.take(tabId)) throw new Held();
+          if (budgeted && !this.budget.take(tabId)) throw new BudgetSpent();
           return tabs.set({ ...base, status: 'looking-up', error: undefined, retryAt: undefined });
         },
       });
     } catch (error) {
       const sites = await sitesPromise;
-      if (error instanceof Held) return tabs.set({ ...(await this.withOlderAnswers(base, settings, sites)), status: 'held', error: undefined });
+      if (error instanceof BudgetSpent) return tabs.set({ ...(await this.withOlderAnswers(base, settings, sites)), status: 'waiting-for-user', error: undefined });
       return tabs.set(await this.failedView(base, settings, toFailure(error), sites));
     }
     const sites = await sitesPromise;

@@ -27,7 +27,7 @@ export function badgeFor(view: TabView): { text: string; color: string; title?: 
     case 'error':
     case 'no-credentials':
       return { text: '!', color: '#cf222e' };
-    case 'held':
+    case 'waiting-for-user':
       return { text: '?', color: '#9a6700' };
     default:
       return { text: '', color: '#6e7781' };

@@ -67,7 +67,7 @@ describe('a page changing its own hashes', () => {
     let last;
     for (let n = 1; n <= 30; n++) last = await app.pages.onPageReading(5, url, reading(unknown(n)));
     expect(lookups() - first).toBe(10);
-    expect(last!.status).toBe('held');
+    expect(last!.status).toBe('waiting-for-user');
     expect(last!.hashes[0]!.hash).toBe(unknown(30));
     // The user's click: asked at once, and the page has a new budget.
     const asked = await app.pages.refresh(5);

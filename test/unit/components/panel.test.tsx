@@ -95,7 +95,7 @@ describe('inline panel', () => {
 
 describe('a page that spent its lookups', () => {
   it('offers "Look up again", which only the user\'s own click presses', async () => {
-    const { root, handlers } = await showPanel(tabView({ status: 'held', candidates: [] }), 'inline');
+    const { root, handlers } = await showPanel(tabView({ status: 'waiting-for-user', candidates: [] }), 'inline');
     const again = root.querySelector('button.look-up-again');
     expect(text(again)).toBe('Look up again');
     await scriptedClick(again);
