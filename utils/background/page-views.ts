@@ -186,10 +186,19 @@ export class PageViews {
     return { view: await this.shared.tabs.set({ ...(await this.view(tabId)), torrentFileProblem: problem }) };
   }
 
-  /** Rebuilds every tab's view from the cache (after the user's sites changed). */
+  /**
+   * Rebuilds every tab's view from the answers held (after the user's sites changed), asking the
+   * service nothing: open tabs fold the sites the user is not on at once. The next visit asks
+   * again, as answers fetched under the old site list are no longer fresh.
+   */
   private async redrawTabs(): Promise<void> {
+    const settings = await this.shared.settings.get();
     for (const view of this.shared.tabs.all()) {
-      if (view.status === 'done' && view.hashes.length) await this.resolve(view, false).catch(() => undefined);
+      if (view.status !== 'done' || !view.hashes.length) continue;
+      const sites = await this.shared.directory.sites.get(settings.baseUrl, (operation) => this.shared.lookup.call(operation, settings));
+      const redrawn = await this.withOlderAnswers(view, settings, sites);
+      const current = await this.shared.tabs.get(view.tabId);
+      if (current?.url === view.url) await this.shared.tabs.set({ ...redrawn, status: 'done' });
     }
   }
 

@@ -18,21 +18,29 @@ const COUNT_KEY = 'answerCount';
 export interface CachedAnswer {
   candidates: Candidate[];
   fetchedAt: number;
+  /**
+   * The site list the service was told when it answered (lookup.ts's sitesTag): a service that
+   * answers only for the reported sites answers differently once the user's sites change.
+   */
+  sites?: string;
 }
 
 /** Stored compactly: [sid, torrent_id, info_hash] triples. */
 interface StoredAnswer {
   t: number;
   c: [number, number, string][];
+  s?: string;
 }
 
 function pack(answer: CachedAnswer): StoredAnswer {
-  return { t: answer.fetchedAt, c: answer.candidates.map((c) => [c.sid, c.torrent_id, c.info_hash]) };
+  const packed: StoredAnswer = { t: answer.fetchedAt, c: answer.candidates.map((c) => [c.sid, c.torrent_id, c.info_hash]) };
+  if (answer.sites !== undefined) packed.s = answer.sites;
+  return packed;
 }
 
 function unpack(stored: unknown): CachedAnswer | undefined {
   if (!stored || typeof stored !== 'object') return undefined;
-  const { t, c } = stored as Partial<StoredAnswer>;
+  const { t, c, s } = stored as Partial<StoredAnswer>;
   if (typeof t !== 'number' || !Array.isArray(c)) return undefined;
   const candidates: Candidate[] = [];
   for (const triple of c) {
@@ -43,7 +51,7 @@ function unpack(stored: unknown): CachedAnswer | undefined {
     }
     candidates.push({ sid, torrent_id: torrentId, info_hash: hash });
   }
-  return { candidates, fetchedAt: t };
+  return typeof s === 'string' ? { candidates, fetchedAt: t, sites: s } : { candidates, fetchedAt: t };
 }
 
 export class AnswerCache {

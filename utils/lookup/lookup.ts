@@ -88,6 +88,20 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
+/**
+ * A short tag for the site list lookups are made under (the user's sites, or every listed site
+ * until they pick): answers are fresh only under the list they were fetched with, since a service
+ * may answer only for the reported sites. Signed lookups report no sites.
+ */
+export function sitesTag(settings: Settings): string {
+  if (lookupMode(settings) === 'signed') return '';
+  const list = settings.heldSites ? [...settings.heldSites].sort((a, b) => a - b).join(',') : '*';
+  // FNV-1a: a few characters per answer in storage, not the whole list.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < list.length; i++) hash = Math.imul(hash ^ list.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(36);
+}
+
 /** Failures that every queued hash would meet too: they end the whole queue, not just one batch. */
 const ENDS_THE_QUEUE = new Set(['rate-limited', 'no-credentials', 'not-permitted', 'auth', 'not-bound', 'bad-sign']);
 
@@ -146,11 +160,13 @@ export class Lookup {
     const answers = new Map<string, CachedAnswer>();
     let needed = wanted;
     if (!options.force) {
-      const cached = await this.cache.get(wanted);
+      const [cached, settings] = await Promise.all([this.cache.get(wanted), this.env.settings()]);
+      const tag = sitesTag(settings);
       needed = [];
       for (const hash of wanted) {
         const answer = cached.get(hash);
-        if (this.cache.isFresh(answer)) answers.set(hash, answer);
+        // An answer from before the user's sites changed is not fresh (one stored without a tag is).
+        if (this.cache.isFresh(answer) && (answer.sites === undefined || answer.sites === tag)) answers.set(hash, answer);
         else needed.push(hash);
       }
     }
@@ -210,9 +226,10 @@ export class Lookup {
         });
         const batch = ++this.batches;
         const stored = new Map<string, CachedAnswer>();
+        const sites = sitesTag(settings);
         for (const [hash] of taken) {
           const candidates = result.candidates.get(hash);
-          if (candidates) stored.set(hash, { candidates, fetchedAt: this.now() });
+          if (candidates) stored.set(hash, { candidates, fetchedAt: this.now(), sites });
         }
         await this.cache.put(stored);
         for (const [hash, waiting] of taken) {

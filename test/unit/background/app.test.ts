@@ -54,6 +54,24 @@ describe('BackgroundApp', () => {
   });
 });
 
+describe('answers and the user\'s sites', () => {
+  it('asks again on the next visit once the user\'s sites changed: a service may answer only for the sites reported', async () => {
+    const { hash } = groupOnHdsky();
+    const lookups = () => service.requests.filter((request) => request.path === '/reseed/index/index').length;
+    const reading = { engine: 'nexusphp', kind: 'details' as const, hashes: [{ hash, source: 'info-row' as const }] };
+    await app.pages.onPageReading(3, 'https://hdsky.me/details.php?id=1', reading);
+    await app.tabs.forget(3);
+    await app.pages.onPageReading(3, 'https://hdsky.me/details.php?id=1', reading);
+    const before = lookups();
+    await app.preferences.saveSettings({ heldSites: [7], askedForSites: true });
+    // The open tab is redrawn from what is held: nothing asked.
+    expect(lookups()).toBe(before);
+    await app.tabs.forget(3);
+    await app.pages.onPageReading(3, 'https://hdsky.me/details.php?id=1', reading);
+    expect(lookups()).toBe(before + 1);
+  });
+});
+
 describe('a page changing its own hashes', () => {
   const unknown = (n: number) => `${n.toString(16).padStart(8, '0')}${'ab'.repeat(16)}`;
   const lookups = () => service.requests.filter((request) => request.path === '/reseed/index/index').length;
