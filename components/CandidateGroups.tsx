@@ -13,8 +13,11 @@ interface Props {
    * In the tracker's page (the panel), which the page's own scripts can measure:
    * - no split by the sites the user holds, in the order given (the answer's own): the fold, its
    *   count, the number of Tab stops and the panel's size would each say which sites those are;
-   * - site names and torrent ids as CSS generated content, not text nodes: the page's
-   *   window.find() searches text even inside a closed shadow root. Screen readers still read them.
+   * - every word that depends on the answer (site names, torrent ids, "this site", "Open all",
+   *   hashes) as CSS generated content, not text nodes: the page's window.find() searches text even
+   *   inside a closed shadow root. Screen readers still read them;
+   * - no Tab stop of its own: the panel makes the whole list one Tab stop (arrow keys move inside),
+   *   so the number of Tab presses through it says nothing of how many candidates it holds.
    */
   inPage?: boolean;
 }
@@ -28,7 +31,9 @@ function Group({ group, onOpenAll, showForHash, inPage }: { group: SiteGroup } &
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
       <span class="site-head">
-        <span class="site-name" {...words(group.siteName, inPage)} /> {group.isCurrentSite && <span class="tag">{t('thisSite')}</span>}
+        {/* No text between them (the tag's margin spaces it): the page's text stays the same whatever is listed. */}
+        <span class="site-name" {...words(group.siteName, inPage)} />
+        {group.isCurrentSite && <span class="tag" {...words(t('thisSite'), inPage)} />}
       </span>
       <ul class="torrents">
         {group.candidates.map((candidate) => (
@@ -41,20 +46,28 @@ function Group({ group, onOpenAll, showForHash, inPage }: { group: SiteGroup } &
                 rel="noopener noreferrer"
                 title={candidate.detailsUrl}
                 aria-label={t('candidateLinkLabel', group.siteName, String(candidate.torrentId))}
+                tabIndex={inPage ? -1 : undefined}
                 {...words(`#${candidate.torrentId}`, inPage)}
               />
             ) : (
               <span class="candidate-nolink" title={t('noLinkForSite')} {...words(`#${candidate.torrentId}`, inPage)} />
             )}
-            {showForHash && <code class="for-hash">{candidate.forHash.slice(0, 8)}</code>}
-            {candidate.detailsUrl && <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} />}
+            {showForHash && <code class="for-hash" {...words(candidate.forHash.slice(0, 8), inPage)} />}
+            {candidate.detailsUrl && (
+              <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} tabIndex={inPage ? -1 : undefined} />
+            )}
           </li>
         ))}
       </ul>
       {urls.length > 1 && (
-        <button type="button" class="link-button open-all" onClick={() => onOpenAll(urls)} aria-label={t('openAllOf', group.siteName)}>
-          {t('openAll')}
-        </button>
+        <button
+          type="button"
+          class="link-button open-all"
+          onClick={() => onOpenAll(urls)}
+          aria-label={t('openAllOf', group.siteName)}
+          tabIndex={inPage ? -1 : undefined}
+          {...words(t('openAll'), inPage)}
+        />
       )}
     </li>
   );

@@ -9,6 +9,8 @@ interface Props {
   describedAs?: string;
   /** Visible words instead of the icon (e.g. "Copy all links"). */
   label?: string;
+  /** -1 inside the in-page list, which is one Tab stop as a whole. */
+  tabIndex?: number;
 }
 
 /**
@@ -29,12 +31,12 @@ export class CopyButton extends Component<Props, { state?: 'copied' | 'failed' }
     this.timer = setTimeout(() => this.setState({ state: undefined }), 1500);
   };
 
-  render({ label, describedAs }: Props, { state }: { state?: 'copied' | 'failed' }) {
+  render({ label, describedAs, tabIndex }: Props, { state }: { state?: 'copied' | 'failed' }) {
     const said = state === 'copied' ? t('copied') : state === 'failed' ? t('copyFailed') : '';
     const name = label ?? t('copyWhat', describedAs ?? '');
     return (
       // The name stays put while the face changes; the live region announces the outcome.
-      <button type="button" class={`copy${label ? '' : ' icon-button'}${state ? ` ${state}` : ''}`} onClick={this.copy} aria-label={name} title={name}>
+      <button type="button" class={`copy${label ? '' : ' icon-button'}${state ? ` ${state}` : ''}`} onClick={this.copy} aria-label={name} title={name} tabIndex={tabIndex}>
         {label ? said || label : state === 'copied' ? <CheckIcon /> : <CopyIcon />}
         <span class="sr-only" aria-live="polite">
           {said}

@@ -29,6 +29,27 @@ export function trusted(action: () => void): (event: Event) => void {
   };
 }
 
+/** What the list region says while it lists nothing (generated content, like everything in it). */
+function listPlaceholder(view: PageView): string {
+  if (view.status === 'done') return t('statusNoCandidates');
+  if (view.status === 'looking-up' || view.status === 'reading') return viewSummary(view);
+  return '';
+}
+
+/** Arrow keys, Home and End move focus among the list's links and buttons (it is one Tab stop). */
+function moveWithin(event: KeyboardEvent): void {
+  const keys = ['ArrowDown', 'ArrowRight', 'ArrowUp', 'ArrowLeft', 'Home', 'End'];
+  if (!keys.includes(event.key)) return;
+  const list = event.currentTarget as HTMLElement;
+  const items = [...list.querySelectorAll<HTMLElement>('a[href], button')];
+  if (!items.length) return;
+  event.preventDefault();
+  const at = items.indexOf((list.getRootNode() as ShadowRoot | Document).activeElement as HTMLElement);
+  const next =
+    event.key === 'Home' ? 0 : event.key === 'End' ? items.length - 1 : event.key === 'ArrowDown' || event.key === 'ArrowRight' ? Math.min(items.length - 1, at + 1) : Math.max(0, at - 1);
+  items[next]!.focus();
+}
+
 /** The badge's few characters, like the toolbar badge: a count, "…" while looking up, "!" when something needs the user. */
 function badgeText(view: PageView): string {
   if (view.status === 'done') return formatNumber(countOthers(view.candidates).torrents);
@@ -73,11 +94,11 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
         >
           <LogoIcon />
           {floating && !open ? (
-            <span class="badge-text">{badgeText(view)}</span>
+            <span class="badge-text" data-text={badgeText(view)} />
           ) : (
             <>
               <span class="panel-title">{t('extName')}</span>
-              <span class="panel-summary">{summary}</span>
+              <span class="panel-summary" data-text={summary} />
               {floating ? <CloseIcon /> : <ChevronIcon />}
             </>
           )}
@@ -109,13 +130,27 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
               </p>
             )}
             {view.torrentFileProblem && <p class="notice warn">{torrentProblemText(view.torrentFileProblem)}</p>}
-            {view.candidates.length > 0 && (
-              <CandidateGroups
-                candidates={view.candidates}
-                showForHash={view.hashes.length > 1}
-                inPage
-                onOpenAll={(urls) => urls.forEach((url) => window.open(url, '_blank', 'noopener'))}
-              />
+            {view.hashes.length > 0 && (
+              // Present whenever the page has a hash, whatever the answer: one Tab stop of a fixed
+              // size, its words generated content, so nothing here measures the answer (which a
+              // service may shape by the sites the user reported).
+              <div
+                class="panel-list"
+                tabIndex={0}
+                role="group"
+                aria-label={t('panelListLabel')}
+                onKeyDown={moveWithin}
+                data-text={view.candidates.length ? undefined : listPlaceholder(view)}
+              >
+                {view.candidates.length > 0 && (
+                  <CandidateGroups
+                    candidates={view.candidates}
+                    showForHash={view.hashes.length > 1}
+                    inPage
+                    onOpenAll={(urls) => urls.forEach((url) => window.open(url, '_blank', 'noopener'))}
+                  />
+                )}
+              </div>
             )}
             <div class="panel-foot">
               {view.fetchedAt && <span class="muted small">{t('answeredAt', formatAge(view.fetchedAt))}</span>}

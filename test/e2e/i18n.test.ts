@@ -27,7 +27,7 @@ interface PanelWords {
 /** Runs in the page with `root` = the panel's closed shadow root (handed over by the automation protocol). */
 function panelWords(root: ShadowRoot): PanelWords {
   return {
-    summary: root.querySelector('.panel-summary')?.textContent ?? '',
+    summary: root.querySelector('.panel-summary')?.getAttribute('data-text') ?? '',
     names: [...root.querySelectorAll('.site-name')].map((name) => name.getAttribute('data-text') ?? ''),
     buttons: [...root.querySelectorAll('.panel-foot button')].map((button) => button.textContent ?? ''),
     shown: [root.querySelector('.rl-root')?.textContent, ...[...root.querySelectorAll('[data-text]')].map((element) => element.getAttribute('data-text'))].join(' '),

@@ -56,7 +56,9 @@ const SPY = `<script>(() => {
     }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   });
   // Inside a closed root focus moves without telling the page, but each Tab pressed there still arrives, aimed at the host.
-  addEventListener('focusin', (event) => focus.push('focus ' + name(event.target) + ' @' + round(scrollY)), true);
+  // (Where the page scrolls to on each focus follows from the layout, which the boxes measure
+  // exactly; Firefox lands on a different fraction of a pixel from run to run, so it is not logged.)
+  addEventListener('focusin', (event) => focus.push('focus ' + name(event.target)), true);
   addEventListener('keydown', (event) => focus.push('key ' + event.key + ' ' + name(event.target)), true);
   const box = (element) => {
     if (!element) return null;
@@ -153,7 +155,19 @@ function withoutAge(measured: Measurement): Measurement {
   return { ...measured, selected: plain(measured.selected), probes: measured.probes.map(plain) };
 }
 
-describe.each(BROWSER_KINDS)('%s: what a page script can measure of the panel', (kind: BrowserKind) => {
+/**
+ * The reference service as the spec leaves it (every candidate), and one that answers only for
+ * the sites the user reported, as the live service may: then the answer itself differs by the
+ * user's sites, and the panel must still give the page nothing to measure of it.
+ */
+const SERVICES = [
+  { name: 'a service answering every site', filterBySiteList: false },
+  { name: 'a service answering only the reported sites', filterBySiteList: true },
+] as const;
+const CASES = BROWSER_KINDS.flatMap((kind) => SERVICES.map((service) => [kind, service] as const));
+
+describe.each(CASES)('%s, %o: what a page script can measure of the panel', (kind: BrowserKind, serviceKind) => {
+  const filtering = serviceKind.filterBySiteList;
   let world: World;
   let torrent: TrackerTorrent;
   /** The page's four candidate sites: sid and short name. */
@@ -163,7 +177,7 @@ describe.each(BROWSER_KINDS)('%s: what a page script can measure of the panel', 
   let lookupsHeld: Promise<void> = Promise.resolve();
 
   beforeAll(async () => {
-    world = await startWorld();
+    world = await startWorld({ service: { filterBySiteList: filtering } });
     torrent = torrentOn(world.service, 'hdsky', 'Mad.Max');
     const group = world.service.data.torrents.find((entry) => entry.members.some((member) => member.info_hash === torrent.hash))!;
     candidates = group.members
@@ -244,7 +258,8 @@ describe.each(BROWSER_KINDS)('%s: what a page script can measure of the panel', 
 
       // The user changes their sites while the page is open; the background has redrawn the tab once "Saved" shows.
       await holdSites(options, swapTo);
-      const popupAfter = await popupSplit(browser, tabId, swapTo);
+      // (An answer made for the old sites only is redrawn as it was: the popup shows the new split of it.)
+      const popupAfter = filtering ? popupBefore : await popupSplit(browser, tabId, swapTo);
       await page.bringToFront();
       await settle(page);
       const afterSwap = await measure(page, words);
@@ -276,13 +291,15 @@ describe.each(BROWSER_KINDS)('%s: what a page script can measure of the panel', 
       ...links.map((link) => /(\d{4,})\/?$|id=(\d{4,})/.exec(link)!.slice(1).find(Boolean)!),
       ...counts,
       'Sites you are not on',
-      'this site',
+      // (Not "this site": the footer's constant "Hide on this site" holds it in every profile.)
     ];
   }
 
   /** The popup's split for the tab, once it shows the sites `held` as the user's own. */
   async function popupSplit(browser: HarnessBrowser, tabId: number, held: number[]): Promise<PopupSplit> {
-    const { popup } = await openPopup(browser, tabId, (content) => content.candidates.length === candidates.length);
+    // Every candidate, or with a filtering service those on the user's sites.
+    const listed = filtering ? held.length : candidates.length;
+    const { popup } = await openPopup(browser, tabId, (content) => content.candidates.length === listed);
     const read = () =>
       popup.evaluate(() => ({
         shown: [...document.querySelectorAll('.candidates > ul.sites > li.site')].map((site) => Number(site.getAttribute('data-sid'))),
@@ -305,13 +322,12 @@ describe.each(BROWSER_KINDS)('%s: what a page script can measure of the panel', 
     const holdingOne = await profile(one, three);
     const holdingThree = await profile(three, one);
 
-    // The measurements are real: the page found the panel's count sentence and measured a box, and
-    // the size log saw it grow from "looking up" to the answer.
-    expect(holdingOne.page.first.found).toContain('4 torrents on');
-    expect(holdingOne.page.first.found).toContain('on 4 other sites');
+    // The measurements are real: the page measured a box, saw the panel arrive, and Tabbed through
+    // it; and it found none of the words (names, ids, hosts, counts), which are generated content.
     expect(holdingOne.page.first.host).toMatch(/^[\d.]+,[\d.]+,[\d.]+,[\d.]+$/);
-    expect(holdingOne.page.changes.filter((line) => line.startsWith('resize reseed-lens-panel')).length).toBeGreaterThanOrEqual(2);
-    expect(holdingOne.page.focus.filter((line) => line === 'key Tab reseed-lens-panel').length).toBeGreaterThan(candidates.length);
+    expect(holdingOne.page.changes.some((line) => line.startsWith('resize reseed-lens-panel'))).toBe(true);
+    expect(holdingOne.page.focus.filter((line) => line === 'key Tab reseed-lens-panel').length).toBeGreaterThanOrEqual(3);
+    expect(holdingOne.page.first.found).toEqual([]);
 
     // The page script saw the same in both profiles, word for word and pixel for pixel.
     expect(holdingThree.page).toEqual(holdingOne.page);
@@ -321,6 +337,12 @@ describe.each(BROWSER_KINDS)('%s: what a page script can measure of the panel', 
 
     // The popup, which no page can see, shows each profile its own split, and follows the swap.
     const sorted = (sids: number[]) => [...sids].sort((a, b) => a - b);
+    if (filtering) {
+      // The service answered each profile for its own sites only: nothing to fold.
+      expect(holdingOne.popupBefore).toEqual({ shown: one, folded: [], foldSummary: null });
+      expect(holdingThree.popupBefore).toEqual({ shown: sorted(three), folded: [], foldSummary: null });
+      return;
+    }
     expect(holdingOne.popupBefore).toEqual({ shown: one, folded: sorted(three), foldSummary: 'Sites you are not on (3)' });
     expect(holdingThree.popupBefore).toEqual({ shown: sorted(three), folded: one, foldSummary: 'Sites you are not on (1)' });
     expect(holdingOne.popupAfter).toEqual(holdingThree.popupBefore);

@@ -39,7 +39,7 @@ function readShadow(root: ShadowRoot): PanelReading {
     mode: base.classList.contains('inline') ? 'inline' : 'floating',
     dark: base.classList.contains('dark'),
     expanded: toggle.getAttribute('aria-expanded') === 'true',
-    summary: toggle.querySelector('.panel-summary')?.textContent ?? toggle.getAttribute('title') ?? '',
+    summary: toggle.querySelector('.panel-summary')?.getAttribute('data-text') ?? toggle.getAttribute('title') ?? '',
     links: [...root.querySelectorAll<HTMLAnchorElement>('a.candidate-link')].map((a) => a.href),
     names: [...root.querySelectorAll('.site-name')].map((name) => name.getAttribute('data-text') ?? name.textContent ?? ''),
     shownNames: [...root.querySelectorAll('.candidates > ul.sites .site-name')].map((name) => name.getAttribute('data-text') ?? ''),

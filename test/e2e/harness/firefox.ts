@@ -29,6 +29,9 @@ const QUIET_PREFS: Record<string, string | number | boolean> = {
   'network.stricttransportsecurity.preloadlist': false,
   // Optional host permissions ("Use on this site") are granted without the prompt a test cannot click.
   'extensions.webextOptionalPermissionPrompts': false,
+  // Scrolls land at once: a focus that scrolls the page is not measured mid-animation (a busy
+  // machine would otherwise read a different fraction of a pixel each time).
+  'general.smoothScroll': false,
 };
 
 function languagePackInstalled(locale: string): boolean {

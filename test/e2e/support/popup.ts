@@ -98,7 +98,7 @@ export function expectedLinksFor(service: ReferenceService, hashes: readonly str
 }
 
 export interface PanelContent {
-  /** The panel's one-line summary (the toggle's title when it is a folded corner badge, else its text). */
+  /** The panel's one-line summary (the toggle's title when it is a folded corner badge, else its generated content). */
   summary: string;
   links: string[];
   /** Labels of its buttons. */
@@ -110,7 +110,7 @@ export function panelContent(tab: HarnessPage): Promise<PanelContent | null> {
   return inPanel(tab, (root) => {
     const toggle = root.querySelector('.panel-toggle');
     return {
-      summary: (toggle && (toggle.getAttribute('title') || toggle.textContent)) || '',
+      summary: (toggle && (toggle.getAttribute('title') || toggle.querySelector('.panel-summary')?.getAttribute('data-text'))) || '',
       links: [...root.querySelectorAll<HTMLAnchorElement>('a.candidate-link')].map((a) => a.href),
       buttons: [...root.querySelectorAll('button')].map((button) => (button.textContent ?? '').trim()),
     };
