@@ -12,6 +12,7 @@ const FIELD_KEYS: Record<string, MessageKey> = {
   askedForSites: 'fieldAskedForSites',
   siteOverrides: 'fieldSiteOverrides',
   customHosts: 'fieldCustomHosts',
+  clients: 'clientsHeading',
 };
 
 export function fieldLabel(field: string): string {

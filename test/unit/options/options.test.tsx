@@ -48,6 +48,7 @@ describe('the options page', () => {
       'addresses-heading',
       'panel-heading',
       'custom-sites-heading',
+      'clients-heading',
       'backup-heading',
     ]);
     // Every section is named by its heading; h3s sit only inside sections.
