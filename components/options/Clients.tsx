@@ -181,7 +181,8 @@ export function ClientsSection() {
     <section class="card" id="clients-section" aria-labelledby="clients-heading">
       <h2 id="clients-heading">{t('clientsHeading')}</h2>
       <p class="hint">{t('clientsIntro')}</p>
-      <form class="fields" id="client-form" onSubmit={save}>
+      {/* The background checks the address and says what is wrong in the user's language. */}
+      <form class="fields" id="client-form" onSubmit={save} noValidate>
         {edited && (
           <p class="editing" id="client-editing">
             {t('clientEditing', describe(edited))}

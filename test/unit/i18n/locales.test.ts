@@ -68,5 +68,7 @@ describe('locales', () => {
     expect(en.clientTest!.message).toBe('Test client');
     expect(en.clientSkipCheckLabel!.message).toBe('Skip the check when every file matches');
     expect(en.clientInYour!.message).toBe('In your client');
+    expect(en.clientConnected!.message).toBe('Connected: $1, $2 torrents');
+    expect(en.clientSavePath!.message).toBe('Save path: $1');
   });
 });

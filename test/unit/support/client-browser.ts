@@ -43,9 +43,11 @@ function matches(rule: OriginRule, url: string, initiatorHost: string): boolean 
 
 /**
  * The extension's fetch to a client: Origin is the extension's own origin (what Chromium sends
- * from a service worker) unless a session rule sets it. `sent` counts every request.
+ * from a service worker) unless a session rule sets it. `sent` counts every request. `inner` sends
+ * it on (Node's fetch by default, or a replay of recorded answers); `ruleHeaders` limits which of a
+ * rule's headers are applied (a recording made with Origin alone compares headers exactly).
  */
-export function extensionClientFetch(): JarFetch {
+export function extensionClientFetch(inner: typeof fetch = (input, init) => globalThis.fetch(input, init), ruleHeaders?: string[]): JarFetch {
   const extensionUrl = fakeBrowser.runtime.getURL('/');
   const extensionOrigin = extensionUrl.replace(/\/$/, '');
   const initiatorHost = new URL(extensionUrl).host;
@@ -55,9 +57,9 @@ export function extensionClientFetch(): JarFetch {
     headers.set('Origin', extensionOrigin);
     for (const rule of sessionRules) {
       if (!matches(rule, url, initiatorHost)) continue;
-      for (const header of rule.action.requestHeaders) headers.set(header.header, header.value);
+      for (const header of rule.action.requestHeaders) if (!ruleHeaders || ruleHeaders.includes(header.header)) headers.set(header.header, header.value);
     }
-    return globalThis.fetch(input, { ...init, headers });
+    return inner(input, { ...init, headers });
   };
   return nodeClientFetch({ inner: withOrigin });
 }
