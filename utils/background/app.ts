@@ -92,8 +92,9 @@ export class BackgroundApp implements Shared {
    * their session rules; old answers are pruned.
    */
   async start(): Promise<void> {
-    await this.customSites.start();
-    await this.clients.start();
+    // The client rules are queued first, in this very turn: a message that woke the background is
+    // handled after it, and a client call waits for them (Clients.defaultClient).
+    await Promise.all([this.clients.start(), this.customSites.start()]);
     await this.lookup.cache.prune().catch(() => undefined);
   }
 

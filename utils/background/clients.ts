@@ -181,6 +181,8 @@ export class Clients {
    * login is reused), or undefined when none is set up. The client talks to its own address only.
    */
   async defaultClient(): Promise<{ config: StoredClient; client: TorrentClient } | undefined> {
+    // A woken background syncs its session rules first (start()); a request before that would meet the CSRF check.
+    await this.rulesQueue;
     const config = (await this.store.get()).find((client) => client.isDefault);
     return config ? { config, client: this.clientFor(config) } : undefined;
   }

@@ -208,6 +208,16 @@ describe("qBittorrent's CSRF protection, left on", () => {
     await fromPage({ type: 'clients:remove', id: savedId });
     expect(currentSessionRules()).toEqual([]);
   });
+
+  it('a background woken by a message uses the client only once its rules are back', LIVE, async () => {
+    await save(qbittorrent);
+    installSessionRules(); // the browser restarted
+    const woken = new BackgroundApp({ clientFetch });
+    void woken.start();
+    const found = await woken.clients.defaultClient();
+    expect(currentSessionRules().map((rule) => rule.condition.urlFilter)).toEqual([`|${qbittorrent.url}/`]);
+    expect((await found!.client.lookup([seeded.alpha])).has(seeded.alpha)).toBe(true);
+  });
 });
 
 describe('Test client', () => {
