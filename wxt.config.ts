@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
+import { LOOPBACK_CLIENT_HOST_PERMISSIONS } from './utils/background/client-hosts';
 import { contentScriptMatches } from './utils/sites/hosts';
 
 /** Fixed so Firefox keeps the extension's storage across updates and tests can pin its moz-extension:// host. */
@@ -47,8 +48,22 @@ export default defineConfig({
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',
     default_locale: 'en',
-    permissions: ['storage', 'activeTab', 'scripting', 'alarms'],
-    host_permissions: SERVICE_HOST_PERMISSIONS,
+    /*
+     * declarativeNetRequestWithHostAccess: one session rule per saved qBittorrent address gives the
+     * extension's own requests there the client's own Origin, so its CSRF protection stays on
+     * (utils/clients/csrf.ts). "WithHostAccess" acts only where host permission is held, and shows
+     * no install warning of its own.
+     */
+    permissions: ['storage', 'activeTab', 'scripting', 'alarms', 'declarativeNetRequestWithHostAccess'],
+    /*
+     * Loopback (127.0.0.1, localhost; http and https, any port) is required, not optional: most
+     * users run their client's web UI on the same machine, and a client there must work without a
+     * prompt (Chromium's prompt cannot be answered by automation either). The extension sends
+     * nothing to loopback but the requests to the client the user saved. [::1] is left to the
+     * optional prompt: Firefox's match patterns do not reliably take an IPv6 literal. Any other
+     * client address (a NAS, a LAN IP) is asked for, within the Save click, as an optional host.
+     */
+    host_permissions: [...SERVICE_HOST_PERMISSIONS, ...LOOPBACK_CLIENT_HOST_PERMISSIONS],
     optional_host_permissions: ['*://*/*'],
     action: { default_title: '__MSG_extName__' },
     browser_specific_settings: {

@@ -20,13 +20,18 @@ interface Props {
    *   so the number of Tab presses through it says nothing of how many candidates it holds.
    */
   inPage?: boolean;
+  /**
+   * Popup only: the info-hashes the user's torrent client holds, each such candidate marked "In
+   * your client". Never given in the page (what the client holds is not the page's to measure).
+   */
+  inClient?: ReadonlySet<string>;
 }
 
 /** Text, or in the page the same words as generated content (see Props.inPage). */
 const words = (text: string, inPage?: boolean) => (inPage ? { 'data-text': text } : { children: text });
 
 /** One site on one line where it fits: its name, "this site", each torrent's link with a copy button, "Open all". */
-function Group({ group, onOpenAll, showForHash, inPage }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
+function Group({ group, onOpenAll, showForHash, inPage, inClient }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
   const urls = group.candidates.flatMap((candidate) => (candidate.detailsUrl ? [candidate.detailsUrl] : []));
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
@@ -53,6 +58,7 @@ function Group({ group, onOpenAll, showForHash, inPage }: { group: SiteGroup } &
               <span class="candidate-nolink" title={t('noLinkForSite')} {...words(`#${candidate.torrentId}`, inPage)} />
             )}
             {showForHash && <code class="for-hash" {...words(candidate.forHash.slice(0, 8), inPage)} />}
+            {inClient?.has(candidate.infoHash) && <span class="tag in-client">{t('clientInYour')}</span>}
             {candidate.detailsUrl && (
               <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} tabIndex={inPage ? -1 : undefined} />
             )}
@@ -77,13 +83,13 @@ function Group({ group, onOpenAll, showForHash, inPage }: { group: SiteGroup } &
  * Candidates grouped by site. In the popup the user's own sites are shown and the others folded
  * under a summary; in the page every site is listed alike (see Props.inPage).
  */
-export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage }: Props) {
+export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage, inClient }: Props) {
   const groups = groupBySite(candidates);
   const { shown, folded } = inPage ? { shown: currentSiteLast(groups), folded: [] } : splitByHeld(groups);
   const list = (groups: SiteGroup[]) => (
     <ul class="sites">
       {groups.map((group) => (
-        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} />
+        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} inClient={inClient} />
       ))}
     </ul>
   );

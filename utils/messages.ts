@@ -3,6 +3,8 @@
  * script imports this file too. The background validates every incoming message with
  * utils/message-schemas.ts before acting on it.
  */
+import type { ClientFailure } from './clients/errors';
+import type { ClientInfo, ClientKind, ClientTorrent } from './clients/types';
 import type { FoundHash, PageReading } from './pages/types';
 import type { ServiceFailure } from './service/errors';
 import type { Settings, SettingsField } from './settings';
@@ -142,19 +144,115 @@ export interface BackgroundProtocol {
    * `keepCredentials` once the user said yes).
    */
   'settings:save': { request: { update: Partial<Settings>; keepCredentials?: boolean }; response: SaveAnswer };
+
+  /** Options page: the user's torrent clients, never with their passwords. */
+  'clients:list': { request: Record<string, never>; response: ClientsAnswer };
+  /**
+   * Adds (no id) or updates a client. An empty password on an update keeps the saved one, as long
+   * as the address stays on the same origin. The page asked for the origin's permission first.
+   */
+  'clients:save': { request: { client: ClientForm }; response: ClientsAnswer | { problem: ClientProblem } };
+  'clients:remove': { request: { id: string }; response: ClientsAnswer };
+  'clients:set-default': { request: { id: string }; response: ClientsAnswer };
+  /** "Test client": a saved client (`id`), or the form's unsaved values (`client`, with `id` when editing one). */
+  'clients:test': { request: { id?: string; client?: ClientForm }; response: { info: ClientInfo } | { problem: ClientProblem } };
+  /** Popup: what the default client holds of this tab's torrents and their candidates (one request to it). */
+  'client:status': { request: { tabId: number }; response: ClientStatus };
 }
+
+/** A saved torrent client as the extension's pages see it: everything but the password. */
+export interface ClientView {
+  id: string;
+  type: ClientKind;
+  url: string;
+  username: string;
+  hasPassword: boolean;
+  isDefault: boolean;
+  /** A cross-seed whose every file matches the client's torrent is added without the client's hash check. */
+  skipCheckWhenFilesMatch: boolean;
+}
+
+export interface ClientsAnswer {
+  clients: ClientView[];
+  /** The id of the client just saved. */
+  savedId?: string;
+}
+
+/** The client form's values. */
+export interface ClientForm {
+  id?: string;
+  type: ClientKind;
+  url: string;
+  username: string;
+  password: string;
+  skipCheckWhenFilesMatch?: boolean;
+}
+
+/**
+ * Why a client could not be used, for the UI to say in words: the library's failure kinds, plus
+ * - `no-permission`: the browser has not granted the client's address (`origin`);
+ * - `password-needed`: the address moved to another origin, so the saved password is not sent there;
+ * - `unknown-client`: the client was removed meanwhile.
+ */
+export interface ClientProblem extends Omit<ClientFailure, 'kind'> {
+  kind: ClientFailure['kind'] | 'no-permission' | 'password-needed' | 'unknown-client';
+  /** The client's origin (no-permission, password-needed). */
+  origin?: string;
+  /** The form field at fault (bad-config, password-needed): type, url, username or password. */
+  field?: string;
+}
+
+/** A torrent the client holds, as the popup shows it. */
+export type HeldTorrent = Pick<ClientTorrent, 'hash' | 'name' | 'savePath' | 'state' | 'progress' | 'size'>;
+
+/** The client a status is about (no credentials). */
+export interface ClientSummary {
+  id: string;
+  type: ClientKind;
+  url: string;
+}
+
+/**
+ * What the default client holds for a tab, for the popup only (never the page: see page-view.ts).
+ * - `no-hashes`: nothing on this page to ask about (not a tracker page, or no hash yet);
+ * - `no-client`: no client set up;
+ * - `problem`: the client could not be asked (its failure in `problem`);
+ * - `answered`: `held` has every hash among `asked` (the page's and its candidates') the client holds.
+ */
+export type ClientStatus =
+  | { state: 'no-hashes' }
+  | { state: 'no-client' }
+  | { state: 'problem'; client: ClientSummary; problem: ClientProblem }
+  | { state: 'answered'; client: ClientSummary; asked: string[]; held: Record<string, HeldTorrent> };
 
 export type SaveAnswer = SettingsView | { refused: string } | { confirm: 'credentials'; origin: string; fields: SettingsField[] };
 
 /** A settings value as an import preview shows it; credentials only as set or not. */
-export type PreviewValue = string | number | boolean | null | string[] | number[] | Record<string, unknown> | { credential: boolean };
+export type PreviewValue = string | number | boolean | null | string[] | number[] | Record<string, unknown> | { credential: boolean } | ClientPreview[];
+
+/** A torrent client as an import preview shows it: the password only as set or not. */
+export interface ClientPreview {
+  type: ClientKind;
+  url: string;
+  username: string;
+  hasPassword: boolean;
+  isDefault: boolean;
+}
+
+/** What an import may change: a settings field, or the list of torrent clients (stored apart). */
+export type ImportField = SettingsField | 'clients';
 
 export interface ImportPreview {
-  changes: { field: SettingsField; before: PreviewValue; after: PreviewValue }[];
+  changes: { field: ImportField; before: PreviewValue; after: PreviewValue }[];
   /** Set when the document moves the service to another address. */
   service?: { baseUrl: string; known: boolean; granted: boolean; plainHttp: boolean };
   /** Saved credentials the document would carry to that other address (kept only when the user says so). */
   carriedCredentials: SettingsField[];
+  /**
+   * Client addresses in the document the browser has not granted: asked for within the Apply click
+   * (as patterns for permissions.request).
+   */
+  clientPermissions?: string[];
 }
 
 export interface ImportAnswer {

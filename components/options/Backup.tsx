@@ -2,7 +2,8 @@
 import { useState } from 'preact/hooks';
 import { t } from '../../utils/i18n';
 import { browser } from 'wxt/browser';
-import type { BackgroundProtocol, ImportPreview, PreviewValue, SettingsView } from '../../utils/messages';
+import type { BackgroundProtocol, ClientPreview, ImportPreview, PreviewValue, SettingsView } from '../../utils/messages';
+import { CLIENT_NAMES } from '../clientText';
 import { sendToBackground } from '../../utils/send';
 import { siteForSid } from '../../utils/sites/catalog';
 import { fieldLabel, fieldList, listOf } from './fields';
@@ -77,16 +78,20 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
     else setOutcome({ kind: 'done', answer });
   };
 
-  /** Apply, on the user's click: a new service address gets its permission asked first, within the click. */
+  /**
+   * Apply, on the user's click: a new service address and the clients' addresses not granted yet
+   * get their permission asked first, within the click, in one prompt.
+   */
   const apply = (data: unknown, preview: ImportPreview, keepCredentials: boolean) => {
     const service = preview.service;
-    const permission =
-      service && !service.known && !service.granted
-        ? browser.permissions.request({ origins: [`${new URL(service.baseUrl).origin}/*`] }).catch(() => false)
-        : Promise.resolve(true);
+    const origins = [
+      ...(service && !service.known && !service.granted ? [`${new URL(service.baseUrl).origin}/*`] : []),
+      ...(preview.clientPermissions ?? []),
+    ];
+    const permission = origins.length ? browser.permissions.request({ origins }).catch(() => false) : Promise.resolve(true);
     void permission.then(async (granted) => {
       if (!granted) {
-        setImportProblem(t('permissionRefused', new URL(service!.baseUrl).origin));
+        setImportProblem(t('permissionRefused', origins.map((origin) => origin.replace(/\/\*$/, '')).join(', ')));
         return;
       }
       setImportProblem(undefined);
@@ -157,15 +162,22 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
   );
 }
 
+/** "qBittorrent http://127.0.0.1:8080 (reseed, password set, default)". */
+function shownClient(client: ClientPreview): string {
+  const notes = [client.username, client.hasPassword ? t('valueSet') : t('clientNoPassword'), client.isDefault ? t('clientDefault') : ''].filter(Boolean);
+  return `${CLIENT_NAMES[client.type] ?? client.type} ${client.url} (${notes.join(', ')})`;
+}
+
 /** A settings value in the user's words, as plain text. */
 function shownValue(field: string, value: PreviewValue): string {
   if (value === null || value === undefined || value === '') return t('valueNone');
+  if (field === 'clients' && Array.isArray(value)) return value.length ? (value as ClientPreview[]).map(shownClient).join('; ') : t('valueNone');
   if (typeof value === 'boolean') return value ? t('valueYes') : t('valueNo');
   if (typeof value === 'object' && !Array.isArray(value) && 'credential' in value) return value.credential ? t('valueSet') : t('valueNotSet');
   const siteName = (sid: number | string) => siteForSid(Number(sid))?.nickname ?? `#${sid}`;
   if (Array.isArray(value)) {
     if (!value.length) return t('valueNone');
-    return listOf(field === 'heldSites' ? value.map((sid) => siteName(sid)) : value.map(String));
+    return listOf(field === 'heldSites' ? (value as number[]).map((sid) => siteName(sid)) : value.map(String));
   }
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, { host?: string; scheme?: string }>);

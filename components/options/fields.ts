@@ -13,6 +13,7 @@ const FIELD_KEYS: Record<string, MessageKey> = {
   siteOverrides: 'fieldSiteOverrides',
   customHosts: 'fieldCustomHosts',
   privacyNoticeSeen: 'fieldPrivacyNoticeSeen',
+  clients: 'clientsHeading',
 };
 
 export function fieldLabel(field: string): string {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { AccountSections } from '../../components/options/Account';
 import { BackupSection } from '../../components/options/Backup';
+import { ClientsSection } from '../../components/options/Clients';
 import { fieldList, fieldLabel } from '../../components/options/fields';
 import { CustomSitesSection, PanelSection } from '../../components/options/PanelSettings';
 import { FirstRunNotice, PrivacySection } from '../../components/options/Privacy';
@@ -186,6 +187,7 @@ const SECTIONS: [string, MessageKey][] = [
   ['addresses-heading', 'overridesHeading'],
   ['panel-heading', 'panelHeading'],
   ['custom-sites-heading', 'customHeading'],
+  ['clients-heading', 'clientsHeading'],
   ['backup-heading', 'backupHeading'],
   ['privacy-heading', 'privacyHeading'],
 ];
@@ -249,6 +251,8 @@ export function Options() {
       <SitesSections key={`sites-${account}`} view={view} onSaved={setView} />
       <PanelSection view={view} onSaved={setView} />
       <CustomSitesSection view={view} onSaved={setView} />
+      {/* An import may replace the clients: the section asks for them again. */}
+      <ClientsSection key={`clients-${revision}`} />
       <BackupSection onImported={imported} />
       <PrivacySection serviceHost={serviceHost} />
     </main>

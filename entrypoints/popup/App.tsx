@@ -5,13 +5,14 @@ import { AskForSites } from '../../components/AskForSites';
 import { CandidateGroups } from '../../components/CandidateGroups';
 import { CopyButton } from '../../components/CopyButton';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
+import { heldHashes, InYourClient, useClientStatus } from '../../components/InYourClient';
 import { allLinks, countOthers } from '../../components/groups';
 import { LogoIcon, PopOutIcon, RefreshIcon, SettingsIcon } from '../../components/icons';
 import { RecommendedSites } from '../../components/RecommendedSites';
 import { lookingUpText, resultsText, viewSummary } from '../../components/summary';
 import { pageProblemText, torrentProblemText } from '../../components/torrentProblem';
 import { formatAge, formatDuration, formatNumber, t } from '../../utils/i18n';
-import type { TabView, ViewChanged } from '../../utils/messages';
+import type { ClientStatus, TabView, ViewChanged } from '../../utils/messages';
 import type { ServiceErrorKind } from '../../utils/service/errors';
 import { sendToBackground } from '../../utils/send';
 
@@ -106,6 +107,9 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
     window.close();
   };
 
+  // What the user's default client holds of this page's torrents: asked by the popup alone.
+  const client = useClientStatus(tabId, view);
+
   const shown = useMemo(() => {
     if (!view || !held) return view;
     const mine = new Set(held);
@@ -136,7 +140,7 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
       </p>
       <div class="content">
         {shown ? (
-          <TabContent view={shown} now={now} busy={busy} onRefresh={refresh} onHashFromTorrent={hashFromTorrent} />
+          <TabContent view={shown} client={client} now={now} busy={busy} onRefresh={refresh} onHashFromTorrent={hashFromTorrent} />
         ) : (
           <Placeholder />
         )}
@@ -160,13 +164,15 @@ function Placeholder() {
 
 interface ContentProps {
   view: TabView;
+  /** What the default torrent client holds (undefined until it answered, or where nothing is asked). */
+  client?: ClientStatus;
   now: number;
   busy: boolean;
   onRefresh: () => void;
   onHashFromTorrent: () => void;
 }
 
-function TabContent({ view, now, busy, onRefresh, onHashFromTorrent }: ContentProps) {
+function TabContent({ view, client, now, busy, onRefresh, onHashFromTorrent }: ContentProps) {
   const { torrents, sites } = countOthers(view.candidates);
   const links = allLinks(view.candidates);
   const lookingUp = view.status === 'looking-up';
@@ -183,6 +189,8 @@ function TabContent({ view, now, busy, onRefresh, onHashFromTorrent }: ContentPr
 
       {view.hashes.length > 0 && <Hashes hashes={view.hashes} />}
 
+      <InYourClient status={client} view={view} onOpenSettings={openOptions} />
+
       <StatusSection view={view} now={now} busy={busy} onRefresh={onRefresh} onHashFromTorrent={onHashFromTorrent} />
 
       {view.candidates.length > 0 && (
@@ -191,7 +199,7 @@ function TabContent({ view, now, busy, onRefresh, onHashFromTorrent }: ContentPr
             <h2 id="results-heading">{torrents ? heading : t('candidatesHeading')}</h2>
             {links && <CopyButton text={links} label={t('copyAllLinks')} />}
           </div>
-          <CandidateGroups candidates={view.candidates} onOpenAll={openTabs} showForHash={view.hashes.length > 1} />
+          <CandidateGroups candidates={view.candidates} onOpenAll={openTabs} showForHash={view.hashes.length > 1} inClient={heldHashes(client)} />
         </section>
       )}
 

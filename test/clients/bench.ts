@@ -52,8 +52,11 @@ async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - started, result];
 }
 
-/** lookup()/list() figures on a qBittorrent holding `count` torrents. */
-export async function benchQbittorrentLookup(count = 5_000, runs = 30): Promise<Figure[]> {
+/**
+ * A qBittorrent holding `count` tiny torrents (added 100 per request, paused, unchecked), once it
+ * lists them all. The caller stops the daemon.
+ */
+export async function qbittorrentHolding(count: number): Promise<{ daemon: RunningDaemon; torrents: MadeTorrent[] }> {
   const daemon = await startQbittorrent();
   try {
     const fetch = nodeClientFetch({ origin: 'same' });
@@ -66,6 +69,19 @@ export async function benchQbittorrentLookup(count = 5_000, runs = 30): Promise<
       if (Date.now() > deadline) throw new Error(`qBittorrent did not reach ${count} torrents`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+    return { daemon, torrents };
+  } catch (error) {
+    await daemon.stop();
+    throw error;
+  }
+}
+
+/** lookup()/list() figures on a qBittorrent holding `count` torrents. */
+export async function benchQbittorrentLookup(count = 5_000, runs = 30): Promise<Figure[]> {
+  const { daemon, torrents } = await qbittorrentHolding(count);
+  try {
+    const fetch = nodeClientFetch({ origin: 'same' });
+    const client = createClient(daemon.config, { fetch });
     const one = torrents[Math.floor(count / 2)]!.hash;
     const page = torrents.slice(0, 100).map((torrent) => torrent.hash);
     await client.lookup([one]); // warm: session and connection

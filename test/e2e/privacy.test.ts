@@ -182,11 +182,19 @@ describe.each(BROWSER_KINDS)('%s: privacy over a whole session', (kind) => {
     }
   });
 
-  it('asks in its manifest for exactly storage, activeTab, scripting, alarms, the service hosts, the catalog hosts and optional hosts', () => {
+  it('asks in its manifest for exactly storage, activeTab, scripting, alarms, declarativeNetRequestWithHostAccess, the service and loopback hosts, the catalog hosts and optional hosts', () => {
     const manifest = JSON.parse(readFileSync(join(DEFAULT_EXTENSION_DIRS[kind], 'manifest.json'), 'utf8')) as Record<string, unknown>;
-    const serviceHosts = KNOWN_SERVICE_HOSTS.flatMap((host) => [`http://${host}/*`, `https://${host}/*`]).sort();
-    // alarms: old answers are pruned on a timer.
-    const apis = ['activeTab', 'alarms', 'scripting', 'storage'];
+    // Loopback: a torrent client on the user's own machine (any port), reached without a prompt.
+    const serviceHosts = [
+      ...KNOWN_SERVICE_HOSTS.flatMap((host) => [`http://${host}/*`, `https://${host}/*`]),
+      'http://127.0.0.1/*',
+      'https://127.0.0.1/*',
+      'http://localhost/*',
+      'https://localhost/*',
+    ].sort();
+    // alarms: old answers are pruned on a timer. declarativeNetRequestWithHostAccess: qBittorrent's
+    // CSRF protection stays on (a session rule gives our requests the client's own Origin).
+    const apis = ['activeTab', 'alarms', 'declarativeNetRequestWithHostAccess', 'scripting', 'storage'];
     if (kind === 'chromium') {
       expect([...(manifest.permissions as string[])].sort()).toEqual(apis);
       expect([...(manifest.host_permissions as string[])].sort()).toEqual(serviceHosts);

@@ -5,13 +5,15 @@
  *
  * Where things happen: a tab's view and the page-side actions in page-views.ts; the IYUU account,
  * binding and connection test in account.ts; the options page's settings, export and import in
- * preferences.ts; "Use on this site" in custom-sites.ts.
+ * preferences.ts; "Use on this site" in custom-sites.ts; the user's torrent clients (saved,
+ * tested, the default one, what it holds for the popup) in clients.ts.
  */
 import { browser } from 'wxt/browser';
 import { Lookup } from '../lookup/lookup';
 import { ServiceError } from '../service/errors';
 import type { ServiceConfig } from '../service/client';
 import { Account } from './account';
+import { Clients } from './clients';
 import { CustomSites } from './custom-sites';
 import { PageViews } from './page-views';
 import { Preferences } from './preferences';
@@ -51,6 +53,7 @@ export class BackgroundApp implements Shared {
   readonly account: Account;
   readonly preferences: Preferences;
   readonly customSites: CustomSites;
+  readonly clients: Clients;
 
   readonly pageHandlers: PageHandlers;
   readonly contentHandlers: ContentHandlers;
@@ -83,13 +86,15 @@ export class BackgroundApp implements Shared {
 
     this.pages = new PageViews(this);
     this.account = new Account(this);
-    this.preferences = new Preferences(this);
+    this.clients = new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs });
+    this.preferences = new Preferences(this, this.clients);
     this.customSites = new CustomSites(this);
     this.pageHandlers = {
       ...this.pages.pageHandlers,
       ...this.account.pageHandlers,
       ...this.preferences.pageHandlers,
       ...this.customSites.pageHandlers,
+      ...this.clients.pageHandlers,
     };
     this.contentHandlers = this.pages.contentHandlers;
     this.repeatedJobs = {
@@ -97,10 +102,16 @@ export class BackgroundApp implements Shared {
     };
   }
 
-  /** At every start: storage closed to content scripts, the user's own sites get their content script again, old answers pruned. */
+  /**
+   * At every start: storage closed to content scripts, the user's own sites get their content
+   * script again, the client addresses their session rules; old answers are pruned.
+   */
   async start(): Promise<void> {
+    // The client rules are queued first, in this very turn: a message that woke the background is
+    // handled after it, and a client call waits for them (Clients.defaultClient).
+    const clientRules = this.clients.start();
     await restrictStorage();
-    await this.customSites.start();
+    await Promise.all([clientRules, this.customSites.start()]);
     await this.lookup.cache.prune().catch(() => undefined);
   }
 

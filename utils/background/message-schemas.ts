@@ -3,9 +3,25 @@
  * background only (zod stays out of the content script).
  */
 import { z } from 'zod';
+import { CLIENT_KINDS } from '../clients/types';
 
 const hash = z.string().regex(/^[0-9a-f]{40}$/);
 const tabId = z.number().int().nonnegative();
+/** A saved client's id (clients.ts makes them). */
+const clientId = z.string().regex(/^[A-Za-z0-9-]{1,64}$/);
+
+/**
+ * The client form as the options page sends it. Only its shape and sizes here: clients.ts checks
+ * the values (the address above all) and says which field it refuses.
+ */
+export const clientFormSchema = z.object({
+  id: clientId.optional(),
+  type: z.enum(CLIENT_KINDS),
+  url: z.string().max(2000),
+  username: z.string().max(500),
+  password: z.string().max(2000),
+  skipCheckWhenFilesMatch: z.boolean().optional(),
+});
 
 export const foundHashSchema = z.object({
   hash,
@@ -71,5 +87,11 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
     passkey: z.string().trim().min(1).max(200),
   }),
   z.object({ type: z.literal('settings:save'), update: z.record(z.string(), z.unknown()), keepCredentials: z.boolean().optional() }),
+  z.object({ type: z.literal('clients:list') }),
+  z.object({ type: z.literal('clients:save'), client: clientFormSchema }),
+  z.object({ type: z.literal('clients:remove'), id: clientId }),
+  z.object({ type: z.literal('clients:set-default'), id: clientId }),
+  z.object({ type: z.literal('clients:test'), id: clientId.optional(), client: clientFormSchema.optional() }),
+  z.object({ type: z.literal('client:status'), tabId }),
 ]);
 export type PageMessage = z.infer<typeof pageMessageSchema>;

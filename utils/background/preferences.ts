@@ -5,10 +5,13 @@
  * Credentials belong to a service address: a save or an import that moves the service elsewhere
  * carries the saved token (App ID, Secret) along only when the user confirms it, and an import is
  * shown as a list of changes before anything is applied.
+ *
+ * The torrent clients (clients.ts, stored apart) travel in the same file under `clients`, their
+ * passwords only when the user ticks "include credentials"; an import previews them too.
  */
 import { browser } from 'wxt/browser';
 import type { z } from 'zod';
-import type { ImportAnswer, ImportPreview, PreviewValue, SaveAnswer, SettingsView } from '../messages';
+import type { ImportAnswer, ImportField, ImportPreview, PreviewValue, SaveAnswer, SettingsView } from '../messages';
 import {
   applySettingsUpdate,
   CREDENTIAL_FIELDS,
@@ -19,6 +22,7 @@ import {
   type Settings,
   type SettingsField,
 } from '../settings';
+import { clientPreview, type Clients, type StoredClient } from './clients';
 import { syncCustomSites } from './custom-sites';
 import type { PageHandlers, Shared } from './shared';
 
@@ -62,8 +66,18 @@ function previewValue(field: SettingsField, value: unknown): PreviewValue {
   return value as PreviewValue;
 }
 
+/** Whether two client lists differ in anything an import would change (passwords included). */
+function sameClients(a: StoredClient[], b: StoredClient[]): boolean {
+  const key = (clients: StoredClient[]) =>
+    JSON.stringify(clients.map(({ type, url, username, password, isDefault, skipCheckWhenFilesMatch }) => [type, url, username, password, isDefault, skipCheckWhenFilesMatch]));
+  return key(a) === key(b);
+}
+
 export class Preferences {
-  constructor(private readonly shared: Shared) {}
+  constructor(
+    private readonly shared: Shared,
+    private readonly clients: Clients,
+  ) {}
 
   readonly pageHandlers: Pick<PageHandlers, 'settings:get' | 'settings:save' | 'settings:export' | 'settings:import'> = {
     'settings:get': () => this.settingsView(),
@@ -98,8 +112,18 @@ export class Preferences {
 
   async exportSettings(includeCredentials: boolean): Promise<{ json: string }> {
     const settings = await this.shared.settings.get();
+    const clients = await this.clients.exported(includeCredentials);
     return {
-      json: JSON.stringify({ ...exportSettings(settings, includeCredentials), exportedAt: new Date(this.shared.now()).toISOString() }, null, 2),
+      json: JSON.stringify(
+        {
+          ...exportSettings(settings, includeCredentials),
+          // Left out when there are none, so restoring this file leaves clients added since alone.
+          ...(clients.length ? { clients } : {}),
+          exportedAt: new Date(this.shared.now()).toISOString(),
+        },
+        null,
+        2,
+      ),
     };
   }
 
@@ -115,7 +139,7 @@ export class Preferences {
     if (document.app !== 'reseed-lens') return { imported: [], skipped: [], error: 'not-ours' };
     const current = await this.shared.settings.get();
     const next: Record<string, unknown> = { ...current };
-    const imported: SettingsField[] = [];
+    const imported: ImportField[] = [];
     const skipped: string[] = [];
     for (const [field, schema] of Object.entries(settingsFields) as [SettingsField, z.ZodType][]) {
       if (document[field] === undefined) continue;
@@ -126,21 +150,34 @@ export class Preferences {
         imported.push(field);
       } else skipped.push(field);
     }
+    const currentClients = await this.clients.store.get();
+    let nextClients: StoredClient[] | undefined;
+    if (document.clients !== undefined) {
+      nextClients = await this.clients.readImported(document.clients);
+      if (nextClients) imported.push('clients');
+      else skipped.push('clients');
+    }
     const read = next as Settings;
-    if (!apply) return { imported, skipped, preview: await this.preview(current, read) };
+    if (!apply) return { imported, skipped, preview: await this.preview(current, read, currentClients, nextClients) };
     const applied = apply.keepCredentials ? read : withoutCarried(current, read);
     await this.shared.settings.save(applied);
     await syncCustomSites(applied.customHosts).catch(() => undefined);
+    if (nextClients && !sameClients(currentClients, nextClients)) await this.clients.replaceAll(nextClients);
     return { view: await this.settingsView(), imported, skipped };
   }
 
-  private async preview(current: Settings, next: Settings): Promise<ImportPreview> {
-    const changes = (Object.keys(settingsFields) as SettingsField[])
+  private async preview(current: Settings, next: Settings, currentClients: StoredClient[], nextClients: StoredClient[] | undefined): Promise<ImportPreview> {
+    const changes: ImportPreview['changes'] = (Object.keys(settingsFields) as SettingsField[])
       .filter((field) => JSON.stringify(current[field]) !== JSON.stringify(next[field]))
       .map((field) => ({ field, before: previewValue(field, current[field]), after: previewValue(field, next[field]) }));
+    if (nextClients && !sameClients(currentClients, nextClients)) {
+      changes.push({ field: 'clients', before: clientPreview(currentClients), after: clientPreview(nextClients) });
+    }
+    const clientPermissions = nextClients ? await this.clients.missingPermissions(nextClients) : [];
     const movesService = current.baseUrl !== next.baseUrl;
     return {
       changes,
+      ...(clientPermissions.length ? { clientPermissions } : {}),
       service: movesService
         ? {
             baseUrl: next.baseUrl,

@@ -20,6 +20,10 @@ export interface BackgroundOptions {
   retryDelaysMs?: readonly number[];
   timeoutMs?: number;
   maxCachedAnswers?: number;
+  /** The fetch torrent clients are called with (tests: a cookie jar); the browser's own when absent. */
+  clientFetch?: typeof fetch;
+  /** Per request to a torrent client; the library's 15 s when absent. */
+  clientTimeoutMs?: number;
 }
 
 /** A job the background repeats on a browser alarm (it survives the worker's restarts). */

@@ -207,6 +207,16 @@ describe('test router', () => {
     expect((await viaProxy(refusing, `http://127.0.0.1:${localPort}/api`)).status).toBe(502);
   });
 
+  it('closes the connection without an answer when nothing listens on the loopback port, as the browser would see it without a proxy', async () => {
+    const closed: Server = createServer();
+    await new Promise<void>((ready) => closed.listen(0, '127.0.0.1', ready));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((done) => closed.close(done));
+    router = await startRouter();
+    await expect(viaProxy(router, `http://127.0.0.1:${deadPort}/api/v2/auth/login`)).rejects.toThrow();
+    expect(router.requests[0]).toMatchObject({ host: '127.0.0.1', route: 'loopback' });
+  });
+
   it('waits for a request that has not happened yet, and explains a timeout', async () => {
     router = await startRouter({ hosts: { 'hdsky.me': { '/': 'x' } } });
     const waiting = router.waitForRequest((r) => r.host === 'hdsky.me', 5_000);

@@ -192,7 +192,10 @@ function forward(target: URL, req: IncomingMessage, body: Buffer, res: ServerRes
       },
     );
     upstream.on('error', (error) => {
-      send(res, 502, 'text/plain; charset=utf-8', `test router: loopback ${target.host} unreachable: ${error.message}`);
+      // Nothing listening there: the browser must see what it sees without a proxy, a connection
+      // that fails (not a 502 answer, which a torrent client would take for its own failure).
+      if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED') res.destroy();
+      else send(res, 502, 'text/plain; charset=utf-8', `test router: loopback ${target.host} unreachable: ${error.message}`);
       done();
     });
     upstream.end(body);

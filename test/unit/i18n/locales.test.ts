@@ -57,4 +57,18 @@ describe('locales', () => {
     expect(en.save!.message).toBe('Save');
     expect(en.testConnection!.message).toBe('Test connection');
   });
+
+  it('keeps the contract words of the torrent clients (issue #9) in English', () => {
+    expect(en.clientsHeading!.message).toBe('Torrent clients');
+    expect(en.clientTypeLabel!.message).toBe('Client type');
+    expect(en.clientUrlLabel!.message).toBe('Client URL');
+    expect(en.clientUsernameLabel!.message).toBe('Username');
+    expect(en.clientPasswordLabel!.message).toBe('Password');
+    expect(en.clientSave!.message).toBe('Save client');
+    expect(en.clientTest!.message).toBe('Test client');
+    expect(en.clientSkipCheckLabel!.message).toBe('Skip the check when every file matches');
+    expect(en.clientInYour!.message).toBe('In your client');
+    expect(en.clientConnected!.message).toBe('Connected: $1, $2 torrents');
+    expect(en.clientSavePath!.message).toBe('Save path: $1');
+  });
 });

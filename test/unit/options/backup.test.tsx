@@ -2,6 +2,8 @@
 // @vitest-environment-options { "settings": { "fetch": { "disableSameOriginPolicy": true } } }
 /** Export and import of the settings through the page, against the real background. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { CLIENTS_KEY, readClients } from '../../../utils/background/clients';
 import { Options } from '../../../entrypoints/options/App';
 import { exportFileName } from '../../../components/options/Backup';
 import { loadMessages } from '../support/i18n';
@@ -218,5 +220,66 @@ describe('import', () => {
     expect(answer.preview?.changes.map((change) => change.field).sort()).toEqual(['baseUrl', 'panelEnabled']);
     expect(answer.preview?.carriedCredentials).toEqual(['token']);
     expect(await storedSettings()).toEqual(before);
+  });
+});
+
+describe('torrent clients in the file', () => {
+  const QB = { id: 'qb-1', type: 'qbittorrent', url: 'http://127.0.0.1:8080', username: 'admin', password: 'qb-secret-pass', isDefault: true, skipCheckWhenFilesMatch: true };
+  const NAS = { type: 'transmission', url: 'http://nas.example.lan:9091', username: 'seed', isDefault: false, skipCheckWhenFilesMatch: false };
+
+  async function clientsStored() {
+    return readClients((await fakeBrowser.storage.local.get(CLIENTS_KEY))[CLIENTS_KEY]).clients;
+  }
+
+  it('are exported without their passwords unless credentials are asked for', async () => {
+    world = await startOptionsWorld({ storage: { [CLIENTS_KEY]: { version: 1, clients: [QB] } } });
+    const page = await openOptions();
+    const plain = await exported(page);
+    expect(plain.clients).toEqual([{ type: 'qbittorrent', url: QB.url, username: 'admin', isDefault: true, skipCheckWhenFilesMatch: true }]);
+    expect(JSON.stringify(plain)).not.toContain(QB.password);
+    await click($(page, '#export-credentials'));
+    const full = await exported(page);
+    expect((full.clients as { password: string }[])[0]!.password).toBe(QB.password);
+  });
+
+  it('are previewed, asked for where not granted, and imported: a client without a password in the file keeps the saved one', async () => {
+    world = await startOptionsWorld({ storage: { [CLIENTS_KEY]: { version: 1, clients: [QB] } } });
+    const page = await openOptions();
+    const asked: string[][] = [];
+    const request = fakeBrowser.permissions.request;
+    fakeBrowser.permissions.request = async (permissions) => {
+      asked.push(permissions.origins ?? []);
+      return request(permissions);
+    };
+    try {
+      const { password: _, id: __, ...qbWithoutPassword } = QB;
+      await importFile(page, JSON.stringify({ app: 'reseed-lens', version: 1, clients: [{ ...qbWithoutPassword, isDefault: false }, { ...NAS, password: 'nas-pass', isDefault: true }] }));
+      expect(previewRows(page)).toEqual({
+        clients: `qBittorrent ${QB.url} (admin, ${en.valueSet!.message}, ${en.clientDefault!.message}) → qBittorrent ${QB.url} (admin, ${en.valueSet!.message}); Transmission ${NAS.url} (seed, ${en.valueSet!.message}, ${en.clientDefault!.message})`,
+      });
+      expect(text(page, '#import-preview')).not.toContain('nas-pass');
+      expect(await clientsStored()).toHaveLength(1);
+      await applyImport(page);
+      // The NAS was asked for within the click (its host, no port), the loopback client not.
+      expect(asked).toEqual([['http://nas.example.lan/*']]);
+      const clients = await clientsStored();
+      expect(clients.map((client) => [client.type, client.url, client.password, client.isDefault])).toEqual([
+        ['qbittorrent', QB.url, QB.password, false],
+        ['transmission', NAS.url, 'nas-pass', true],
+      ]);
+      // The section shows them.
+      await waitFor(() => page.querySelectorAll('#client-list li.client').length === 2, 'the client list');
+    } finally {
+      fakeBrowser.permissions.request = request;
+    }
+  });
+
+  it('a client list with an unreadable entry is skipped whole and named', async () => {
+    world = await startOptionsWorld({ storage: { [CLIENTS_KEY]: { version: 1, clients: [QB] } } });
+    const page = await openOptions();
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', panelEnabled: false, clients: [NAS, { type: 'utorrent', url: 'x' }] }));
+    expect(text(page, '#import-result .import-skipped')).toBe(en.importSkipped!.message.replace('$1', en.clientsHeading!.message));
+    await applyImport(page);
+    expect((await clientsStored()).map((client) => client.id)).toEqual([QB.id]);
   });
 });

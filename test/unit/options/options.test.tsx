@@ -48,6 +48,7 @@ describe('the options page', () => {
       'addresses-heading',
       'panel-heading',
       'custom-sites-heading',
+      'clients-heading',
       'backup-heading',
       'privacy-heading',
     ]);

@@ -50,7 +50,7 @@ export function startService(): Promise<ReferenceService> {
  * demo token unless `settings` says otherwise), and the real background answering the page.
  */
 export async function startOptionsWorld(
-  options: { settings?: Record<string, unknown>; storage?: Record<string, unknown>; locale?: 'en' | 'zh_CN' } = {},
+  options: { settings?: Record<string, unknown>; storage?: Record<string, unknown>; locale?: 'en' | 'zh_CN'; clientFetch?: typeof fetch } = {},
 ): Promise<OptionsWorld> {
   fakeBrowser.reset();
   installI18n(options.locale ?? 'en');
@@ -71,7 +71,7 @@ export async function startOptionsWorld(
     void call.catch(() => undefined).finally(() => pending.delete(call));
     return call;
   };
-  const app = new BackgroundApp({ retryDelaysMs: [], minIntervalMs: 0, fetch: tracked });
+  const app = new BackgroundApp({ retryDelaysMs: [], minIntervalMs: 0, fetch: tracked, clientFetch: options.clientFetch });
   const messages: { type: string }[] = [];
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
     messages.push(message as { type: string });

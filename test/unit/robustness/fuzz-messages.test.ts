@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../utils/background/app';
+import { CLIENTS_KEY, readClients } from '../../../utils/background/clients';
 import { routeMessage } from '../../../utils/background/router';
 import type { PageView } from '../../../utils/messages';
 import { readSettings, SETTINGS_KEY } from '../../../utils/settings';
@@ -23,11 +24,14 @@ const CONTENT_TYPES = ['page:reading', 'page:refresh', 'panel:hide-on-site', 'pa
 const PAGE_TYPES = [
   'view:get', 'view:refresh', 'view:hash-from-torrent', 'view:read-once', 'recommended:get', 'connection:test', 'site:enable', 'site:disable',
   'settings:get', 'settings:save', 'settings:export', 'settings:import', 'sites:list', 'profile:get', 'account:bind',
+  'clients:list', 'clients:save', 'clients:remove', 'clients:set-default', 'clients:test', 'client:status',
 ];
 
 let app: BackgroundApp;
 /** Every URL the background tried to reach. */
 let fetched: string[];
+/** Every URL the background tried to reach as a torrent client. */
+let clientFetched: string[];
 
 beforeEach(async () => {
   fakeBrowser.reset();
@@ -42,7 +46,12 @@ beforeEach(async () => {
     fetched.push(String(input));
     throw new TypeError('offline');
   }) as typeof fetch;
-  app = new BackgroundApp({ fetch: offline, retryDelaysMs: [], timeoutMs: 200 });
+  clientFetched = [];
+  const clientOffline = (async (input: RequestInfo | URL) => {
+    clientFetched.push(String(input));
+    throw new TypeError('offline');
+  }) as typeof fetch;
+  app = new BackgroundApp({ fetch: offline, clientFetch: clientOffline, retryDelaysMs: [], timeoutMs: 200 });
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -86,6 +95,19 @@ const fields = {
   site: mostly(fc.string({ maxLength: 10 })),
   userId: mostly(fc.stringMatching(/^\d{1,12}$/)),
   passkey: mostly(fc.string({ maxLength: 20 })),
+  id: mostly(fc.uuid()),
+  client: mostly(
+    fc.record(
+      {
+        type: mostly(fc.constantFrom('qbittorrent', 'transmission', 'deluge')),
+        url: mostly(fc.oneof(fc.webUrl(), fc.constantFrom('http://127.0.0.1:8080', 'https://localhost:9091/transmission', 'http://192.168.1.5:8080'))),
+        username: mostly(fc.string({ maxLength: 10 })),
+        password: mostly(fc.string({ maxLength: 10 })),
+        skipCheckWhenFilesMatch: mostly(fc.boolean()),
+      },
+      { requiredKeys: ['type', 'url', 'username', 'password'] },
+    ),
+  ),
 };
 const OTHER_TYPES = ['view:changed', 'content:hash-from-torrent', 'settings:reset', 'TOKEN', ''];
 /** A message whose type is mostly one of `likely`, with any of the fields, each mostly valid. */
@@ -187,9 +209,12 @@ describe('routeMessage under random messages', () => {
         await pending; // never rejects: failures come back as values
         const { resetFields } = readSettings((await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY]);
         expect(resetFields).toEqual([]); // whatever was saved is valid
+        expect(readClients((await fakeBrowser.storage.local.get(CLIENTS_KEY))[CLIENTS_KEY]).dropped).toBe(0);
       }),
       { numRuns: 600 },
     );
     expect(answered).toBeGreaterThan(50);
+    // No origin is granted here: a client could only be reached on this machine (the manifest's loopback).
+    for (const url of clientFetched) expect(['127.0.0.1', 'localhost'], url).toContain(new URL(url).hostname);
   });
 });

@@ -1,9 +1,11 @@
 /**
  * The fake browser has no permissions API: install one kept in memory, which answers as a browser
- * does for host permissions: the manifest's own hosts (IYUU's) always, other origins once granted.
+ * does for host permissions: the manifest's own hosts (IYUU's, and loopback for torrent clients)
+ * always, other origins once granted.
  * Granted origins are forgotten on fakeBrowser.reset(), like a fresh profile.
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { LOOPBACK_CLIENT_HOSTS } from '../../../utils/background/client-hosts';
 import { KNOWN_SERVICE_HOSTS } from '../../../utils/settings';
 
 const granted = new Set<string>();
@@ -18,7 +20,7 @@ function origins(pattern: string): string[] {
 
 function held(origin: string): boolean {
   const host = origin.replace(/^https?:\/\//, '').replace(/:\d+$/, '');
-  return granted.has(origin) || (KNOWN_SERVICE_HOSTS as readonly string[]).includes(host);
+  return granted.has(origin) || (KNOWN_SERVICE_HOSTS as readonly string[]).includes(host) || (LOOPBACK_CLIENT_HOSTS as readonly string[]).includes(host);
 }
 
 /** Grants the origin of this URL, as a user accepting the browser's prompt would. */

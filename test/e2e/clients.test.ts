@@ -1,0 +1,188 @@
+/**
+ * The user's torrent clients (issue #9) in the built extension, in Chromium and Firefox, with the
+ * real daemons started here: Debian's qbittorrent-nox (its CSRF protection left on, its default)
+ * and transmission-daemon, on loopback ports with known credentials. Each is configured through the
+ * options page as a person would; Test client says what it answered (a wrong password, a stopped
+ * client too); then on a NexusPHP details page of a torrent the client seeds, the popup says
+ * "In your client", seeding, and the save path, and marks the candidate the client also holds.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../utils/clients/index';
+import type { ClientKind } from '../../utils/clients/types';
+import { makeTorrent, torrentOn, writeSampleContent, type MadeTorrent } from '../clients/content';
+import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
+import { nodeClientFetch } from '../clients/node-fetch';
+import { addSeeding } from '../clients/seed';
+import { DEMO_TOKEN, loadReferenceData } from '../service/server';
+import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { until } from './support/wait';
+import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, type World } from './world';
+
+afterAll(closeAllBrowsers);
+
+const PAGE_ID = 990_001;
+const HELD_ID = 990_002;
+const ABSENT_ID = 990_003;
+
+/** The torrents of the sample folder on three trackers: the page's and one other in the client, the third not. */
+interface Torrents {
+  page: MadeTorrent;
+  held: MadeTorrent;
+  absent: MadeTorrent;
+}
+
+/** Starts a daemon seeding the page's torrent and the held candidate from its own data folder. */
+async function seedingDaemon(kind: Extract<ClientKind, 'qbittorrent' | 'transmission'>): Promise<{ daemon: RunningDaemon; torrents: Torrents }> {
+  const daemon = kind === 'qbittorrent' ? await startQbittorrent() : await startTransmission();
+  const { folder } = writeSampleContent(daemon.dataDir);
+  const torrents = {
+    page: torrentOn('alpha', folder),
+    held: torrentOn('beta', folder),
+    absent: makeTorrent(folder, { announce: 'http://tracker-gamma.reseed.test/announce.php', source: 'GAMMA' }),
+  };
+  // As the user's own web UI added them (same-origin requests).
+  const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  await addSeeding(client, torrents.page, folder);
+  await addSeeding(client, torrents.held, folder);
+  return { daemon, torrents };
+}
+
+const CLIENT_NAMES = { qbittorrent: 'qBittorrent', transmission: 'Transmission' } as const;
+
+describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
+  let world: World;
+  let browser: HarnessBrowser;
+  const daemons: Partial<Record<'qbittorrent' | 'transmission', { daemon: RunningDaemon; torrents: Torrents }>> = {};
+
+  beforeAll(async () => {
+    const [qbittorrent, transmission] = await Promise.all([seedingDaemon('qbittorrent'), seedingDaemon('transmission')]);
+    daemons.qbittorrent = qbittorrent;
+    daemons.transmission = transmission;
+    // Both daemons seed the same content, so the torrents (and hashes) are the same for both.
+    const { torrents } = qbittorrent;
+    const data = loadReferenceData();
+    data.torrents.push({
+      title: 'Reseed Lens Album (2024) [FLAC]',
+      members: [
+        { site: 'hdsky', torrent_id: PAGE_ID, info_hash: torrents.page.hash },
+        { site: 'ourbits', torrent_id: HELD_ID, info_hash: torrents.held.hash },
+        { site: 'ssd', torrent_id: ABSENT_ID, info_hash: torrents.absent.hash },
+      ],
+    });
+    world = await startWorld({ service: { data } });
+    world.router.setHost('hdsky.me', {
+      '/details.php': nexusDetailsPage({ site: 'hdsky', torrentId: PAGE_ID, hash: torrents.page.hash, title: 'Reseed Lens Album (2024) [FLAC]' }),
+    });
+    browser = await launchBrowser(kind, { proxyPort: world.router.port });
+    await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), { baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN });
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await world?.close();
+    await Promise.all(Object.values(daemons).map((entry) => entry?.daemon.stop()));
+  }, 60_000);
+
+  async function optionsPage(): Promise<HarnessPage> {
+    const options = await browser.openExtensionPage('options.html#clients-heading');
+    // Firefox gives a tab behind the helper tab no animation frames: bring it forward to type in it.
+    await options.bringToFront();
+    await options.waitForSelector('#client-url', { state: 'visible' });
+    await options.waitForSelector('#client-none, #client-list');
+    return options;
+  }
+
+  /** Fills the form by its fields (labelled Client type, Client URL, Username, Password). */
+  async function fill(options: HarnessPage, daemon: RunningDaemon, password = daemon.password): Promise<void> {
+    await options.select('#client-type', daemon.kind);
+    await options.fill('#client-url', daemon.url);
+    await options.fill('#client-username', daemon.username);
+    await options.fill('#client-password', password);
+  }
+
+  /** Presses Test client and gives what it then says, and the client's own words when it gave any. */
+  async function testClient(options: HarnessPage): Promise<{ text: string; said: string }> {
+    const read = () =>
+      options.evaluate(() => ({
+        done: !!document.querySelector('#client-status.ok, #client-status.problem'),
+        text: document.querySelector('#client-status .client-outcome-text')?.textContent ?? '',
+        said: document.querySelector('#client-status .client-said')?.textContent ?? '',
+      }));
+    const before = await read();
+    await options.click('#test-client');
+    const after = await until(read, (now) => now.done && (now.text !== before.text || now.said !== before.said), 'what Test client says', 30_000);
+    return { text: after.text, said: after.said };
+  }
+
+  async function popupFor(url: string, marker: string): Promise<HarnessPage> {
+    const page = await browser.newPage();
+    await page.goto(url);
+    const tabId = await browser.tabIdOf(marker);
+    return browser.openExtensionPage(`popup.html?tabId=${tabId}`);
+  }
+
+  const labels = (options: HarnessPage) =>
+    options.evaluate(() => ['client-type', 'client-url', 'client-username', 'client-password'].map((id) => document.querySelector(`label[for="${id}"]`)?.textContent));
+
+  it.each(['qbittorrent', 'transmission'] as const)('%s: set up through the options page, and the popup says "In your client"', async (clientKind) => {
+    const { daemon, torrents } = daemons[clientKind]!;
+    const seen = world.router.requests.length;
+    const options = await optionsPage();
+    expect(await labels(options)).toEqual(['Client type', 'Client URL', 'Username', 'Password']);
+    // The previous client goes (the form then adds a new one).
+    if (await options.evaluate(() => !!document.querySelector('#client-list .remove-client'))) {
+      await options.click('#client-list .remove-client');
+      await options.waitForSelector('#client-none');
+    }
+
+    await fill(options, daemon, 'not-the-password');
+    const wrong = await testClient(options);
+    expect(wrong.text).toBe('Wrong username or password (or API key).');
+    // Transmission says why in words of its own (an HTML page), shown as text.
+    if (clientKind === 'transmission') expect(wrong.said).toMatch(/^The client said: “401: Unauthorized/);
+
+    await fill(options, daemon);
+    expect(await testClient(options)).toEqual({ text: `Connected: ${CLIENT_NAMES[clientKind]} ${daemon.version}, 2 torrents`, said: '' });
+    await options.click('#save-client');
+    await options.waitForSelector('#client-list li.client.default');
+    expect(await options.textContent('#client-list .client-url')).toBe(daemon.url);
+    await options.close();
+
+    const popup = await popupFor(`http://hdsky.me/details.php?id=${PAGE_ID}&client=${clientKind}`, `client=${clientKind}`);
+    await popup.waitForSelector('.client-status.in-client', { timeoutMs: 30_000 });
+    expect((await popup.textContent('.client-status .client-line'))?.replace(/\s+/g, ' ').trim()).toBe('In your client · seeding');
+    expect(await popup.textContent('.client-status .client-path code')).toBe(daemon.dataDir);
+    // The candidate on OurBits is the other torrent the client holds; the one on SSD it does not.
+    await popup.waitForSelector('li.torrent .tag.in-client');
+    const marked = await popup.evaluate(() =>
+      [...document.querySelectorAll('li.torrent')].map((row) => [row.querySelector('a.candidate-link')?.getAttribute('href') ?? '', row.querySelector('.tag.in-client')?.textContent ?? '']),
+    );
+    expect(marked.find(([href]) => href!.endsWith(`id=${HELD_ID}`))?.[1]).toBe('In your client');
+    expect(marked.find(([href]) => href!.endsWith(`id=${ABSENT_ID}`))?.[1]).toBe('');
+    expect(torrents.absent.hash).not.toBe(torrents.held.hash);
+    await popup.close();
+
+    // Nothing of the client reached the tracker's page: its requests carried no client address.
+    for (const request of world.router.requestsTo('hdsky.me')) expect(JSON.stringify(request)).not.toContain(daemon.url);
+    // The password went only to the client's own address (both test daemons have the same password).
+    const carrying = world.router.requests.slice(seen).filter((request) => `${request.url} ${JSON.stringify(request.headers)} ${request.body}`.includes(encodeURIComponent(daemon.password)) || request.headers.authorization);
+    expect(carrying.length).toBeGreaterThan(0);
+    for (const request of carrying) expect(request.url.startsWith(`${daemon.url}/`), request.url).toBe(true);
+  });
+
+  it('a stopped client: Test client and the popup say it cannot be reached', async () => {
+    // The default client now is the last one set up (Transmission).
+    const { daemon } = daemons.transmission!;
+    await daemon.stop();
+    const options = await optionsPage();
+    await options.click('#client-list .edit-client');
+    expect((await testClient(options)).text).toBe('The client could not be reached at this address. Is it running, and are the address and port right?');
+    await options.close();
+
+    const popup = await popupFor(`http://hdsky.me/details.php?id=${PAGE_ID}&stopped=1`, 'stopped=1');
+    await popup.waitForSelector('.client-status.client-problem', { timeoutMs: 30_000 });
+    expect(await popup.textContent('.client-problem .notice-title')).toBe('Your client could not be asked');
+    expect(await popup.evaluate(() => document.querySelector('.client-problem')?.getAttribute('data-kind'))).toBe('unreachable');
+    expect(await popup.evaluate(() => document.querySelector('.tag.in-client'))).toBeNull();
+    await popup.close();
+  });
+});
