@@ -120,6 +120,11 @@ export const settingsFields = {
     .default({}),
   /** Hosts the user enabled the extension on from the popup ("Use on this site"). */
   customHosts: listOf(pageHostSchema, 500).default([]),
+  /**
+   * The index of the user's default torrent client (utils/client-index): opt-in, because it sends
+   * the hash of every torrent in the client to the lookup service. Turning it off deletes the index.
+   */
+  clientIndexEnabled: z.boolean().default(false),
 } as const;
 
 export const settingsSchema = z.object(settingsFields);

@@ -36,6 +36,7 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   askedForSites: fc.boolean(),
   siteOverrides: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.record({ host, scheme: fc.constantFrom('http' as const, 'https' as const) }, { requiredKeys: [] }), { maxKeys: 3 }),
   customHosts: fc.uniqueArray(host, { maxLength: 4 }),
+  clientIndexEnabled: fc.boolean(),
 });
 
 /** Values each field must refuse as a whole: wrong types and right types with wrong content. */
@@ -50,6 +51,7 @@ const JUNK: Record<SettingsField, unknown[]> = {
   askedForSites: ['no', 1, null, {}],
   siteOverrides: [[], 'x', null, 7],
   customHosts: ['hdsky.me', { 0: 'hdsky.me' }, true],
+  clientIndexEnabled: ['yes', 1, null, {}],
 };
 
 /** Entries a list field must drop alone, keeping the rest. */
