@@ -104,6 +104,16 @@ export function usableSource(torrent: IndexedTorrent): boolean {
   return torrent.progress >= 1 && !UNUSABLE_STATES.has(torrent.state);
 }
 
+/**
+ * Progress kept in thousandths, as storage keeps it, so what a restart reads back is what memory
+ * held, and a download's every byte does not count as a change; only a complete torrent is 1.
+ */
+export function progressInThousandths(progress: number): number {
+  if (!(progress > 0)) return 0;
+  if (progress >= 1) return 1000;
+  return Math.min(999, Math.floor(progress * 1000 + 1e-9));
+}
+
 function sameTorrent(a: IndexedTorrent, b: IndexedTorrent): boolean {
   return a.name === b.name && a.savePath === b.savePath && a.state === b.state && a.progress === b.progress && a.size === b.size;
 }
@@ -184,7 +194,7 @@ export class IndexModel {
         name: source.name,
         savePath: source.savePath,
         state: source.state,
-        progress: source.progress,
+        progress: progressInThousandths(source.progress) / 1000,
         size: source.size,
       };
       const record = this.records.get(hash);

@@ -88,3 +88,36 @@ export function limitStorage(quotaBytes: number): () => void {
     local.set = original;
   };
 }
+
+/**
+ * Removes torrents from a real daemon (keeping their files), through its own API: the library has
+ * no remove, and the index must see torrents go as a user's client does.
+ */
+export async function removeFromDaemon(daemon: { kind: string; url: string; username: string; password: string }, fetch: typeof globalThis.fetch, hashes: string[]): Promise<void> {
+  if (daemon.kind === 'qbittorrent') {
+    // The session the library's client logged in with (same cookie jar and Origin).
+    const response = await fetch(`${daemon.url}/api/v2/torrents/delete`, {
+      method: 'POST',
+      body: new URLSearchParams({ hashes: hashes.join('|'), deleteFiles: 'false' }),
+    });
+    if (!response.ok) throw new Error(`qBittorrent delete: HTTP ${response.status}`);
+    return;
+  }
+  if (daemon.kind === 'transmission') {
+    const url = `${daemon.url}/transmission/rpc`;
+    const headers: Record<string, string> = {
+      Authorization: `Basic ${Buffer.from(`${daemon.username}:${daemon.password}`).toString('base64')}`,
+      'Content-Type': 'application/json',
+    };
+    const body = JSON.stringify({ method: 'torrent-remove', arguments: { ids: hashes, 'delete-local-data': false } });
+    let response = await globalThis.fetch(url, { method: 'POST', headers, body });
+    if (response.status === 409) {
+      headers['X-Transmission-Session-Id'] = response.headers.get('X-Transmission-Session-Id') ?? '';
+      response = await globalThis.fetch(url, { method: 'POST', headers, body });
+    }
+    const answer = (await response.json()) as { result?: string };
+    if (answer.result !== 'success') throw new Error(`Transmission torrent-remove: ${answer.result}`);
+    return;
+  }
+  throw new Error(`no remove for ${daemon.kind}`);
+}
