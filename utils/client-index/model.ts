@@ -344,16 +344,23 @@ export class IndexModel {
     return { torrents: this.records.size, answered, waiting: this.records.size - answered, places, inClient, canCrossSeed };
   }
 
-  /** A complete client torrent holding this content, seeding ones first. */
+  /**
+   * A complete client torrent holding this content: a seeding one first, then the lowest hash, so
+   * the choice does not depend on the order answers came in (or were read back from storage).
+   */
   private bestSource(sources: readonly string[]): IndexedTorrent | undefined {
-    let usable: IndexedTorrent | undefined;
+    let best: IndexedTorrent | undefined;
     for (const hash of sources) {
       const torrent = this.records.get(hash)?.torrent;
       if (!torrent || !usableSource(torrent)) continue;
-      if (torrent.state === 'seeding') return torrent;
-      usable ??= torrent;
+      if (!best) best = torrent;
+      else {
+        const seeding = torrent.state === 'seeding';
+        const bestSeeding = best.state === 'seeding';
+        if ((seeding && !bestSeeding) || (seeding === bestSeeding && torrent.hash < best.hash)) best = torrent;
+      }
     }
-    return usable;
+    return best;
   }
 
   private siteMap(): Map<number, Map<number, SiteEntry>> {

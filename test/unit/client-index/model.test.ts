@@ -134,6 +134,23 @@ describe('rows of a list page', () => {
     expect(model.query(SITES.tjupt, ['501']).get('501')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: ALBUM.pthome } });
   });
 
+  it('picks the same source whatever order the client lists its torrents in (a restart reads them back in another)', async () => {
+    const client = CLIENT.map((t) => (t.hash === ALBUM.pthome ? { ...t, state: 'seeding' as const } : t));
+    const forward = await indexedModel(client);
+    const backward = await indexedModel([...client].reverse());
+    const source = forward.query(SITES['m-team'], ['301']).get('301')?.clientTorrent.hash;
+    expect(source).toBe([ALBUM.hdsky, ALBUM.pthome].sort()[0]);
+    expect(backward.query(SITES['m-team'], ['301']).get('301')?.clientTorrent.hash).toBe(source);
+  });
+
+  it("a client torrent named in another's answer is a source before its own answer came (a sync cut short)", async () => {
+    const client = CLIENT.map((t) => (t.hash === ALBUM.hdsky ? { ...t, progress: 0.5, state: 'downloading' as const } : t));
+    const model = new IndexModel();
+    model.applyClientList(client, 20_000);
+    model.applyAnswers(await answersFor([ALBUM.hdsky]), Date.now());
+    expect(model.query(SITES['m-team'], ['301']).get('301')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: ALBUM.pthome } });
+  });
+
   it('a row showing a hash other than the one the service gave for its id is judged by its own hash', async () => {
     const model = await indexedModel();
     expect(model.query(SITES['m-team'], [{ id: '301', hash: hashOf('something else') }])).toEqual(new Map());

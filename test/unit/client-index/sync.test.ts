@@ -166,6 +166,8 @@ describe.each(['qbittorrent', 'transmission'] as const)('%s', (kind) => {
     expect(located).toHaveLength(placedAlone);
     expect(lookups.length).toBe(batches + Math.ceil(placedAlone / 200));
     expect(report).toMatchObject({ outcome: 'done', torrents: inClient.length, added: inClient.length, removed: 0, asked: inClient.length, locateAsked: placedAlone, located: placedAlone, requests: lookups.length });
+    // The index keeps its own copy: none of it went into the answer cache of the user's browsing.
+    expect((await world.lookup.cache.get([...inClient, ...located])).size).toBe(0);
   });
 
   it('answers a list page from the index: in the client, can cross-seed, and nothing for an incomplete source', LIVE, async () => {
@@ -454,6 +456,30 @@ describe('storage', () => {
     await again.sync(held.qbittorrent.client, later.lookup, { ...QUICK, locate: false });
     const inBucket = (await hashesIn(held.qbittorrent)).filter((hash) => bucketOf(hash) === spoiled);
     expect(lookupsSeen(service, since).flat().sort()).toEqual(inBucket);
+  });
+
+  it('a full storage.local: the answer cache makes room (halved, oldest first) and the index is stored', LIVE, async () => {
+    const index = await open(held.qbittorrent);
+    await index.sync(held.qbittorrent.client, world.lookup, QUICK);
+    const indexBytes = JSON.stringify(await fakeBrowser.storage.local.get(await storedKeys())).length;
+    fakeBrowser.reset();
+    world = makeWorld(service);
+    // The user's browsing filled the answer cache.
+    const answers = new Map(Array.from({ length: 2000 }, (_, i) => [hashOf(`browsed ${i}`), { candidates: [{ sid: 7, torrent_id: i, info_hash: hashOf(`copy ${i}`) }], fetchedAt: Date.now() - i }]));
+    await world.lookup.cache.put(answers);
+    const cacheBytes = JSON.stringify(await fakeBrowser.storage.local.get(null)).length;
+    // Room for the index only once a third of the cache is gone.
+    const undo = limitStorage(cacheBytes + indexBytes - Math.floor(cacheBytes / 3));
+    try {
+      const filled = await open(held.qbittorrent);
+      await filled.sync(held.qbittorrent.client, world.lookup, QUICK);
+      expect(filled.status().storage).toBe('ok');
+      const later = await open(held.qbittorrent, restart(world));
+      expect(later.status().answered).toBe(filled.status().answered);
+      expect((await world.lookup.cache.get([...answers.keys()])).size).toBeLessThanOrEqual(1000);
+    } finally {
+      undo();
+    }
   });
 
   it('a full storage.local: room is made once, then the index lives in memory and the settings can still be saved', LIVE, async () => {
