@@ -38,13 +38,19 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const SEXTET = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) SEXTET[ALPHABET.charCodeAt(i)] = i;
 const HEX = '0123456789abcdef';
+const HEX_CODES = Array.from(HEX, (digit) => digit.charCodeAt(0));
 const NIBBLE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) NIBBLE[HEX.charCodeAt(i)] = i;
+
+// Both build their result from character codes in one step: a string grown character by
+// character is a chain of small pieces in V8, ~1 KB a hash, and the index holds tens of thousands.
+const packed27 = new Array<number>(27);
+const hex40 = new Array<number>(40);
 
 /** 40 lowercase hex → 27 base64url characters; undefined for anything else. */
 export function packHash(hex: string): string | undefined {
   if (hex.length !== 40) return undefined;
-  let out = '';
+  let at = 0;
   // Six groups of 24 bits (6 hex → 4 characters), then the last 16 bits (4 hex → 3 characters).
   for (let i = 0; i < 40; i += 6) {
     const digits = Math.min(6, 40 - i);
@@ -54,16 +60,24 @@ export function packHash(hex: string): string | undefined {
       if (nibble < 0) return undefined;
       bits = bits * 16 + nibble;
     }
-    if (digits === 6) out += ALPHABET[bits >> 18]! + ALPHABET[(bits >> 12) & 63]! + ALPHABET[(bits >> 6) & 63]! + ALPHABET[bits & 63]!;
-    else out += ALPHABET[bits >> 10]! + ALPHABET[(bits >> 4) & 63]! + ALPHABET[(bits << 2) & 63]!;
+    if (digits === 6) {
+      packed27[at++] = ALPHABET.charCodeAt(bits >> 18);
+      packed27[at++] = ALPHABET.charCodeAt((bits >> 12) & 63);
+      packed27[at++] = ALPHABET.charCodeAt((bits >> 6) & 63);
+      packed27[at++] = ALPHABET.charCodeAt(bits & 63);
+    } else {
+      packed27[at++] = ALPHABET.charCodeAt(bits >> 10);
+      packed27[at++] = ALPHABET.charCodeAt((bits >> 4) & 63);
+      packed27[at++] = ALPHABET.charCodeAt((bits << 2) & 63);
+    }
   }
-  return out;
+  return String.fromCharCode.apply(null, packed27);
 }
 
 /** 27 base64url characters → 40 lowercase hex; undefined for anything that packHash would not have made. */
 export function unpackHash(packed: unknown): string | undefined {
   if (typeof packed !== 'string' || packed.length !== 27) return undefined;
-  let out = '';
+  let at = 0;
   for (let i = 0; i < 27; i += 4) {
     const chars = Math.min(4, 27 - i);
     let bits = 0;
@@ -73,14 +87,14 @@ export function unpackHash(packed: unknown): string | undefined {
       bits = bits * 64 + sextet;
     }
     if (chars === 4) {
-      for (let shift = 20; shift >= 0; shift -= 4) out += HEX[(bits >> shift) & 15];
+      for (let shift = 20; shift >= 0; shift -= 4) hex40[at++] = HEX_CODES[(bits >> shift) & 15]!;
     } else {
       // 18 bits carry 16: the last 2 must be zero, or this is not a hash we wrote.
       if (bits & 3) return undefined;
-      for (let shift = 14; shift >= 2; shift -= 4) out += HEX[(bits >> shift) & 15];
+      for (let shift = 14; shift >= 2; shift -= 4) hex40[at++] = HEX_CODES[(bits >> shift) & 15]!;
     }
   }
-  return out;
+  return String.fromCharCode.apply(null, hex40);
 }
 
 // --------------------------------------------------------------------------------------------

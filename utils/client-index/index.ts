@@ -83,6 +83,8 @@ const bucketKeys = (slot: number) => Array.from({ length: BUCKET_COUNT }, (_, bu
 export class ClientIndexes {
   private current: { key: string; index: Promise<ClientIndex> } | undefined;
   private meta: IndexMeta | undefined;
+  /** Nothing stored since the last deleteAll(): open() while off need not look again (one list page after another). */
+  private cleared = false;
   readonly now: () => number;
 
   constructor(readonly env: ClientIndexEnvironment) {
@@ -95,9 +97,10 @@ export class ClientIndexes {
    */
   async open(identity: ClientIdentity): Promise<ClientIndex | undefined> {
     if (!(await this.env.settings()).clientIndexEnabled) {
-      await this.deleteAll();
+      if (!this.cleared) await this.deleteAll();
       return undefined;
     }
+    this.cleared = false;
     const key = identityKey(identity);
     if (this.current?.key !== key) {
       this.current?.index.then((index) => index.close(false)).catch(() => undefined);
@@ -117,10 +120,12 @@ export class ClientIndexes {
     if (open) (await open.index.catch(() => undefined))?.close(true);
     this.meta = undefined;
     const stored = await browser.storage.local.get(META_KEY);
-    if (stored[META_KEY] === undefined && !open) return;
-    const all = await browser.storage.local.get(null);
-    const keys = Object.keys(all).filter((key) => key === META_KEY || key.startsWith(`${KEY_PREFIX}:`));
-    if (keys.length) await browser.storage.local.remove(keys);
+    if (stored[META_KEY] !== undefined || open) {
+      const all = await browser.storage.local.get(null);
+      const keys = Object.keys(all).filter((key) => key === META_KEY || key.startsWith(`${KEY_PREFIX}:`));
+      if (keys.length) await browser.storage.local.remove(keys);
+    }
+    this.cleared = true;
   }
 
   /**
