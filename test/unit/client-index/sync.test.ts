@@ -39,6 +39,7 @@ const TINY = { qbittorrent: 250, transmission: 20 } as const;
 const held = {} as Record<'qbittorrent' | 'transmission', Held>;
 let content: { single: Content; folder: Content };
 let service: ReferenceService;
+let groups: GroupMember[][];
 let world: World;
 
 // The sample content: the folder held from hdsky and pthome, the single file from hdsky only.
@@ -82,7 +83,7 @@ beforeAll(async () => {
   held.transmission = await startHeld('transmission');
   FOLDER = { alpha: torrentOn('alpha', content.folder).hash, beta: torrentOn('beta', content.folder).hash, mteam: hashOf('folder@m-team') };
   SINGLE = { alpha: torrentOn('alpha', content.single).hash, tjupt: hashOf('single@tjupt'), hdhome: hashOf('single@hdhome') };
-  service = await startServiceWith([
+  groups = [
     [
       { site: 'hdsky', torrent_id: 101, info_hash: FOLDER.alpha },
       { site: 'pthome', torrent_id: 201, info_hash: FOLDER.beta },
@@ -97,7 +98,8 @@ beforeAll(async () => {
     ...groupsFor(held.qbittorrent.later, 1000),
     ...groupsFor(held.transmission.tiny, 2000),
     ...groupsFor(held.transmission.later, 3000),
-  ]);
+  ];
+  service = await startServiceWith(groups);
 }, 180_000);
 
 afterAll(async () => {
@@ -347,6 +349,29 @@ describe('qBittorrent with 250+ torrents', () => {
     const afterRestart = lookupsSeen(service, since).flat();
     expect(afterRestart.filter((hash) => answeredFirst.includes(hash))).toEqual([]);
     expect([...answeredFirst, ...afterRestart.filter((hash) => inClient.includes(hash))].sort()).toEqual(inClient);
+  });
+
+  it("against the live service's untidy shapes and passing failures: the same index, and nothing asked twice", LIVE, async () => {
+    const strict = await open(held.qbittorrent);
+    await strict.sync(held.qbittorrent.client, world.lookup, QUICK);
+    const ids = [101, 102, 201, 301, 502, 702, ...[...tinyPlaces.values()].flatMap((place) => [place.hdsky, place.pterclub])];
+    const expected = Object.values(SITES).map((sid) => strict.query(sid, ids));
+
+    // Realistic shapes: PHP objects, string ids, a broken candidate in every list, and the first two lookups failing.
+    const untidy = await startServiceWith(groups, { shapes: 'realistic' });
+    try {
+      fakeBrowser.reset();
+      const there = makeWorld(untidy);
+      const index = await open(held.qbittorrent, there);
+      const report = await index.sync(held.qbittorrent.client, there.lookup, QUICK);
+      expect(report).toMatchObject({ outcome: 'done', unanswered: 0 });
+      expect(Object.values(SITES).map((sid) => index.query(sid, ids))).toEqual(expected);
+      const before = untidy.requests.length;
+      await index.sync(held.qbittorrent.client, there.lookup, QUICK);
+      expect(untidy.requests.length).toBe(before);
+    } finally {
+      await untidy.close();
+    }
   });
 
   it('a second call while a sync runs joins it', LIVE, async () => {
