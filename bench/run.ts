@@ -3,7 +3,7 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, cache, flood, client
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, cache, flood, client, index
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
  * Exits 1 when a figure is over its budget or a benchmark could not measure (it says why).
@@ -32,7 +32,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const startLoad = loadavg()[0] ?? 0;
 const children = new Set<ChildProcess>();
 
-/** Runs a Node benchmark (bench/lookup-node.ts by default) in a process of its own; its last stdout line is the result. */
+/** Runs a Node benchmark (bench/lookup-node.ts unless named) in a process of its own; its last stdout line is the result. */
 function nodeBench(args: string[], script = 'bench/lookup-node.ts'): Promise<NodeBenchOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args], {
@@ -133,6 +133,11 @@ async function main(): Promise<number> {
   if (wants('cache')) {
     log('cache: 10,000 answers in the real Lookup (Node)…');
     await record('cache', async () => nodeBench(['memory']));
+  }
+  // Alone too: its query time is in microseconds and its heap is measured.
+  if (wants('index')) {
+    log('index: 10,000 client torrents in the client index (Node, reference service)…');
+    await record('index', async () => nodeBench([], 'bench/client-index-node.ts'));
   }
   let flood: Promise<void> | undefined;
   if (wants('flood')) {

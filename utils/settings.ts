@@ -122,6 +122,11 @@ export const settingsFields = {
   customHosts: listOf(pageHostSchema, 500).default([]),
   /** The user has read what leaves the browser (the first-run notice). */
   privacyNoticeSeen: z.boolean().default(false),
+  /**
+   * The index of the user's default torrent client (utils/client-index): opt-in, because it sends
+   * the hash of every torrent in the client to the lookup service. Turning it off deletes the index.
+   */
+  clientIndexEnabled: z.boolean().default(false),
 } as const;
 
 export const settingsSchema = z.object(settingsFields);

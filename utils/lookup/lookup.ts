@@ -129,6 +129,8 @@ export class Lookup {
   private readonly inFlight = new Map<string, Promise<BatchResult>>();
   /** Hashes waiting for the next batch, in the order they were asked. */
   private readonly queue = new Map<string, Waiting>();
+  /** Queued hashes whose answers no caller wants in the answer cache (a caller that keeps its own copy). */
+  private readonly notCached = new Set<string>();
   private draining: Promise<void> | undefined;
   private reporting: Promise<string> | undefined;
   private batches = 0;
@@ -154,6 +156,12 @@ export class Lookup {
       force?: boolean;
       /** Called once, before anything is asked of the service (not when the cache answers it all). */
       beforeService?: () => unknown;
+      /**
+       * false: the service's answers are not written to the answer cache. For a caller that keeps
+       * its own lasting copy (the client index: 10,000 answers must neither be stored twice nor push
+       * the user's browsing answers out of the cache). A hash another caller wants cached is cached.
+       */
+      cache?: boolean;
     } = {},
   ): Promise<LookupOutcome> {
     const wanted = [...new Set(hashes.map((hash) => hash.toLowerCase()))];
@@ -173,7 +181,15 @@ export class Lookup {
     if (!needed.length) return { answers, fromCache: true, requests: 0 };
     await options.beforeService?.();
 
-    const settled = await Promise.allSettled(needed.map((hash) => this.inFlight.get(hash) ?? this.enqueue(hash)));
+    const keep = options.cache ?? true;
+    const settled = await Promise.allSettled(
+      needed.map((hash) => {
+        const pending = this.inFlight.get(hash);
+        if (!pending) return this.enqueue(hash, keep);
+        if (keep) this.notCached.delete(hash);
+        return pending;
+      }),
+    );
     // A hash that failed alone (its entry was broken) is skipped alone; any other failure is the page's.
     const failed = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
     const shared = failed.find((reason) => !(reason instanceof UnusableEntry));
@@ -196,13 +212,15 @@ export class Lookup {
     return outcome;
   }
 
-  private enqueue(hash: string): Promise<BatchResult> {
+  private enqueue(hash: string, keep: boolean): Promise<BatchResult> {
     const promise = new Promise<BatchResult>((resolve, reject) => this.queue.set(hash, { resolve, reject }));
+    if (!keep) this.notCached.add(hash);
     this.inFlight.set(hash, promise);
-    promise.then(
-      () => this.inFlight.delete(hash),
-      () => this.inFlight.delete(hash),
-    );
+    const settled = () => {
+      this.inFlight.delete(hash);
+      this.notCached.delete(hash);
+    };
+    promise.then(settled, settled);
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
     });
@@ -227,11 +245,13 @@ export class Lookup {
         const batch = ++this.batches;
         const stored = new Map<string, CachedAnswer>();
         const sites = sitesTag(settings);
+        const cached = new Map<string, CachedAnswer>();
         for (const [hash] of taken) {
           const candidates = result.candidates.get(hash);
           if (candidates) stored.set(hash, { candidates, fetchedAt: this.now(), sites });
+          if (candidates && !this.notCached.has(hash)) cached.set(hash, stored.get(hash)!);
         }
-        await this.cache.put(stored);
+        await this.cache.put(cached);
         for (const [hash, waiting] of taken) {
           const answer = stored.get(hash);
           // The service's entry for this hash was wholly broken: that hash fails alone, and is not cached as "none".

@@ -89,6 +89,23 @@ describe('Lookup', () => {
     expect(c.answers.get(hashes[3]!)).toEqual(a.answers.get(hashes[3]!));
   });
 
+  it('with cache: false answers without storing (the client index keeps its own copy); a page asking the same hash meanwhile still gets it cached', async () => {
+    const lookup = makeLookup();
+    const [indexOnly, shared] = knownHashes();
+    service.control.delayMs = 100;
+    const index = lookup.answers([indexOnly!, shared!], { cache: false });
+    const page = lookup.answers([shared!]);
+    const [fromIndex, fromPage] = await Promise.all([index, page]);
+    expect(lookups()).toHaveLength(1);
+    expect(fromIndex.answers.get(indexOnly!)!.candidates.length).toBeGreaterThan(0);
+    expect(fromPage.answers.get(shared!)).toEqual(fromIndex.answers.get(shared!));
+    const stored = await lookup.cache.get([indexOnly!, shared!]);
+    expect([...stored.keys()]).toEqual([shared]);
+    // Not cached: asked again next time.
+    await lookup.answers([indexOnly!], { cache: false });
+    expect(lookups()).toHaveLength(2);
+  });
+
   it('batches many hashes at 200 per request, and answers hashes without candidates with none', async () => {
     const lookup = makeLookup();
     const hashes = [...knownHashes().slice(0, 5), ...Array.from({ length: 445 }, (_, i) => randomHash(i + 1))];

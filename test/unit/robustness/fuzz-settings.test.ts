@@ -37,6 +37,7 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   siteOverrides: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.record({ host, scheme: fc.constantFrom('http' as const, 'https' as const) }, { requiredKeys: [] }), { maxKeys: 3 }),
   customHosts: fc.uniqueArray(host, { maxLength: 4 }),
   privacyNoticeSeen: fc.boolean(),
+  clientIndexEnabled: fc.boolean(),
 });
 
 /** Values each field must refuse as a whole: wrong types and right types with wrong content. */
@@ -52,6 +53,7 @@ const JUNK: Record<SettingsField, unknown[]> = {
   siteOverrides: [[], 'x', null, 7],
   customHosts: ['hdsky.me', { 0: 'hdsky.me' }, true],
   privacyNoticeSeen: ['yes', 1, null, {}],
+  clientIndexEnabled: ['yes', 1, null, {}],
 };
 
 /** Entries a list field must drop alone, keeping the rest. */

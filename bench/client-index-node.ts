@@ -1,0 +1,290 @@
+/**
+ * The client index (utils/client-index) with 10,000 client torrents, in Node: the real
+ * ClientIndexes, Lookup and reference service over HTTP, WXT's fake browser for storage.local (a
+ * Map in this heap). The client is a stand-in whose list() returns 10,000 torrents in one call, as
+ * TorrentClient.list() does; the reference service answers groups made for their hashes.
+ *
+ *   node --expose-gc --import tsx bench/client-index-node.ts            → JSON on the last line
+ *   node --expose-gc --import tsx bench/client-index-node.ts --paced    the same, paced as the background
+ *
+ * Unpaced (the default) the Lookup and the sync wait for nothing and the service's rate limit is
+ * lifted: the wall time is what the work costs. --paced uses the background's pacing
+ * (LOOKUP_DEFAULTS: ≤ 55 calls a minute) and the sync's own pause between batches, against the
+ * service's default 60 a minute: the time a user waits (minutes; not part of `npm run bench`).
+ */
+import { pathToFileURL } from 'node:url';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import type { Figure } from './figures';
+import type { NodeBenchOutput } from './lookup-node';
+import { grantOrigin, installPermissions } from '../test/unit/support/permissions';
+
+// wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
+// fake before the modules that import it load (dynamic imports below).
+(globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
+installPermissions();
+
+export const CLIENT_TORRENTS = 10_000;
+export const NEW_TORRENTS = 10;
+export const PAGE_ROWS = 100;
+
+function gc(): void {
+  const collect = (globalThis as unknown as { gc?: () => void }).gc;
+  if (!collect) throw new Error('run with node --expose-gc');
+  collect();
+  collect();
+}
+
+function heapUsed(): number {
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+const NAMES = [
+  'The.Long.Night.2023.2160p.UHD.BluRay.REMUX.HDR.HEVC.Atmos-FRDS',
+  '流浪地球2.The.Wandering.Earth.II.2023.1080p.WEB-DL.H264.AAC-HDSWEB',
+  'Some Artist - Collected Works (2019) [FLAC 24-96]',
+  '[漫游字幕组] 某动画 第一季 [01-12][1080P][简繁内封]',
+  'Documentary.Series.S02.1080p.NF.WEB-DL.DDP5.1.H.264-NTb',
+];
+const PATHS = Array.from({ length: 12 }, (_, i) => (i % 3 ? `/downloads/pt/category-${i}` : `/mnt/disk${i}/影视/电影`));
+
+interface Generated {
+  torrents: { hash: string; name: string; savePath: string; size: number; state: 'seeding' | 'paused' | 'downloading' | 'stalled'; progress: number }[];
+  later: Generated['torrents'];
+  groups: { title: string; members: { site: string; torrent_id: number; info_hash: string }[] }[];
+  /** Places per sid: [torrentId, held by the client?] for building a list page. */
+  places: Map<number, { id: number; held: boolean }[]>;
+}
+
+async function generate(count: number, sites: { id: number; site: string }[]): Promise<Generated> {
+  const { random, randomHash } = await import('../test/fixtures/pages/generate');
+  const next = random(20251);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const usedIds = new Map<number, Set<number>>();
+  const places: Generated['places'] = new Map();
+  const idOn = (sid: number) => {
+    const used = usedIds.get(sid) ?? new Set<number>();
+    usedIds.set(sid, used);
+    let id: number;
+    do id = 1 + Math.floor(next() * 999_999);
+    while (used.has(id));
+    used.add(id);
+    return id;
+  };
+  const torrent = (i: number): Generated['torrents'][number] => {
+    const roll = next();
+    const state = roll < 0.85 ? 'seeding' : roll < 0.9 ? 'paused' : roll < 0.95 ? 'downloading' : 'stalled';
+    const complete = state === 'seeding' || state === 'paused';
+    return {
+      hash: randomHash(next),
+      name: `${pick(NAMES)} ${i}`,
+      savePath: pick(PATHS),
+      size: Math.floor(1e8 + next() * 5e10),
+      state,
+      progress: complete ? 1 : Math.floor(next() * 1000) / 1000,
+    };
+  };
+  const groups: Generated['groups'] = [];
+  const member = (site: { id: number; site: string }, hash: string, held: boolean) => {
+    const id = idOn(site.id);
+    const list = places.get(site.id) ?? [];
+    list.push({ id, held });
+    places.set(site.id, list);
+    return { site: site.site, torrent_id: id, info_hash: hash };
+  };
+  const place = (list: Generated['torrents'], everyOneElsewhere = false) => {
+    for (let i = 0; i < list.length; i++) {
+      const held = list[i]!;
+      // One in ten was already cross-seeded: it joins the previous torrent's group on another site.
+      const previous = groups.at(-1);
+      if (!everyOneElsewhere && i % 10 === 1 && previous && previous.members.length < 8) {
+        const taken = new Set(previous.members.map((m) => m.site));
+        const site = sites.find((s) => !taken.has(s.site) && next() < 0.2) ?? sites.find((s) => !taken.has(s.site))!;
+        previous.members.push(member(site, held.hash, true));
+        continue;
+      }
+      // 15 % are on no other site; the rest on 1 to 6 other sites (mostly 2 or 3).
+      if (!everyOneElsewhere && next() < 0.15) continue;
+      const others = 1 + Math.min(5, Math.floor(-Math.log(1 - next()) * 2));
+      const chosen = new Set<number>();
+      while (chosen.size < others + 1) chosen.add(Math.floor(next() * sites.length));
+      const [own, ...rest] = [...chosen].map((index) => sites[index]!);
+      groups.push({ title: held.name, members: [member(own!, held.hash, true), ...rest.map((site) => member(site, randomHash(next), false))] });
+    }
+  };
+  const torrents = Array.from({ length: count }, (_, i) => torrent(i));
+  place(torrents);
+  const later = Array.from({ length: NEW_TORRENTS }, (_, i) => torrent(count + i));
+  // The new ones all have copies elsewhere: the worst case for the incremental sync.
+  place(later, true);
+  return { torrents, later, groups, places };
+}
+
+async function run(paced: boolean): Promise<NodeBenchOutput> {
+  const { ClientIndexes } = await import('../utils/client-index');
+  const { Lookup, LOOKUP_DEFAULTS } = await import('../utils/lookup/lookup');
+  const { DEFAULT_SETTINGS } = await import('../utils/settings');
+  const { DEMO_TOKEN, loadReferenceData, startReferenceService } = await import('../test/service/server');
+
+  const reference = loadReferenceData();
+  const sites = reference.sites.map((site) => ({ id: site.id, site: site.site }));
+  const data = await generate(CLIENT_TORRENTS, sites);
+  const service = await startReferenceService({
+    data: { ...reference, torrents: data.groups },
+    ...(paced ? {} : { rateLimit: { max: 1_000_000 } }),
+  });
+  const problems: string[] = [];
+  try {
+    grantOrigin(service.url);
+    const settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN, clientIndexEnabled: true };
+    const makeLookup = () =>
+      new Lookup({ settings: async () => settings, sitesToReport: async () => sites.map((site) => site.id), ...(paced ? LOOKUP_DEFAULTS : {}) });
+    let listed = data.torrents.map((t) => ({ ...t }));
+    let listCalls = 0;
+    const client = {
+      kind: 'qbittorrent' as const,
+      list: async () => {
+        listCalls++;
+        return listed.map((t) => ({ ...t }));
+      },
+      test: () => Promise.reject(new Error('not in this benchmark')),
+      lookup: () => Promise.reject(new Error('not in this benchmark')),
+      files: () => Promise.reject(new Error('not in this benchmark')),
+      add: () => Promise.reject(new Error('not in this benchmark')),
+    };
+    const identity = { type: 'qbittorrent' as const, url: 'http://127.0.0.1:8080' };
+    const syncOptions = paced ? {} : { pauseMs: 0 };
+    const clientHashes = new Set([...data.torrents, ...data.later].map((t) => t.hash));
+    /** Lookups since `from`, split into those carrying client hashes and those locating (candidates' hashes). */
+    const lookupsSince = (from: number) => {
+      const bodies = service.requests
+        .slice(from)
+        .filter((request) => request.path === '/reseed/index/index')
+        .map((request) => JSON.parse(new URLSearchParams(request.body).get('hash') ?? '[]') as string[]);
+      const own = bodies.filter((hashes) => hashes.some((hash) => clientHashes.has(hash)));
+      return { own, locate: bodies.filter((hashes) => !own.includes(hashes)) };
+    };
+
+    // 1. The first sync of 10,000 torrents.
+    let lookup = makeLookup();
+    let indexes: InstanceType<typeof ClientIndexes> | undefined = new ClientIndexes({ settings: async () => settings, makeRoom: () => lookup.cache.shrink() });
+    let index = (await indexes.open(identity))!;
+    const started = performance.now();
+    const first = await index.sync(client, lookup, syncOptions);
+    const syncMs = performance.now() - started;
+    const firstLookups = lookupsSince(0);
+    const askedOnce = firstLookups.own.flat();
+    if (askedOnce.length !== CLIENT_TORRENTS || new Set(askedOnce).size !== CLIENT_TORRENTS) problems.push(`the first sync sent ${askedOnce.length} client hashes (${new Set(askedOnce).size} distinct) for ${CLIENT_TORRENTS} torrents`);
+    if (first.outcome !== 'done') problems.push(`the first sync ended ${first.outcome}`);
+    const counts = index.status();
+
+    // 2. Storage, as Chrome counts it (key + JSON value).
+    const stored = await fakeBrowser.storage.local.get(null);
+    const indexKeys = Object.keys(stored).filter((key) => key.startsWith('clientIndex'));
+    const storageBytes = indexKeys.reduce((sum, key) => sum + key.length + Buffer.byteLength(JSON.stringify(stored[key])), 0);
+    const cacheKeys = Object.keys(stored).filter((key) => key.startsWith('answer:')).length;
+    if (cacheKeys) problems.push(`the sync left ${cacheKeys} answers in the answer cache`);
+
+    // 3. A new background lifetime: load from storage, memory of the loaded index.
+    index = undefined as never;
+    indexes = undefined;
+    const beforeLoad = heapUsed();
+    const loadStarted = performance.now();
+    indexes = new ClientIndexes({ settings: async () => settings });
+    index = (await indexes.open(identity))!;
+    const openMs = performance.now() - loadStarted;
+    index.query(0, []); // builds the site map, as the first list page would
+    const loadMs = performance.now() - loadStarted;
+    const indexHeap = heapUsed() - beforeLoad;
+    if (index.status().torrents !== CLIENT_TORRENTS) problems.push(`the reloaded index holds ${index.status().torrents} torrents`);
+
+    // 4. A 100-row list page on the busiest site: rows in the client, cross-seedable ones and unknown ids.
+    const [sid, onSite] = [...data.places].sort((a, b) => b[1].length - a[1].length)[0]!;
+    const heldRows = onSite.filter((place) => place.held).slice(0, 30);
+    const otherRows = onSite.filter((place) => !place.held).slice(0, 50);
+    const rows = [...heldRows, ...otherRows].map((place) => ({ id: String(place.id) }));
+    while (rows.length < PAGE_ROWS) rows.push({ id: String(1_000_000 + rows.length) });
+    const beforeQueries = service.requests.length;
+    const answer = index.query(sid, rows);
+    const kinds = { 'in-client': 0, 'can-cross-seed': 0 };
+    for (const match of answer.values()) kinds[match.kind]++;
+    if (!kinds['in-client'] || !kinds['can-cross-seed']) problems.push(`the list page got ${JSON.stringify(kinds)}`);
+    for (let i = 0; i < 200; i++) index.query(sid, rows);
+    const samples: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const t = process.hrtime.bigint();
+      index.query(sid, rows);
+      samples.push(Number(process.hrtime.bigint() - t) / 1000);
+    }
+    const queryMicros = medianOf(samples);
+    const queryRequests = service.requests.length - beforeQueries;
+
+    // 5. A second sync with nothing new, then one after 10 new torrents.
+    lookup = makeLookup();
+    const beforeSecond = service.requests.length;
+    await index.sync(client, lookup, syncOptions);
+    const second = lookupsSince(beforeSecond);
+    listed = [...listed, ...data.later.map((t) => ({ ...t }))];
+    const beforeIncremental = service.requests.length;
+    const incrementalStarted = performance.now();
+    const incremental = await index.sync(client, lookup, syncOptions);
+    const incrementalMs = performance.now() - incrementalStarted;
+    const afterNew = lookupsSince(beforeIncremental);
+    if (afterNew.own.flat().sort().join() !== data.later.map((t) => t.hash).sort().join()) problems.push('the incremental sync did not send exactly the 10 new hashes');
+    if (listCalls !== 3) problems.push(`the client was listed ${listCalls} times for 3 syncs`);
+
+    const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 100) / 100;
+    const id = paced ? 'index.paced' : 'index';
+    const how = paced ? 'paced as the background' : 'unpaced';
+    const figures: Figure[] = [
+      { id: `${id}.sync.lookups`, bench: 'index', label: `index ${CLIENT_TORRENTS.toLocaleString('en')} client torrents: lookups for their hashes`, value: firstLookups.own.length, unit: 'requests', budget: { op: '<=', limit: CLIENT_TORRENTS / 200 } },
+      {
+        id: `${id}.sync.locate`,
+        bench: 'index',
+        label: `  … lookups placing torrents held from one site only (${first.locateAsked.toLocaleString('en')} candidates' hashes)`,
+        value: firstLookups.locate.length,
+        unit: 'requests',
+        budget: { op: '<=', limit: CLIENT_TORRENTS / 200 },
+        note: 'one candidate per group the client holds once; none for groups held twice or without copies',
+      },
+      { id: `${id}.sync.wall`, bench: 'index', label: `  … wall time of the sync (${how})`, value: Math.round(syncMs / 10) / 100, unit: 's' },
+      {
+        id: `${id}.storage.bytes`,
+        bench: 'index',
+        label: `  … storage.local (key + JSON, as Chrome counts; ${indexKeys.length} keys, ${Math.round(storageBytes / CLIENT_TORRENTS)} B a torrent)`,
+        value: storageBytes,
+        unit: 'bytes',
+        // Chrome gives an extension 10 MB in all; the answer cache may take 4-5 MB of it.
+        budget: { op: '<=', limit: 4 * 1024 * 1024 },
+      },
+      { id: `${id}.heap`, bench: 'index', label: `  … heap of the index loaded from storage (${counts.places.toLocaleString('en')} places on sites)`, value: mb(indexHeap), unit: 'MB' },
+      { id: `${id}.load`, bench: 'index', label: `  … load after a restart (read and decode ${Math.round(openMs)} ms), site map built`, value: Math.round(loadMs * 10) / 10, unit: 'ms' },
+      { id: `${id}.query`, bench: 'index', label: `${PAGE_ROWS}-row list page against the warm index: query (median)`, value: Math.round(queryMicros * 10) / 10, unit: 'µs', budget: { op: '<=', limit: 1000 } },
+      { id: `${id}.query.requests`, bench: 'index', label: '  … service requests', value: queryRequests, unit: 'requests', budget: { op: '<=', limit: 0 } },
+      { id: `${id}.second.lookups`, bench: 'index', label: 'second sync, no new torrent: lookups', value: second.own.length + second.locate.length, unit: 'requests', budget: { op: '<=', limit: 0 } },
+      { id: `${id}.incremental.lookups`, bench: 'index', label: `incremental sync after ${NEW_TORRENTS} new torrents: lookups for their hashes`, value: afterNew.own.length, unit: 'requests', budget: { op: '<=', limit: 1 } },
+      { id: `${id}.incremental.locate`, bench: 'index', label: '  … lookups placing them', value: afterNew.locate.length, unit: 'requests', budget: { op: '<=', limit: 1 } },
+      { id: `${id}.incremental.wall`, bench: 'index', label: `  … wall time (${how})`, value: Math.round(incrementalMs), unit: 'ms' },
+    ];
+    const report = [
+      `client index (${how}): ${CLIENT_TORRENTS.toLocaleString('en')} torrents, ${data.groups.length.toLocaleString('en')} groups on the reference service; index: ${JSON.stringify(counts)}`,
+      `  first sync: ${JSON.stringify(first)}; incremental: ${JSON.stringify(incremental)}`,
+      `  list page on sid ${sid}: ${JSON.stringify(kinds)} of ${PAGE_ROWS} rows`,
+    ];
+    return { figures, report, problems, details: { counts, first, incremental, storageBytes, indexKeys: indexKeys.length, indexHeap, openMs, loadMs, queryMicros, syncMs } };
+  } finally {
+    await service.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const output = await run(process.argv.includes('--paced'));
+  // The last line is the result for bench/run.ts; everything else printed is for people.
+  process.stdout.write(`\n${JSON.stringify(output)}\n`);
+  process.exit(0);
+}

@@ -1,0 +1,123 @@
+/**
+ * What the client-index tests share: the reference service with groups made for the client's
+ * hashes, a Lookup on it as the background builds one, and counting what reached the service.
+ */
+import { createHash } from 'node:crypto';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { ClientIndexes, type ClientIdentity, type ClientIndexEnvironment } from '../../../utils/client-index';
+import { Lookup } from '../../../utils/lookup/lookup';
+import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
+import { DEMO_TOKEN, loadReferenceData, startReferenceService, type ReferenceOptions, type ReferenceService } from '../../service/server';
+import { grantOrigin } from '../support/permissions';
+
+/** Site short names and ids in test/service/sites.json. */
+export const SITES = { keepfrds: 1, pthome: 2, 'm-team': 3, hdsky: 4, tjupt: 5, pterclub: 6, hdhome: 7, btschool: 8 } as const;
+export type SiteName = keyof typeof SITES;
+
+/** A deterministic info-hash for a label. */
+export const hashOf = (label: string) => createHash('sha1').update(label).digest('hex');
+
+export interface GroupMember {
+  site: SiteName;
+  torrent_id: number;
+  info_hash: string;
+}
+
+/** The reference service answering for exactly these groups (same content on several sites). */
+export function startServiceWith(groups: GroupMember[][], options: ReferenceOptions = {}): Promise<ReferenceService> {
+  const data = { ...loadReferenceData(), torrents: groups.map((members, index) => ({ title: `group ${index}`, members })) };
+  return startReferenceService({ ...options, data });
+}
+
+export interface World {
+  settings: Settings;
+  lookup: Lookup;
+  indexes: ClientIndexes;
+}
+
+/** A background's parts as app.ts wires them: settings, the Lookup, the client indexes. */
+export function makeWorld(service: ReferenceService, environment: Partial<ClientIndexEnvironment> = {}, settings: Partial<Settings> = {}): World {
+  // The user saved this (loopback) address in the options page, which granted its origin.
+  grantOrigin(service.url);
+  const world = {
+    settings: { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN, clientIndexEnabled: true, ...settings },
+  } as World;
+  world.lookup = new Lookup({
+    settings: async () => world.settings,
+    sitesToReport: async () => Object.values(SITES),
+    retryDelaysMs: [10, 20],
+  });
+  world.indexes = new ClientIndexes({ settings: async () => world.settings, makeRoom: () => world.lookup.cache.shrink(), ...environment });
+  return world;
+}
+
+/** The same storage, a new background lifetime (the service worker restarted). */
+export function restart(world: World, environment: Partial<ClientIndexEnvironment> = {}): World {
+  const next = { settings: world.settings } as World;
+  next.lookup = new Lookup({ settings: async () => next.settings, sitesToReport: async () => Object.values(SITES), retryDelaysMs: [10, 20] });
+  next.indexes = new ClientIndexes({ settings: async () => next.settings, makeRoom: () => next.lookup.cache.shrink(), ...environment });
+  return next;
+}
+
+/** The hashes each list lookup the service received carried, in order. */
+export function lookupsSeen(service: ReferenceService, since = 0): string[][] {
+  return service.requests
+    .slice(since)
+    .filter((request) => request.path === '/reseed/index/index')
+    .map((request) => JSON.parse(new URLSearchParams(request.body).get('hash') ?? '[]') as string[]);
+}
+
+export async function storedKeys(prefix = 'clientIndex'): Promise<string[]> {
+  return Object.keys(await fakeBrowser.storage.local.get(null)).filter((key) => key === prefix || key.startsWith(`${prefix}:`));
+}
+
+export const QBITTORRENT: ClientIdentity = { type: 'qbittorrent', url: 'http://127.0.0.1:8080' };
+export const TRANSMISSION: ClientIdentity = { type: 'transmission', url: 'http://127.0.0.1:9091/transmission/rpc' };
+
+/** storage.local with Chromium's behaviour when full: the write is refused whole, with its quota message. */
+export function limitStorage(quotaBytes: number): () => void {
+  const local = fakeBrowser.storage.local;
+  const original = local.set;
+  const set = original.bind(local);
+  local.set = async (items: Record<string, unknown>) => {
+    const after = { ...(await local.get(null)), ...items };
+    if (JSON.stringify(after).length > quotaBytes) throw new Error('Resource::kQuotaBytes quota exceeded');
+    await set(items);
+  };
+  return () => {
+    local.set = original;
+  };
+}
+
+/**
+ * Removes torrents from a real daemon (keeping their files), through its own API: the library has
+ * no remove, and the index must see torrents go as a user's client does.
+ */
+export async function removeFromDaemon(daemon: { kind: string; url: string; username: string; password: string }, fetch: typeof globalThis.fetch, hashes: string[]): Promise<void> {
+  if (daemon.kind === 'qbittorrent') {
+    // The session the library's client logged in with (same cookie jar and Origin).
+    const response = await fetch(`${daemon.url}/api/v2/torrents/delete`, {
+      method: 'POST',
+      body: new URLSearchParams({ hashes: hashes.join('|'), deleteFiles: 'false' }),
+    });
+    if (!response.ok) throw new Error(`qBittorrent delete: HTTP ${response.status}`);
+    return;
+  }
+  if (daemon.kind === 'transmission') {
+    const url = `${daemon.url}/transmission/rpc`;
+    const headers: Record<string, string> = {
+      Authorization: `Basic ${Buffer.from(`${daemon.username}:${daemon.password}`).toString('base64')}`,
+      'Content-Type': 'application/json',
+    };
+    const body = JSON.stringify({ method: 'torrent-remove', arguments: { ids: hashes, 'delete-local-data': false } });
+    let response = await globalThis.fetch(url, { method: 'POST', headers, body });
+    if (response.status === 409) {
+      headers['X-Transmission-Session-Id'] = response.headers.get('X-Transmission-Session-Id') ?? '';
+      response = await globalThis.fetch(url, { method: 'POST', headers, body });
+    }
+    const answer = (await response.json()) as { result?: string };
+    if (answer.result !== 'success') throw new Error(`Transmission torrent-remove: ${answer.result}`);
+    return;
+  }
+  throw new Error(`no remove for ${daemon.kind}`);
+}

@@ -1,0 +1,260 @@
+/**
+ * How the index sits in storage.local: compact, in buckets, read back strictly.
+ *
+ * Layout (key → value):
+ *   clientIndex                → IndexMeta (the clients indexed, their slots, the last sync of each)
+ *   clientIndex:<slot>:<b>     → one bucket: the records whose hash starts with bucket b's 6 bits
+ *                                (b = 0..63), so a batch of answers for hashes in hash order
+ *                                rewrites one or two buckets, not the whole index.
+ *
+ * A bucket is `{v: 1, p: [save paths], t: [rows]}` with one row per client torrent:
+ *   [hash, name, save path index, state index, progress in thousandths (floored), size,
+ *    answer:  0 | [minute, times, sid, torrentId, hash, sid, torrentId, hash, …],
+ *    located: 0 | [minute, sid, torrentId, sid, torrentId, …]]
+ * Hashes are 27 characters of base64url instead of 40 of hex; times are minutes since the epoch;
+ * save paths are shared within the bucket. What does not read back exactly is dropped: a bad row
+ * alone (its torrent is asked again), a bad bucket whole.
+ */
+import { z } from 'zod';
+import { TORRENT_STATES, type TorrentState } from '../clients/types';
+import { progressInThousandths, type IndexRecord, type Member, type Place } from './model';
+
+export const BUCKET_COUNT = 64;
+export const KEY_PREFIX = 'clientIndex';
+const MINUTE_MS = 60_000;
+
+export function bucketOf(hash: string): number {
+  return parseInt(hash.slice(0, 2), 16) >> 2;
+}
+
+export function bucketKey(slot: number, bucket: number): string {
+  return `${KEY_PREFIX}:${slot}:${bucket}`;
+}
+
+// --------------------------------------------------------------------------------------------
+// 40 hex ⇄ 27 base64url
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const SEXTET = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) SEXTET[ALPHABET.charCodeAt(i)] = i;
+const HEX = '0123456789abcdef';
+const HEX_CODES = Array.from(HEX, (digit) => digit.charCodeAt(0));
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) NIBBLE[HEX.charCodeAt(i)] = i;
+
+// Both build their result from character codes in one step: a string grown character by
+// character is a chain of small pieces in V8, ~1 KB a hash, and the index holds tens of thousands.
+const packed27 = new Array<number>(27);
+const hex40 = new Array<number>(40);
+
+/** 40 lowercase hex → 27 base64url characters; undefined for anything else. */
+export function packHash(hex: string): string | undefined {
+  if (hex.length !== 40) return undefined;
+  let at = 0;
+  // Six groups of 24 bits (6 hex → 4 characters), then the last 16 bits (4 hex → 3 characters).
+  for (let i = 0; i < 40; i += 6) {
+    const digits = Math.min(6, 40 - i);
+    let bits = 0;
+    for (let j = 0; j < digits; j++) {
+      const nibble = NIBBLE[hex.charCodeAt(i + j)] ?? -1;
+      if (nibble < 0) return undefined;
+      bits = bits * 16 + nibble;
+    }
+    if (digits === 6) {
+      packed27[at++] = ALPHABET.charCodeAt(bits >> 18);
+      packed27[at++] = ALPHABET.charCodeAt((bits >> 12) & 63);
+      packed27[at++] = ALPHABET.charCodeAt((bits >> 6) & 63);
+      packed27[at++] = ALPHABET.charCodeAt(bits & 63);
+    } else {
+      packed27[at++] = ALPHABET.charCodeAt(bits >> 10);
+      packed27[at++] = ALPHABET.charCodeAt((bits >> 4) & 63);
+      packed27[at++] = ALPHABET.charCodeAt((bits << 2) & 63);
+    }
+  }
+  return String.fromCharCode.apply(null, packed27);
+}
+
+/** 27 base64url characters → 40 lowercase hex; undefined for anything that packHash would not have made. */
+export function unpackHash(packed: unknown): string | undefined {
+  if (typeof packed !== 'string' || packed.length !== 27) return undefined;
+  let at = 0;
+  for (let i = 0; i < 27; i += 4) {
+    const chars = Math.min(4, 27 - i);
+    let bits = 0;
+    for (let j = 0; j < chars; j++) {
+      const sextet = SEXTET[packed.charCodeAt(i + j)] ?? -1;
+      if (sextet < 0) return undefined;
+      bits = bits * 64 + sextet;
+    }
+    if (chars === 4) {
+      for (let shift = 20; shift >= 0; shift -= 4) hex40[at++] = HEX_CODES[(bits >> shift) & 15]!;
+    } else {
+      // 18 bits carry 16: the last 2 must be zero, or this is not a hash we wrote.
+      if (bits & 3) return undefined;
+      for (let shift = 14; shift >= 2; shift -= 4) hex40[at++] = HEX_CODES[(bits >> shift) & 15]!;
+    }
+  }
+  return String.fromCharCode.apply(null, hex40);
+}
+
+// --------------------------------------------------------------------------------------------
+// Buckets
+
+type StoredAnswer = 0 | (number | string)[];
+type StoredLocated = 0 | number[];
+type StoredRow = [string, string, number, number, number, number, StoredAnswer, StoredLocated];
+
+export interface StoredBucket {
+  v: 1;
+  p: string[];
+  t: StoredRow[];
+}
+
+/** The envelope of a bucket; rows are read one by one (a bad one dropped alone). */
+const bucketSchema = z.object({ v: z.literal(1), p: z.array(z.string().max(4096)).max(100_000), t: z.array(z.unknown()) });
+
+const minutes = (ms: number) => Math.floor(ms / MINUTE_MS);
+const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+export function encodeBucket(records: Iterable<IndexRecord>): StoredBucket {
+  const paths: string[] = [];
+  const pathIndex = new Map<string, number>();
+  const rows: StoredRow[] = [];
+  for (const { torrent, answer, located } of records) {
+    const hash = packHash(torrent.hash);
+    if (!hash) continue;
+    let path = pathIndex.get(torrent.savePath);
+    if (path === undefined) {
+      path = paths.push(torrent.savePath) - 1;
+      pathIndex.set(torrent.savePath, path);
+    }
+    let storedAnswer: StoredAnswer = 0;
+    if (answer) {
+      storedAnswer = [minutes(answer.at), answer.times];
+      for (const member of answer.members) {
+        const memberHash = packHash(member.hash);
+        if (memberHash) storedAnswer.push(member.sid, member.torrentId, memberHash);
+      }
+    }
+    let storedLocated: StoredLocated = 0;
+    if (located) {
+      storedLocated = [minutes(located.at)];
+      for (const place of located.places) storedLocated.push(place.sid, place.torrentId);
+    }
+    rows.push([
+      hash,
+      torrent.name,
+      path,
+      TORRENT_STATES.indexOf(torrent.state),
+      progressInThousandths(torrent.progress),
+      torrent.size,
+      storedAnswer,
+      storedLocated,
+    ]);
+  }
+  return { v: 1, p: paths, t: rows };
+}
+
+function decodeAnswer(value: unknown): IndexRecord['answer'] | false {
+  if (value === 0) return undefined;
+  if (!Array.isArray(value) || value.length < 2 || (value.length - 2) % 3 !== 0) return false;
+  const [at, times] = value;
+  if (!isId(at) || !isId(times) || times < 1) return false;
+  const members: Member[] = [];
+  for (let i = 2; i < value.length; i += 3) {
+    const sid: unknown = value[i];
+    const torrentId: unknown = value[i + 1];
+    const hash = unpackHash(value[i + 2]);
+    if (!isId(sid) || !isId(torrentId) || !hash) return false;
+    members.push({ sid, torrentId, hash });
+  }
+  return { at: at * MINUTE_MS, times, members };
+}
+
+function decodeLocated(value: unknown): IndexRecord['located'] | false {
+  if (value === 0) return undefined;
+  if (!Array.isArray(value) || value.length < 1 || (value.length - 1) % 2 !== 0) return false;
+  const [at] = value;
+  if (!isId(at)) return false;
+  const places: Place[] = [];
+  for (let i = 1; i < value.length; i += 2) {
+    const sid: unknown = value[i];
+    const torrentId: unknown = value[i + 1];
+    if (!isId(sid) || !isId(torrentId)) return false;
+    places.push({ sid, torrentId });
+  }
+  return { at: at * MINUTE_MS, places };
+}
+
+/**
+ * The records of a stored bucket, each checked exactly: a row that does not read back (a foreign
+ * value, a hash in the wrong bucket) is left out alone; a value that is not a bucket gives nothing.
+ */
+export function decodeBucket(value: unknown, bucket: number): { records: IndexRecord[]; dropped: number } | undefined {
+  const parsed = bucketSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const { p: paths, t: rows } = parsed.data;
+  const records: IndexRecord[] = [];
+  let dropped = 0;
+  for (const row of rows) {
+    const record = decodeRow(row, paths, bucket);
+    if (record) records.push(record);
+    else dropped++;
+  }
+  return { records, dropped };
+}
+
+function decodeRow(row: unknown, paths: readonly string[], bucket: number): IndexRecord | undefined {
+  if (!Array.isArray(row) || row.length !== 8) return undefined;
+  const [packed, name, path, state, progress, size, storedAnswer, storedLocated] = row as unknown[];
+  const hash = unpackHash(packed);
+  if (!hash || bucketOf(hash) !== bucket) return undefined;
+  if (typeof name !== 'string' || !isId(path) || path >= paths.length) return undefined;
+  if (!isId(state) || state >= TORRENT_STATES.length || !isId(progress) || progress > 1000 || !isId(size)) return undefined;
+  const answer = decodeAnswer(storedAnswer);
+  const located = decodeLocated(storedLocated);
+  if (answer === false || located === false) return undefined;
+  const record: IndexRecord = {
+    torrent: { hash, name, savePath: paths[path]!, state: TORRENT_STATES[state] as TorrentState, progress: progress / 1000, size },
+  };
+  if (answer) record.answer = answer;
+  if (located) record.located = located;
+  return record;
+}
+
+// --------------------------------------------------------------------------------------------
+// The meta key
+
+const lastSyncSchema = z.object({
+  at: z.number(),
+  /** done: every hash asked; cancelled; failed (with the error's kind). */
+  outcome: z.enum(['done', 'cancelled', 'failed']),
+  torrents: z.number().int().nonnegative(),
+  asked: z.number().int().nonnegative(),
+  requests: z.number().int().nonnegative(),
+  /** Torrents of the client left out: it holds more than the index's bound. */
+  leftOut: z.number().int().nonnegative().optional(),
+  error: z.string().max(100).optional(),
+});
+export type LastSync = z.infer<typeof lastSyncSchema>;
+
+const clientEntrySchema = z.object({
+  slot: z.number().int().nonnegative().max(1_000_000),
+  type: z.string().max(40),
+  url: z.string().max(2000),
+  usedAt: z.number(),
+  lastSync: lastSyncSchema.optional(),
+});
+export type StoredClient = z.infer<typeof clientEntrySchema>;
+
+export const indexMetaSchema = z.object({
+  v: z.literal(1),
+  nextSlot: z.number().int().nonnegative().max(1_000_000),
+  clients: z
+    .array(z.unknown())
+    .transform((entries) => entries.flatMap((entry) => {
+      const parsed = clientEntrySchema.safeParse(entry);
+      return parsed.success ? [parsed.data] : [];
+    })),
+});
+export type IndexMeta = z.infer<typeof indexMetaSchema>;

@@ -1,0 +1,415 @@
+/**
+ * The index of the user's client, in memory: every torrent the client holds and what the lookup
+ * service answered for it, turned into "which torrent on which site is this content".
+ *
+ * What the service gives (spec 4.1): for a queried hash h, the torrents carrying the same content
+ * on the OTHER sites, `[{sid, torrent_id, info_hash}]` — the group of h without h's own entry. So
+ * from the answers to the client's own hashes:
+ * - a member whose info_hash the client holds is a torrent in the client, at (sid, torrent id);
+ * - any other member can be cross-seeded from h (and from every other client hash of that group),
+ *   provided that client torrent is complete;
+ * - h's own place (its site and torrent id) is named only in the answer for ANOTHER member of its
+ *   group. When the client holds two members of a group each answer names the other; when it holds
+ *   one, the sync asks the service for one of its candidates' hashes to learn it ("locate").
+ *
+ * Everything here is plain data and Maps: no browser, no storage, no service.
+ */
+import type { ClientTorrent, TorrentState } from '../clients/types';
+import type { Candidate } from '../service/schemas';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * When an answer is asked again, by how many times it has been asked without changing: copies of
+ * new content appear on other sites within days of its release, old content gains few. So a new
+ * torrent is asked again after a day, then a week, then every four weeks; an answer that changed
+ * starts over.
+ */
+export const RECHECK_AFTER_MS = [1 * DAY_MS, 7 * DAY_MS, 28 * DAY_MS] as const;
+/** A client torrent whose place the service did not name when asked is asked about again after this. */
+export const LOCATE_AGAIN_AFTER_MS = 28 * DAY_MS;
+
+/** A client torrent as the index keeps it: what the popup lists and the cross-seed starts from. */
+export interface IndexedTorrent {
+  /** v1 info-hash, 40 lowercase hex. */
+  hash: string;
+  name: string;
+  savePath: string;
+  state: TorrentState;
+  /** 0..1 */
+  progress: number;
+  size: number;
+}
+
+/** A torrent on a site. */
+export interface Place {
+  sid: number;
+  torrentId: number;
+}
+
+/** One candidate of an answer: a torrent on a site, with its info-hash there. */
+export interface Member extends Place {
+  hash: string;
+}
+
+/** What the service answered for one client hash. */
+export interface ServiceAnswer {
+  /** When (epoch ms). */
+  at: number;
+  /** How many times in a row it was asked and answered the same (1 after a change). */
+  times: number;
+  members: Member[];
+}
+
+/** Where the client torrent itself sits, as learned by asking for one of its candidates. */
+export interface Located {
+  /** When it was last asked (epoch ms). */
+  at: number;
+  places: Place[];
+}
+
+export interface IndexRecord {
+  torrent: IndexedTorrent;
+  answer?: ServiceAnswer;
+  located?: Located;
+}
+
+export type RowKind = 'in-client' | 'can-cross-seed';
+
+export interface RowMatch {
+  /** in-client: this very torrent is in the client; can-cross-seed: the client holds its content from another site. */
+  kind: RowKind;
+  /** in-client: the torrent itself; can-cross-seed: the complete client torrent to cross-seed from. */
+  clientTorrent: IndexedTorrent;
+  /** The info-hash of the row's torrent on this site (what its .torrent must hash to). */
+  candidateHash: string;
+}
+
+/** A list row as the engines give it (ListRow: id digits, hash when the row shows one), or just its id. */
+export type RowKey = string | number | { id: string | number; hash?: string };
+
+interface SiteEntry {
+  /** The info-hash of the torrent at this place. */
+  hash: string;
+  /** The client hashes holding its content (shared with other entries until one needs its own). */
+  sources?: string[];
+  ownSources?: boolean;
+}
+
+/** States in which the data may not be where the client says, or not whole: never a cross-seed source. */
+const UNUSABLE_STATES: ReadonlySet<TorrentState> = new Set(['missing', 'error', 'moving', 'checking']);
+
+/** Whether a client torrent can give its data to a cross-seed: complete and in a state that vouches for its files. */
+export function usableSource(torrent: IndexedTorrent): boolean {
+  return torrent.progress >= 1 && !UNUSABLE_STATES.has(torrent.state);
+}
+
+/**
+ * Progress kept in thousandths, as storage keeps it, so what a restart reads back is what memory
+ * held, and a download's every byte does not count as a change; only a complete torrent is 1.
+ */
+export function progressInThousandths(progress: number): number {
+  if (!(progress > 0)) return 0;
+  if (progress >= 1) return 1000;
+  return Math.min(999, Math.floor(progress * 1000 + 1e-9));
+}
+
+function sameTorrent(a: IndexedTorrent, b: IndexedTorrent): boolean {
+  return a.name === b.name && a.savePath === b.savePath && a.state === b.state && a.progress === b.progress && a.size === b.size;
+}
+
+function sameMembers(a: readonly Member[], b: readonly Member[]): boolean {
+  if (a.length !== b.length) return false;
+  const key = (m: Member) => `${m.sid}:${m.torrentId}:${m.hash}`;
+  const seen = new Set(a.map(key));
+  return b.every((m) => seen.has(key(m)));
+}
+
+/** Candidates as members: one per place (the service may repeat one). */
+export function membersOf(candidates: readonly Candidate[]): Member[] {
+  const seen = new Set<string>();
+  const members: Member[] = [];
+  for (const candidate of candidates) {
+    const key = `${candidate.sid}:${candidate.torrent_id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    members.push({ sid: candidate.sid, torrentId: candidate.torrent_id, hash: candidate.info_hash.toLowerCase() });
+  }
+  return members;
+}
+
+export interface ListChange {
+  added: string[];
+  removed: string[];
+  /** Hashes whose record changed (added, or name, path, state, progress or size). */
+  changed: string[];
+  /** Torrents of the client left out of the index because it holds more than the bound. */
+  leftOut: number;
+}
+
+export class IndexModel {
+  readonly records = new Map<string, IndexRecord>();
+  /** (sid → torrent id → entry), derived from the records; rebuilt when a record's answer or presence changed. */
+  private sites: Map<number, Map<number, SiteEntry>> | undefined;
+  /** Client hashes whose own place is known (derived with `sites`). */
+  private placed = new Set<string>();
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  torrent(hash: string): IndexedTorrent | undefined {
+    return this.records.get(hash)?.torrent;
+  }
+
+  /** Puts a stored record back (loading); the derived map is rebuilt on the next query. */
+  restore(record: IndexRecord): void {
+    this.records.set(record.torrent.hash, record);
+    this.sites = undefined;
+  }
+
+  /**
+   * Makes the records the client's list: new torrents added (not answered yet), gone ones removed
+   * with their answers, the rest updated. Past `maxTorrents` the complete ones are kept first (they
+   * are what a cross-seed starts from), then by hash, so the same ones are kept every time.
+   */
+  applyClientList(list: readonly ClientTorrent[], maxTorrents: number): ListChange {
+    const unique = new Map<string, ClientTorrent>();
+    for (const torrent of list) unique.set(torrent.hash.toLowerCase(), torrent);
+    let kept = [...unique.values()];
+    let leftOut = 0;
+    if (kept.length > maxTorrents) {
+      const rank = (torrent: ClientTorrent) => (torrent.progress >= 1 ? 0 : 1);
+      kept.sort((a, b) => rank(a) - rank(b) || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+      leftOut = kept.length - maxTorrents;
+      kept = kept.slice(0, maxTorrents);
+    }
+    const change: ListChange = { added: [], removed: [], changed: [], leftOut };
+    const present = new Set<string>();
+    for (const source of kept) {
+      const hash = source.hash.toLowerCase();
+      present.add(hash);
+      const torrent: IndexedTorrent = {
+        hash,
+        name: source.name,
+        savePath: source.savePath,
+        state: source.state,
+        progress: progressInThousandths(source.progress) / 1000,
+        size: source.size,
+      };
+      const record = this.records.get(hash);
+      if (!record) {
+        this.records.set(hash, { torrent });
+        change.added.push(hash);
+        change.changed.push(hash);
+      } else if (!sameTorrent(record.torrent, torrent)) {
+        record.torrent = torrent;
+        change.changed.push(hash);
+      }
+    }
+    for (const hash of this.records.keys()) {
+      if (!present.has(hash)) change.removed.push(hash);
+    }
+    for (const hash of change.removed) this.records.delete(hash);
+    if (change.added.length || change.removed.length) this.sites = undefined;
+    return change;
+  }
+
+  /**
+   * Which client hashes to ask the service: those never answered (in hash order, so one batch
+   * touches few storage buckets), then answers due again (oldest first, at most `maxRecheck`).
+   */
+  toAsk(now: number, maxRecheck: number): { fresh: string[]; due: string[] } {
+    const fresh: string[] = [];
+    const due: [string, number][] = [];
+    for (const [hash, record] of this.records) {
+      const answer = record.answer;
+      if (!answer) fresh.push(hash);
+      else {
+        const wait = RECHECK_AFTER_MS[Math.min(Math.max(answer.times, 1), RECHECK_AFTER_MS.length) - 1]!;
+        // An answer dated in the future (the clock was changed) is due too.
+        if (now - answer.at >= wait || answer.at > now + DAY_MS) due.push([hash, answer.at]);
+      }
+    }
+    fresh.sort();
+    due.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+    return { fresh, due: due.slice(0, Math.max(0, maxRecheck)).map(([hash]) => hash) };
+  }
+
+  /** Records the service's answers for client hashes; returns the hashes whose record changed. */
+  applyAnswers(answers: ReadonlyMap<string, readonly Candidate[]>, at: number): string[] {
+    const changed: string[] = [];
+    for (const [hash, candidates] of answers) {
+      const record = this.records.get(hash);
+      if (!record) continue;
+      const members = membersOf(candidates);
+      const previous = record.answer;
+      const same = previous !== undefined && sameMembers(previous.members, members);
+      record.answer = { at, times: same ? Math.min(previous.times + 1, 99) : 1, members };
+      changed.push(hash);
+      if (!same) this.sites = undefined;
+    }
+    return changed;
+  }
+
+  /**
+   * Client torrents whose own place is unknown though their content is on other sites: for each,
+   * one candidate's hash to ask the service (its answer names every other member, this one too).
+   * Keyed by the hash to ask; the values are the client hashes it should place.
+   */
+  toLocate(now: number): Map<string, string[]> {
+    this.siteMap();
+    const asks = new Map<string, string[]>();
+    for (const [hash, record] of this.records) {
+      const members = record.answer?.members;
+      if (!members?.length || this.placed.has(hash)) continue;
+      if (record.located && now - record.located.at < LOCATE_AGAIN_AFTER_MS && record.located.at <= now + DAY_MS) continue;
+      const ask = members.find((member) => !this.records.has(member.hash));
+      if (!ask) continue;
+      const placing = asks.get(ask.hash);
+      if (placing) placing.push(hash);
+      else asks.set(ask.hash, [hash]);
+    }
+    return asks;
+  }
+
+  /**
+   * Records what the answers for candidates' hashes said about the client's torrents: every member
+   * the client holds gets its place; every client hash asked about is marked asked (placed or not).
+   */
+  applyLocated(asked: ReadonlyMap<string, readonly string[]>, answers: ReadonlyMap<string, readonly Candidate[]>, at: number): string[] {
+    const changed = new Set<string>();
+    for (const [candidateHash, candidates] of answers) {
+      for (const member of membersOf(candidates)) {
+        const record = this.records.get(member.hash);
+        if (!record) continue;
+        const located = (record.located ??= { at, places: [] });
+        if (!located.places.some((place) => place.sid === member.sid && place.torrentId === member.torrentId)) {
+          located.places.push({ sid: member.sid, torrentId: member.torrentId });
+          this.sites = undefined;
+        }
+        changed.add(member.hash);
+      }
+      for (const hash of asked.get(candidateHash) ?? []) {
+        const record = this.records.get(hash);
+        if (!record) continue;
+        record.located = { at, places: record.located?.places ?? [] };
+        changed.add(hash);
+      }
+    }
+    return [...changed];
+  }
+
+  /**
+   * The rows of one site's list page that the index knows: in the client, or cross-seedable from
+   * a complete client torrent. O(rows); no I/O. A row that shows its own hash is judged by that
+   * hash (the page is the authority on its own torrent).
+   */
+  query(sid: number, rows: readonly RowKey[]): Map<string, RowMatch> {
+    const site = this.siteMap().get(sid);
+    const found = new Map<string, RowMatch>();
+    for (const row of rows) {
+      const id = typeof row === 'object' ? row.id : row;
+      const rowHash = typeof row === 'object' && row.hash ? row.hash.toLowerCase() : undefined;
+      let entry = site?.get(typeof id === 'number' ? id : Number(id));
+      if (rowHash && entry && entry.hash !== rowHash) entry = undefined;
+      const candidateHash = rowHash ?? entry?.hash;
+      if (!candidateHash) continue;
+      const key = String(id);
+      const held = this.records.get(candidateHash);
+      if (held) {
+        found.set(key, { kind: 'in-client', clientTorrent: held.torrent, candidateHash });
+        continue;
+      }
+      const source = entry?.sources && this.bestSource(entry.sources);
+      if (source) found.set(key, { kind: 'can-cross-seed', clientTorrent: source, candidateHash });
+    }
+    return found;
+  }
+
+  /** How much the index knows, for the options page. */
+  counts(): { torrents: number; answered: number; waiting: number; places: number; inClient: number; canCrossSeed: number } {
+    let answered = 0;
+    for (const record of this.records.values()) if (record.answer) answered++;
+    let places = 0;
+    let inClient = 0;
+    let canCrossSeed = 0;
+    for (const site of this.siteMap().values()) {
+      for (const entry of site.values()) {
+        places++;
+        if (this.records.has(entry.hash)) inClient++;
+        else if (entry.sources && this.bestSource(entry.sources)) canCrossSeed++;
+      }
+    }
+    return { torrents: this.records.size, answered, waiting: this.records.size - answered, places, inClient, canCrossSeed };
+  }
+
+  /**
+   * A complete client torrent holding this content: a seeding one first, then the lowest hash, so
+   * the choice does not depend on the order answers came in (or were read back from storage).
+   */
+  private bestSource(sources: readonly string[]): IndexedTorrent | undefined {
+    let best: IndexedTorrent | undefined;
+    for (const hash of sources) {
+      const torrent = this.records.get(hash)?.torrent;
+      if (!torrent || !usableSource(torrent)) continue;
+      if (!best) best = torrent;
+      else {
+        const seeding = torrent.state === 'seeding';
+        const bestSeeding = best.state === 'seeding';
+        if ((seeding && !bestSeeding) || (seeding === bestSeeding && torrent.hash < best.hash)) best = torrent;
+      }
+    }
+    return best;
+  }
+
+  private siteMap(): Map<number, Map<number, SiteEntry>> {
+    if (this.sites) return this.sites;
+    const sites = new Map<number, Map<number, SiteEntry>>();
+    const placed = new Set<string>();
+    const entryAt = (sid: number, torrentId: number, hash: string): SiteEntry => {
+      let site = sites.get(sid);
+      if (!site) sites.set(sid, (site = new Map()));
+      let entry = site.get(torrentId);
+      if (!entry) site.set(torrentId, (entry = { hash }));
+      return entry;
+    };
+    for (const [hash, record] of this.records) {
+      const members = record.answer?.members;
+      if (members?.length) {
+        // The client hashes of this group: the asked one and any member the client holds.
+        const held = [hash];
+        for (const member of members) if (this.records.has(member.hash) && !held.includes(member.hash)) held.push(member.hash);
+        for (const member of members) {
+          const entry = entryAt(member.sid, member.torrentId, member.hash);
+          // Two answers naming different hashes for one place: the first stands (a cross-seed checks the hash anyway).
+          if (entry.hash !== member.hash) continue;
+          if (this.records.has(member.hash)) placed.add(member.hash);
+          else addSources(entry, held);
+        }
+      }
+      for (const place of record.located?.places ?? []) {
+        if (entryAt(place.sid, place.torrentId, hash).hash === hash) placed.add(hash);
+      }
+    }
+    this.sites = sites;
+    this.placed = placed;
+    return sites;
+  }
+}
+
+/** Most entries of a group share the group's one list of sources; an entry copies it only when it must differ. */
+function addSources(entry: SiteEntry, held: string[]): void {
+  if (!entry.sources) {
+    entry.sources = held;
+    return;
+  }
+  if (entry.sources === held) return;
+  const missing = held.filter((hash) => !entry.sources!.includes(hash));
+  if (!missing.length) return;
+  if (!entry.ownSources) {
+    entry.sources = [...entry.sources];
+    entry.ownSources = true;
+  }
+  entry.sources.push(...missing);
+}
