@@ -36,6 +36,7 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   askedForSites: fc.boolean(),
   siteOverrides: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.record({ host, scheme: fc.constantFrom('http' as const, 'https' as const) }, { requiredKeys: [] }), { maxKeys: 3 }),
   customHosts: fc.uniqueArray(host, { maxLength: 4 }),
+  sitePasskeys: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), { maxKeys: 3 }),
 });
 
 /** Values each field must refuse as a whole: wrong types and right types with wrong content. */
@@ -50,6 +51,7 @@ const JUNK: Record<SettingsField, unknown[]> = {
   askedForSites: ['no', 1, null, {}],
   siteOverrides: [[], 'x', null, 7],
   customHosts: ['hdsky.me', { 0: 'hdsky.me' }, true],
+  sitePasskeys: [[], 'x', null, 7],
 };
 
 /** Entries a list field must drop alone, keeping the rest. */
