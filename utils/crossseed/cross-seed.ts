@@ -47,7 +47,8 @@ export interface CrossSeedEnvironment {
   fetch?: typeof fetch;
   /**
    * Whether the extension may read answers from an origin (its host permission). The background
-   * passes `permissions.contains`; absent means yes (Node tests).
+   * passes `(origin) => permissions.contains({ origins: [permissionPattern(origin)] })`; absent
+   * means yes (Node tests).
    */
   originAllowed?: (origin: string) => Promise<boolean>;
   /** Default: the background's one shared pace (sitePace). */
@@ -91,6 +92,15 @@ export type CrossSeedResult =
 export type CrossSeedResultKind = CrossSeedResult['kind'];
 
 const HASH = /^[0-9a-f]{40}$/;
+
+/**
+ * The host-permission match pattern for an origin: `scheme://host/*`, without the port (Firefox
+ * refuses a port in a match pattern, Chromium ignores it: either way a pattern covers every port).
+ */
+export function permissionPattern(origin: string): string {
+  const url = new URL(origin);
+  return `${url.protocol}//${url.hostname}/*`;
+}
 
 /** The page's torrent in the client, ready to be cross-seeded from (or why not). */
 interface PreparedSource {

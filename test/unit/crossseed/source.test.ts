@@ -126,3 +126,12 @@ describe('downloadLinkFromPage', () => {
     expect(downloadLinkFromPage(links('download.php?id&#61;5&#38;sign=abc'), url, 'nexusphp', 5)).toBe('https://hdsky.me/download.php?id=5&sign=abc');
   });
 });
+
+describe('permissionPattern', () => {
+  it('is the match pattern for an origin without its port (Firefox refuses ports in patterns)', async () => {
+    const { permissionPattern } = await import('../../../utils/crossseed/cross-seed');
+    expect(permissionPattern('https://ourbits.club')).toBe('https://ourbits.club/*');
+    expect(permissionPattern('http://127.0.0.1:8080')).toBe('http://127.0.0.1/*');
+    expect(permissionPattern('http://[::1]:9091')).toBe('http://[::1]/*');
+  });
+});
