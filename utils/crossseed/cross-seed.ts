@@ -141,6 +141,10 @@ async function prepare(pageHash: string, candidateHashes: string[], env: CrossSe
   } catch (error) {
     return clientFailed(error);
   }
+  // One candidate the client already holds needs nothing more, whatever the page's torrent's state.
+  const [only] = candidateHashes;
+  const existing = candidateHashes.length === 1 && only ? found.get(only) : undefined;
+  if (existing) return { kind: 'already-in-client', hash: existing.hash, savePath: existing.savePath };
   const torrent = found.get(pageHash);
   if (!torrent) return { kind: 'source-missing', pageHash };
   if (torrent.progress < 1) return { kind: 'source-incomplete', pageHash, progress: torrent.progress };

@@ -5,7 +5,7 @@
  * a download link's key values, each checked against a strict shape and put back into a fixed
  * path. Three ways, in this order:
  *
- * 1. `passkey`: the user entered their passkey (or RSS key) for that site, and the service's
+ * 1. `passkey`: the user entered their passkey (or RSS key) for that catalogued site, and the service's
  *    `download_page` template (e.g. `download.php?id={}&passkey={passkey}`) needs nothing else.
  *    No cookie is needed (NexusPHP's download.php accepts id + passkey when the site allows it).
  * 2. `cookie`: the engine's own download path with the user's session there: NexusPHP
@@ -87,7 +87,9 @@ export function downloadSource(candidate: { sid: number; torrentId: number }, se
   const key = settings.passkeys?.[String(sid)];
   const serviceTemplate = listed?.download_page?.trim() ?? '';
   const needsKey = /\{(passkey|rsskey)\}/.test(serviceTemplate);
-  if (isSiteKey(key)) {
+  // The passkey only ever goes to a catalogued site's own hosts: for a site only the service's
+  // list knows, that list alone would decide where the user's credential is sent.
+  if (isSiteKey(key) && catalogued) {
     const template = needsKey ? serviceTemplate : !listed && engine === 'nexusphp' ? NEXUSPHP_PASSKEY_TEMPLATE : undefined;
     const url = template && buildDownloadUrl(site, torrentId, template, { key, override });
     if (url) return { way: 'passkey', url, origin: originOf(url), siteKey };

@@ -104,6 +104,9 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
     const pair = s.cs.pairs[0]!;
     const before = downloadsOf(s.cs.candidate);
     expect(await crossSeed(pair.source.hash, pair.ref, s.env())).toEqual({ kind: 'already-in-client', hash: pair.candidate.hash, savePath: s.daemon.dataDir });
+    // Even from a page whose own torrent the client lacks: it is there, nothing to say against it.
+    const elsewhere = tinyTorrents(1, `${kind}-elsewhere`)[0]!.hash;
+    expect(await crossSeed(elsewhere, pair.ref, s.env())).toEqual({ kind: 'already-in-client', hash: pair.candidate.hash, savePath: s.daemon.dataDir });
     expect(downloadsOf(s.cs.candidate)).toBe(before);
   });
 

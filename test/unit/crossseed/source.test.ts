@@ -47,6 +47,11 @@ describe('downloadSource', () => {
     });
   });
 
+  it('a passkey is used only for a catalogued site: for one only the service lists, its list would decide where the key goes', () => {
+    const unknown = { id: 987_654, site: 'newsite', nickname: 'New', base_url: 'tracker.example', details_page: 'details.php?id={}', download_page: 'download.php?id={}&passkey={passkey}', is_https: 1, cookie_required: 0 } as ServiceSite;
+    expect(downloadSource({ sid: 987_654, torrentId: 1 }, { list: [...serviceList, unknown], passkeys: { '987654': KEY } })).toEqual({ way: 'unsupported', reason: 'needs-passkey' });
+  });
+
   it("the service's list cannot send the download elsewhere: the catalog's host for a known sid", () => {
     const moved = serviceList.map((site) => (site.id === sid('ourbits') ? { ...site, base_url: 'evil.example', download_page: 'download.php?id={}&passkey={passkey}' } : site));
     expect(downloadSource({ sid: sid('ourbits'), torrentId: 1 }, { list: moved, passkeys: { [String(sid('ourbits'))]: KEY } })).toMatchObject({ origin: 'https://ourbits.club' });
