@@ -14,7 +14,7 @@ import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
 import { crossSeed, crossSeedAll, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/crossseed';
 import { SITE_GAP_MS } from '../../../utils/crossseed/download';
 import { tinyTorrents } from '../../clients/content';
-import { startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
+import { startDeluge, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../../clients/seed';
 import { until } from '../../e2e/support/wait';
@@ -63,6 +63,7 @@ async function tearDown(setup: Setup | undefined): Promise<void> {
 const starters: [ClientKind, () => Promise<RunningDaemon>][] = [
   ['qbittorrent', () => startQbittorrent()],
   ['transmission', () => startTransmission()],
+  ['deluge', () => startDeluge()],
 ];
 
 describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind, start) => {
@@ -91,9 +92,12 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
     if (kind === 'qbittorrent') {
       expect(seeding.category).toBe('music');
       expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'reseed-lens']);
-    } else {
+    } else if (kind === 'transmission') {
       // Transmission has labels only: the source's (its category became one) plus ours.
       expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'music', 'reseed-lens']);
+    } else {
+      // Deluge: labels need its optional Label plugin, so none are set (utils/clients/deluge.ts).
+      expect(seeding.tags).toBeUndefined();
     }
     expect(await s.client.files(pair.candidate.hash)).toEqual(await s.client.files(pair.source.hash));
     // One download, from the candidate's site, with the session.
