@@ -127,6 +127,22 @@ export const settingsFields = {
    * the hash of every torrent in the client to the lookup service. Turning it off deletes the index.
    */
   clientIndexEnabled: z.boolean().default(false),
+  /**
+   * The user's passkey (or RSS key) per site, keyed by sid: a credential, sent only to that site
+   * inside its own download address (utils/crossseed/source.ts), kept out of exports unless asked.
+   * An unreadable entry is dropped alone.
+   */
+  sitePasskeys: z
+    .record(z.string(), z.unknown())
+    .transform((entries) => {
+      const kept: Record<string, string> = {};
+      for (const [sid, value] of Object.entries(entries)) {
+        const key = typeof value === 'string' ? value.trim() : undefined;
+        if (/^\d{1,12}$/.test(sid) && key && /^[A-Za-z0-9_-]{8,128}$/.test(key)) kept[sid] = key;
+      }
+      return kept;
+    })
+    .default({}),
 } as const;
 
 export const settingsSchema = z.object(settingsFields);
@@ -219,14 +235,17 @@ export function applySettingsUpdate(current: Settings, update: unknown): Setting
 /** What identifies the user to the service: kept out of exports unless asked, tied to one service address. */
 export const CREDENTIAL_FIELDS = ['token', 'appId', 'secret'] as const satisfies readonly SettingsField[];
 
+/** Credentials for the user's sites (not tied to the service address): also kept out of exports unless asked. */
+export const SITE_CREDENTIAL_FIELDS = ['sitePasskeys'] as const satisfies readonly SettingsField[];
+
 /** The fields safe to export; the credentials only when asked for. */
 export function exportSettings(settings: Settings, includeCredentials: boolean): Record<string, unknown> {
-  const { token, secret, appId, ...rest } = settings;
+  const { token, secret, appId, sitePasskeys, ...rest } = settings;
   return {
     app: 'reseed-lens',
     version: SETTINGS_VERSION,
     ...rest,
-    ...(includeCredentials ? { token, appId, secret } : {}),
+    ...(includeCredentials ? { token, appId, secret, sitePasskeys } : {}),
   };
 }
 

@@ -5,4 +5,4 @@
 export type { CatalogSite, Engine, LinkOverride, ServiceSiteLink } from './types';
 export { catalog, siteForHost, siteForName, siteForSid } from './catalog';
 export { contentScriptMatches, isHostName, normalizeHost, siteKeyForHost, type SiteKey } from './hosts';
-export { buildDetailsUrl, buildDetailsUrlFromCatalog, DEFAULT_DETAILS_PAGE, homeUrl, isTorrentId } from './links';
+export { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, DEFAULT_DETAILS_PAGE, homeUrl, isSiteKey, isTorrentId } from './links';

@@ -55,6 +55,40 @@ export function buildDetailsUrlFromCatalog(entry: CatalogSite, torrentId: number
   return target && compose(target.scheme, target.host, entry.detailsPage, torrentId);
 }
 
+/**
+ * A .torrent download address on a site: `template` (the service's download_page, or an engine's
+ * own path such as `download.php?id={}`) with `{}` / `{id}` replaced by the numeric torrent id and
+ * `{passkey}` / `{rsskey}` by the user's own key for that site, on the host its details links use
+ * (the catalog's hosts for a catalogued sid, the user's override last). A template holding any
+ * other placeholder ({authkey}, {torrent_key}, …), or a key placeholder without a usable key,
+ * yields undefined: nothing is guessed.
+ */
+export function buildDownloadUrl(
+  site: ServiceSiteLink | CatalogSite,
+  torrentId: number,
+  template: string,
+  options: { key?: string; override?: LinkOverride } = {},
+): string | undefined {
+  if (!isTorrentId(torrentId) || typeof template !== 'string' || UNSAFE_TEMPLATE.test(template)) return undefined;
+  const target = 'hosts' in site ? catalogTarget(site, options.override) : serviceTarget(site, options.override);
+  if (!target) return undefined;
+  const relative = template.replace(/^\//, '');
+  if (!relative.includes('{}') && !relative.includes('{id}')) return undefined;
+  const id = String(torrentId);
+  let path = relative.replaceAll('{}', id).replaceAll('{id}', id);
+  if (/\{(passkey|rsskey)\}/.test(path)) {
+    if (!isSiteKey(options.key)) return undefined;
+    path = path.replaceAll('{passkey}', options.key).replaceAll('{rsskey}', options.key);
+  }
+  if (/[{}]/.test(path)) return undefined;
+  return checked(`${target.scheme}://${target.host}/${path}`, target.scheme, target.host);
+}
+
+/** A passkey or RSS key as sites issue them: letters, digits, `-` and `_` (32 hex on NexusPHP). */
+export function isSiteKey(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{8,128}$/.test(value);
+}
+
 /** A site's home page, from the service's list or the catalog (e.g. for a recommended site). */
 export function homeUrl(
   site: Pick<ServiceSiteLink, 'base_url' | 'is_https'> | CatalogSite | undefined,

@@ -9,7 +9,7 @@ export const MAX_TORRENT_BYTES = 10 * 1024 * 1024;
 
 export type TorrentDownload =
   | { bytes: Uint8Array; contentType: string }
-  | { problem: 'redirected' | 'too-large' | 'http-status' | 'network'; status?: number };
+  | { problem: 'redirected' | 'too-large' | 'http-status' | 'network'; status?: number; retryAfterSeconds?: number };
 
 export async function downloadTorrent(
   url: URL,
@@ -29,7 +29,9 @@ export async function downloadTorrent(
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
-    return { problem: 'http-status', status: response.status };
+    // A site limiting downloads (429/503) may say when to come back, in seconds (dates are not read).
+    const retryAfter = /^\s*(\d{1,6})\s*$/.exec(response.headers.get('retry-after') ?? '');
+    return retryAfter ? { problem: 'http-status', status: response.status, retryAfterSeconds: Number(retryAfter[1]) } : { problem: 'http-status', status: response.status };
   }
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {

@@ -38,6 +38,7 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   customHosts: fc.uniqueArray(host, { maxLength: 4 }),
   privacyNoticeSeen: fc.boolean(),
   clientIndexEnabled: fc.boolean(),
+  sitePasskeys: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), { maxKeys: 3 }),
 });
 
 /** Values each field must refuse as a whole: wrong types and right types with wrong content. */
@@ -54,6 +55,7 @@ const JUNK: Record<SettingsField, unknown[]> = {
   customHosts: ['hdsky.me', { 0: 'hdsky.me' }, true],
   privacyNoticeSeen: ['yes', 1, null, {}],
   clientIndexEnabled: ['yes', 1, null, {}],
+  sitePasskeys: [[], 'x', null, 7],
 };
 
 /** Entries a list field must drop alone, keeping the rest. */

@@ -102,6 +102,18 @@ describe('exportSettings / lookupMode', () => {
     expect(exportSettings(settings, true)).toMatchObject({ token: 'tok', appId: 'app', secret: 'sec' });
   });
 
+  it('leaves the site passkeys out unless asked', () => {
+    const settings = { ...DEFAULT_SETTINGS, sitePasskeys: { '9': '0123456789abcdef0123456789abcdef' } };
+    expect(exportSettings(settings, false)).not.toHaveProperty('sitePasskeys');
+    expect(exportSettings(settings, true)).toMatchObject({ sitePasskeys: { '9': '0123456789abcdef0123456789abcdef' } });
+  });
+
+  it('reads site passkeys entry by entry: a bad sid or a key with odd characters is dropped alone', () => {
+    const loaded = readSettings({ version: 1, sitePasskeys: { '9': ' 0123456789abcdef0123456789abcdef ', abc: 'ffffffffffff', '4': 'has space inside', '7': 'short', '2': 12345678 } });
+    expect(loaded.settings.sitePasskeys).toEqual({ '9': '0123456789abcdef0123456789abcdef' });
+    expect(loaded.repairedFields).toContain('sitePasskeys');
+  });
+
   it('picks token mode over signed mode, and none without either', () => {
     expect(lookupMode(DEFAULT_SETTINGS)).toBe('none');
     expect(lookupMode({ ...DEFAULT_SETTINGS, appId: 'a', secret: 's' })).toBe('signed');

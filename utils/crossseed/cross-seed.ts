@@ -1,0 +1,325 @@
+/**
+ * One cross-seed, on the user's click: the page's torrent must be complete in the user's client;
+ * the candidate's .torrent is downloaded from its site with the user's session (one file, paced
+ * per site), checked to be the torrent the service named, its files compared with the page's
+ * torrent's files in the client, and only when they are the same added beside them (the source's
+ * save path, its own layout, the source's category and tags plus `reseed-lens`, started), then read
+ * back from the client. Every outcome is a value with a kind the UI maps to a sentence
+ * (messages.ts); nothing here throws for an expected failure.
+ *
+ * `crossSeedAll` does the same for the candidates on the user's sites, at most 20 per click, one
+ * after another.
+ */
+import { isClientError, toClientFailure, type ClientFailure } from '../clients/errors';
+import type { ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/types';
+import { downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './download';
+import { downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
+import { checkCandidateFile, compareFiles, type FileDifference, type TorrentFileProblem } from './verify';
+
+/** The tag every cross-seed gets, so the user can find what Reseed Lens added. */
+export const CROSS_SEED_TAG = 'reseed-lens';
+/** "Cross-seed all" downloads at most this many .torrent files per click. */
+export const MAX_PER_CROSS_SEED_ALL = 20;
+
+export interface CrossSeedCandidate {
+  /** The candidate's site (IYUU sid). */
+  sid: number;
+  /** Its torrent id on that site. */
+  torrentId: number;
+  /** Its info-hash as the service gives it. */
+  infoHash: string;
+}
+
+/** The user's default client, as the clients feature hands it out. */
+export interface CrossSeedTarget {
+  client: TorrentClient;
+  /** The client setting "Skip the check when every file matches" (default off). */
+  skipCheckWhenFilesMatch: boolean;
+  /** The client's address, for the permission check. */
+  url?: string;
+}
+
+export interface CrossSeedEnvironment {
+  /** Undefined when the user has set up no client. */
+  target: CrossSeedTarget | undefined;
+  sites: SiteSettings;
+  /** The fetch that carries the user's site sessions: the browser's own in the background, a cookie jar in Node tests. */
+  fetch?: typeof fetch;
+  /**
+   * Whether the extension may read answers from an origin (its host permission). The background
+   * passes `(origin) => permissions.contains({ origins: [permissionPattern(origin)] })`; absent
+   * means yes (Node tests).
+   */
+  originAllowed?: (origin: string) => Promise<boolean>;
+  /** Default: the background's one shared pace (sitePace). */
+  pace?: SitePace;
+  signal?: AbortSignal;
+}
+
+export type CrossSeedResult =
+  /** In the client now. `checked`: the client verifies the data before seeding (false only when the check was skipped). */
+  | { kind: 'added'; hash: string; savePath: string; client: ClientKind; checked: boolean; state: TorrentState; progress: number }
+  | { kind: 'already-in-client'; hash: string; savePath: string }
+  | { kind: 'no-client' }
+  /** The extension lacks host permission for the site (the UI asks for it on the click, then retries) or the client. */
+  | { kind: 'no-permission'; for: 'site' | 'client'; origin: string }
+  | { kind: 'bad-request'; detail: string }
+  /** The page's own torrent is not in the client. */
+  | { kind: 'source-missing'; pageHash: string }
+  /** The page's own torrent is in the client but not complete (0 ≤ progress < 1). */
+  | { kind: 'source-incomplete'; pageHash: string; progress: number }
+  | { kind: 'unsupported-site'; reason: 'unknown-site' | 'needs-api' | 'no-address' }
+  /** The site gives .torrent files by passkey only, and the user entered none for it. */
+  | { kind: 'needs-passkey' }
+  /** The candidate's details page showed no download link of the expected shape. */
+  | { kind: 'no-download-link' }
+  | SiteProblem
+  /** The site's file is not a usable .torrent. */
+  | { kind: 'not-a-torrent'; problem: TorrentFileProblem }
+  /** "This site gave another torrent": its info-hash is not the candidate's. */
+  | { kind: 'other-torrent'; hash: string }
+  /** Not added: the first differences (at most 5), and how many more. */
+  | { kind: 'files-differ'; differences: FileDifference[]; more: number }
+  /** The client refused the add, in its own words (text only). */
+  | { kind: 'client-refused'; clientMessage?: string }
+  /** The client could not be used (wrong password, stopped, CSRF, …): its failure, for the clients feature's messages. */
+  | { kind: 'client-failed'; failure: ClientFailure }
+  /** The client accepted the file but does not list the torrent afterwards. */
+  | { kind: 'not-confirmed'; hash: string }
+  /** Cross-seed all: not tried, because this site failed just before in this run. */
+  | { kind: 'site-skipped'; after: 'not-logged-in' | 'site-limit' | 'no-permission' };
+
+export type CrossSeedResultKind = CrossSeedResult['kind'];
+
+const HASH = /^[0-9a-f]{40}$/;
+
+/**
+ * The host-permission match pattern for an origin: `scheme://host/*`, without the port (Firefox
+ * refuses a port in a match pattern, Chromium ignores it: either way a pattern covers every port).
+ */
+export function permissionPattern(origin: string): string {
+  const url = new URL(origin);
+  return `${url.protocol}//${url.hostname}/*`;
+}
+
+/** The page's torrent in the client, ready to be cross-seeded from (or why not). */
+interface PreparedSource {
+  target: CrossSeedTarget;
+  torrent: ClientTorrent;
+  files: ClientFile[];
+  /** Candidates' hashes the client already holds, with their torrents. */
+  held: Map<string, ClientTorrent>;
+}
+
+function clientFailed(error: unknown): CrossSeedResult {
+  return { kind: 'client-failed', failure: toClientFailure(error) };
+}
+
+/** Lowercase 40-hex, or undefined. */
+function hashOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const hash = value.trim().toLowerCase();
+  return HASH.test(hash) ? hash : undefined;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+async function prepare(pageHash: string, candidateHashes: string[], env: CrossSeedEnvironment): Promise<PreparedSource | CrossSeedResult> {
+  const target = env.target;
+  if (!target) return { kind: 'no-client' };
+  const clientOrigin = target.url ? originOf(target.url) : undefined;
+  if (clientOrigin && env.originAllowed && !(await env.originAllowed(clientOrigin))) return { kind: 'no-permission', for: 'client', origin: clientOrigin };
+  let found: Map<string, ClientTorrent>;
+  try {
+    found = await target.client.lookup([pageHash, ...candidateHashes]);
+  } catch (error) {
+    return clientFailed(error);
+  }
+  // One candidate the client already holds needs nothing more, whatever the page's torrent's state.
+  const [only] = candidateHashes;
+  const existing = candidateHashes.length === 1 && only ? found.get(only) : undefined;
+  if (existing) return { kind: 'already-in-client', hash: existing.hash, savePath: existing.savePath };
+  const torrent = found.get(pageHash);
+  if (!torrent) return { kind: 'source-missing', pageHash };
+  if (torrent.progress < 1) return { kind: 'source-incomplete', pageHash, progress: torrent.progress };
+  let files: ClientFile[];
+  try {
+    files = await target.client.files(pageHash);
+  } catch (error) {
+    if (isClientError(error) && error.kind === 'not-found') return { kind: 'source-missing', pageHash };
+    return clientFailed(error);
+  }
+  found.delete(pageHash);
+  return { target, torrent, files, held: found };
+}
+
+/** The candidate's .torrent bytes from its site, or what went wrong. */
+async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvironment): Promise<{ bytes: Uint8Array } | CrossSeedResult> {
+  const source = downloadSource(candidate, env.sites);
+  if (source.way === 'unsupported') return source.reason === 'needs-passkey' ? { kind: 'needs-passkey' } : { kind: 'unsupported-site', reason: source.reason };
+  if (env.originAllowed && !(await env.originAllowed(source.origin))) return { kind: 'no-permission', for: 'site', origin: source.origin };
+  const request = { siteKey: source.siteKey, fetch: env.fetch, pace: env.pace ?? sitePace, signal: env.signal };
+  let url: string;
+  if (source.way === 'details-page') {
+    const page = await readSitePage(source.detailsUrl, request);
+    if (!page.ok) return page.problem;
+    const link = downloadLinkFromPage(page.html, source.detailsUrl, source.shape, candidate.torrentId);
+    if (!link) {
+      const problem = problemOfPage(page.html);
+      return problem.kind === 'not-logged-in' ? problem : { kind: 'no-download-link' };
+    }
+    url = link;
+  } else url = source.url;
+  const answer = await downloadFromSite(url, request);
+  return answer.ok ? { bytes: answer.bytes } : answer.problem;
+}
+
+/** Polls the client briefly until it lists `hash` (qBittorrent adds asynchronously). */
+async function readBack(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+  for (let attempt = 0, wait = 25; attempt < 12; attempt++, wait = Math.min(wait * 2, 500)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (torrent) return torrent;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  return undefined;
+}
+
+async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, hash: string, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+  const { target, torrent: source } = prepared;
+  const existing = prepared.held.get(hash);
+  if (existing) return { kind: 'already-in-client', hash, savePath: existing.savePath };
+
+  const fetched = await fetchCandidate(candidate, env);
+  if (!('bytes' in fetched)) return fetched;
+  const checked = await checkCandidateFile(fetched.bytes, hash);
+  if (!checked.ok) return checked.kind === 'other-torrent' ? { kind: 'other-torrent', hash: checked.hash } : { kind: 'not-a-torrent', problem: checked.problem };
+  const comparison = compareFiles(checked.files, prepared.files);
+  if (!comparison.same) return { kind: 'files-differ', differences: comparison.differences, more: comparison.more };
+
+  // Every file matched: only then may the check be skipped, and only if the user said so.
+  const skipCheck = target.skipCheckWhenFilesMatch;
+  const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
+  try {
+    const added = await target.client.add(fetched.bytes, {
+      savePath: source.savePath,
+      paused: false,
+      skipCheck,
+      category: source.category,
+      tags,
+      contentLayoutOriginal: true,
+    });
+    if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: source.savePath };
+    const present = await readBack(target.client, hash);
+    if (!present) return { kind: 'not-confirmed', hash };
+    // Transmission verifies every new torrent, whatever skipCheck says.
+    const verified = !skipCheck || target.client.kind === 'transmission';
+    return { kind: 'added', hash, savePath: present.savePath, client: target.client.kind, checked: verified, state: present.state, progress: present.progress };
+  } catch (error) {
+    if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
+    return clientFailed(error);
+  }
+}
+
+/**
+ * Cross-seeds one candidate of the page's torrent `pageHash` into the user's default client.
+ * Downloads at most one .torrent, and only when the page's torrent is complete in the client and
+ * the candidate is not there yet.
+ */
+export async function crossSeed(pageHash: string, candidate: CrossSeedCandidate, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+  const page = hashOf(pageHash);
+  const hash = hashOf(candidate.infoHash);
+  if (!page || !hash) return { kind: 'bad-request', detail: 'a hash is not 40 hex characters' };
+  if (!Number.isSafeInteger(candidate.sid) || candidate.sid < 0) return { kind: 'bad-request', detail: 'the site id is not a number' };
+  if (hash === page) return { kind: 'bad-request', detail: 'the candidate is the page’s own torrent' };
+  const prepared = await prepare(page, [hash], env);
+  if (!('target' in prepared)) return prepared;
+  return crossSeedPrepared(prepared, candidate, hash, env);
+}
+
+export type CrossSeedAllEvent =
+  /** First: how many will be tried, and why the others are not. */
+  | {
+      type: 'plan';
+      total: number;
+      /** False when the user has not said which sites are theirs: nothing is tried. */
+      sitesChosen: boolean;
+      notYourSites: number;
+      alreadyInClient: number;
+      /** Beyond the 20 of this click: left for the next one. */
+      overLimit: number;
+    }
+  | { type: 'result'; index: number; total: number; candidate: CrossSeedCandidate; result: CrossSeedResult }
+  /** A failure about the client or the page's torrent: nothing more can be added (the last event). */
+  | { type: 'stopped'; result: CrossSeedResult };
+
+/** Results after which no further candidate can succeed. */
+const STOPS_EVERYTHING: ReadonlySet<CrossSeedResultKind> = new Set(['no-client', 'source-missing', 'source-incomplete', 'client-failed']);
+/** Results after which the rest of that site's candidates in this run are skipped (not downloaded). */
+const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set(['not-logged-in', 'site-limit', 'no-permission']);
+
+/**
+ * "Cross-seed all": the candidates on the user's sites (`heldSites`; null = not chosen yet) that
+ * the client does not hold, at most `limit` (20), one after another in the given order, paced per
+ * site. Yields a plan, then one result per candidate, or `stopped` when the client or the page's
+ * torrent makes any further add impossible.
+ */
+export async function* crossSeedAll(
+  pageHash: string,
+  candidates: readonly CrossSeedCandidate[],
+  heldSites: readonly number[] | null,
+  env: CrossSeedEnvironment,
+  limit = MAX_PER_CROSS_SEED_ALL,
+): AsyncGenerator<CrossSeedAllEvent, void, undefined> {
+  const page = hashOf(pageHash);
+  if (!page) {
+    yield { type: 'stopped', result: { kind: 'bad-request', detail: 'the page hash is not 40 hex characters' } };
+    return;
+  }
+  if (heldSites === null) {
+    yield { type: 'plan', total: 0, sitesChosen: false, notYourSites: candidates.length, alreadyInClient: 0, overLimit: 0 };
+    return;
+  }
+  const held = new Set(heldSites);
+  const seen = new Set<string>([page]);
+  const mine: (CrossSeedCandidate & { hash: string })[] = [];
+  let notYourSites = 0;
+  for (const candidate of candidates) {
+    const hash = hashOf(candidate.infoHash);
+    if (!hash || seen.has(hash)) continue;
+    seen.add(hash);
+    if (!held.has(candidate.sid)) notYourSites++;
+    else mine.push({ ...candidate, hash });
+  }
+  const prepared = await prepare(
+    page,
+    mine.map((candidate) => candidate.hash),
+    env,
+  );
+  if (!('target' in prepared)) {
+    yield { type: 'stopped', result: prepared };
+    return;
+  }
+  const wanted = mine.filter((candidate) => !prepared.held.has(candidate.hash));
+  const taken = wanted.slice(0, Math.max(0, limit));
+  yield { type: 'plan', total: taken.length, sitesChosen: true, notYourSites, alreadyInClient: mine.length - wanted.length, overLimit: wanted.length - taken.length };
+
+  const failedSites = new Map<number, 'not-logged-in' | 'site-limit' | 'no-permission'>();
+  for (const [index, { hash, ...candidate }] of taken.entries()) {
+    if (env.signal?.aborted) return;
+    const after = failedSites.get(candidate.sid);
+    const result: CrossSeedResult = after ? { kind: 'site-skipped', after } : await crossSeedPrepared(prepared, candidate, hash, env);
+    yield { type: 'result', index, total: taken.length, candidate, result };
+    if (STOPS_EVERYTHING.has(result.kind)) {
+      yield { type: 'stopped', result };
+      return;
+    }
+    // (A missing client permission was found before any candidate: here it can only be the site's.)
+    if (STOPS_SITE.has(result.kind)) failedSites.set(candidate.sid, result.kind as 'not-logged-in' | 'site-limit' | 'no-permission');
+  }
+}
