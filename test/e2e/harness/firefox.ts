@@ -144,7 +144,7 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
   const lang = options.lang ?? 'en';
   if (lang === 'zh-CN' && !languagePackInstalled('zh-CN')) {
     // Without it Firefox silently stays in en-US and the extension would pick its English messages.
-    throw new Error('Firefox has no zh-CN language pack: install the Debian package firefox-esr-l10n-zh-cn (.ci/run does).');
+    throw new Error('Firefox has no zh-CN language pack: install the Debian package firefox-esr-l10n-zh-cn (`npm test` does when it may).');
   }
   const timeoutMs = options.timeoutMs ?? 15_000;
   const uuid = randomUUID();
