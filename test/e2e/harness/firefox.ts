@@ -55,10 +55,10 @@ class FirefoxPage implements HarnessPage {
   async url(): Promise<string> {
     return this.raw.evaluate(() => location.href).catch(() => this.raw.url());
   }
-  async goto(url: string, options: { timeoutMs?: number } = {}): Promise<number | null> {
+  async goto(url: string, options: { timeoutMs?: number; waitUntil?: 'load' | 'domcontentloaded' } = {}): Promise<number | null> {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     if (!isExtensionUrl(url)) {
-      const response = await this.raw.goto(url, { waitUntil: 'load', timeout });
+      const response = await this.raw.goto(url, { waitUntil: options.waitUntil ?? 'load', timeout });
       return response?.status() ?? null;
     }
     // Puppeteer's goto never settles for moz-extension:// pages in Firefox: start it, then watch the document.
