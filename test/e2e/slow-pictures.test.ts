@@ -6,7 +6,8 @@
  * pictures are still on their way, and before the page's own work after DOMContentLoaded is done.
  *
  * (Chromium 156 and Firefox ESR 153 run document_idle scripts before the load event when pictures
- * are slow, so the first case passed with document_idle too; the second is the one that waited.)
+ * are slow, so the first case passed with the old document_idle reader too; the second failed
+ * there in both browsers: the badge never came while the page was busy.)
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser } from './harness/index.ts';

@@ -19,10 +19,9 @@ const POSTER = '<img src="attachments/202405/poster.jpg" alt="poster" />';
 /**
  * A page script that keeps the page busy right after DOMContentLoaded, as a tracker's heavy script
  * would: a synchronous request to /slow/ (held by slowPictures) blocks the page's main thread
- * until it is answered. It starts two tasks after DOMContentLoaded: what the browser queued at
- * DOMContentLoaded (Chromium's document_end content scripts; Firefox runs them before it) has run
- * by then, what it runs later (document_idle: an idle moment, or 200 ms after, or the load event)
- * has not.
+ * until it is answered. It starts two tasks after DOMContentLoaded, so a reader that runs at that
+ * event (or at Chromium's document_end, a task queued then) has read the page by then, and one
+ * that waits for later (document_idle: an idle moment, 200 ms after, or the load event) has not.
  */
 export const BUSY_AFTER_DOM_READY = `<script>document.addEventListener('DOMContentLoaded', () => setTimeout(() => setTimeout(() => {
   const request = new XMLHttpRequest();
