@@ -19,13 +19,6 @@ import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, type TrackerTorrent } from '../test/e2e/world';
 
 const TRACKER_HOST = 'hdsky.me';
-/**
- * For the breakdown only: when the page hears the content script start (WXT posts a
- * "content-script-started" message to the window as the script begins), on the page's clock.
- */
-const HEAR_SCRIPT_START = `<script>addEventListener('message', (event) => {
-  if (String(event.data && event.data.type).endsWith('content-script-started') && window.__scriptStartedAt === undefined) window.__scriptStartedAt = performance.now();
-});</script>`;
 export const PICTURE_DELAY_MS = 3000;
 const VIEWS = 5;
 /** Budget for a warm view: the answer is in the cache, so this is the extension's own latency. */
@@ -51,8 +44,6 @@ export interface PictureViewSample {
   url: string;
   /** DOMContentLoaded → badge showing the count (ms). */
   dclToBadgeMs: number;
-  /** DOMContentLoaded → the page heard the content script's start message (ms; NaN when it did not): the script started no later. */
-  dclToScriptMs: number;
   /** DOMContentLoaded → the extension page got the 'done' broadcast (ms). */
   dclToDoneMs: number;
   /** Load event (the pictures in) → badge (ms; negative: the badge came first). */
@@ -102,8 +93,7 @@ async function view(browser: HarnessBrowser, url: string): Promise<PictureViewSa
     await page.goto(url, { timeoutMs: PICTURE_DELAY_MS + 30_000 });
     const timing = await page.evaluate(() => {
       const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
-      const started = (window as unknown as { __scriptStartedAt?: number }).__scriptStartedAt;
-      return { origin: performance.timeOrigin, dcl: entry?.domContentLoadedEventStart ?? Number.NaN, load: entry?.loadEventStart ?? Number.NaN, script: started ?? Number.NaN };
+      return { origin: performance.timeOrigin, dcl: entry?.domContentLoadedEventStart ?? Number.NaN, load: entry?.loadEventStart ?? Number.NaN };
     });
     const tabId = await browser.tabIdOf(url.replace(/^http:\/\//, ''));
     const deadline = Date.now() + 20_000;
@@ -122,7 +112,6 @@ async function view(browser: HarnessBrowser, url: string): Promise<PictureViewSa
     return {
       url,
       dclToBadgeMs: seen.badgeAt - dclAt,
-      dclToScriptMs: timing.script - timing.dcl,
       dclToDoneMs: seen.doneAt - dclAt,
       loadToBadgeMs: seen.badgeAt - loadAt,
       dclToLoadMs: loadAt - dclAt,
@@ -139,7 +128,7 @@ const round = (value: number) => Math.round(value * 10) / 10;
 
 async function measureIn(kind: BrowserKind, extensionDir: string, torrents: TrackerTorrent[], log: (line: string) => void) {
   const pages: Record<string, string> = {};
-  for (const torrent of torrents) pages[`/details.php?id=${torrent.torrentId}`] = withScreenshots(nexusDetailsPage(torrent)).replace('</head>', `${HEAR_SCRIPT_START}</head>`);
+  for (const torrent of torrents) pages[`/details.php?id=${torrent.torrentId}`] = withScreenshots(nexusDetailsPage(torrent));
   const world = await startWorld();
   const pictures = slowPictures(pages, { delayMs: PICTURE_DELAY_MS });
   world.router.setHost(TRACKER_HOST, pictures.handler);
@@ -170,7 +159,7 @@ export async function measureSlowPictures(options: { extensionDirs: Record<Brows
   const figures: Figure[] = [];
   const report: string[] = [
     `a details page whose poster and 4 screenshots take ${PICTURE_DELAY_MS} ms (built extension, reference service as 2025.iyuu.cn);`,
-    "  each view: DOMContentLoaded → badge (→ the page heard the content script's start message, a task: the script started no later; → an extension page got the background's 'done'):",
+    "  each view: DOMContentLoaded → badge seen (→ an extension page got the background's 'done', sent in the same step as the badge):",
   ];
   const details: Record<string, unknown> = {};
   // The torrents come from the reference data, the same in both browsers (each has its own cache).
@@ -204,7 +193,7 @@ export async function measureSlowPictures(options: { extensionDirs: Record<Brows
       },
     );
     const line = (sample: PictureViewSample) =>
-      `    ${sample.url.padEnd(40)} DOMContentLoaded → badge ${sample.dclToBadgeMs.toFixed(1).padStart(6)} ms (page heard the script start ${sample.dclToScriptMs.toFixed(1)}, 'done' broadcast ${sample.dclToDoneMs.toFixed(1)}); load event ${sample.dclToLoadMs.toFixed(0)} ms after DOMContentLoaded; badge ${sample.badge}`;
+      `    ${sample.url.padEnd(40)} DOMContentLoaded → badge ${sample.dclToBadgeMs.toFixed(1).padStart(6)} ms ('done' broadcast ${sample.dclToDoneMs.toFixed(1)}); load event ${sample.dclToLoadMs.toFixed(0)} ms after DOMContentLoaded; badge ${sample.badge}`;
     report.push(`  ${kind}, cold:`, ...cold.map(line), `  ${kind}, warm:`, ...warm.map(line));
   }
   return { figures, report, problems, details };
