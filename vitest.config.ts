@@ -15,6 +15,9 @@ export default defineConfig({
           include: ['test/unit/**/*.test.{ts,tsx}', 'test/service/**/*.test.ts'],
           environment: 'node',
           setupFiles: ['test/unit/support/setup.ts'],
+          // The property tests take 1-4 s alone; on 2 cores shared with browsers they need more
+          // than Vitest's 5 s default. A hang still fails, later.
+          testTimeout: 30_000,
         },
       },
       {

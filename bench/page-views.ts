@@ -211,7 +211,7 @@ class Views {
   }
 }
 
-function hdskyTorrents(world: World, count: number): TrackerTorrent[] {
+export function hdskyTorrents(world: World, count: number): TrackerTorrent[] {
   const found: TrackerTorrent[] = [];
   for (const group of world.service.data.torrents) {
     const member = group.members.find((candidate) => candidate.site === 'hdsky');

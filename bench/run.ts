@@ -3,7 +3,7 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, cache, flood, client, index
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
  * Exits 1 when a figure is over its budget or a benchmark could not measure (it says why).
@@ -21,6 +21,7 @@ import { formatMarkdown, formatTable, mergeResults, overBudget, type BenchOutcom
 import { FLOOD_SCENARIOS, type NodeBenchOutput } from './lookup-node';
 import { BENCHES, NEEDS_BUILD, parseArgs, type BenchName, type Options } from './options';
 import { measurePageViews } from './page-views';
+import { measureSlowPictures } from './slow-pictures';
 import { contentScriptBreakdown, formatBreakdown } from './size-breakdown';
 import { describeFiles, gzipSize, measureBuild, sizeFigures } from './size';
 
@@ -187,6 +188,12 @@ async function main(): Promise<number> {
         log('pageviews: the built extension in Chromium…');
         await record('pageviews', () => measurePageViews({ extensionDir: builds!.dirs['chrome-mv3'], log }));
       } else failures.push('pageviews: not measured, there is no build');
+    }
+    if (wants('pictures')) {
+      if (builds) {
+        log('pictures: a page whose pictures are slow, in Chromium and Firefox…');
+        await record('pictures', () => measureSlowPictures({ extensionDirs: { chromium: builds!.dirs['chrome-mv3'], firefox: builds!.dirs['firefox-mv2'] }, log }));
+      } else failures.push('pictures: not measured, there is no build');
     }
     if (flood) {
       log('waiting for the flood scenarios…');

@@ -6,13 +6,14 @@
  * With a display it leaves the browser open for you to try (Ctrl-C ends it). Without one it runs
  * headless, prints the popup's content and saves screenshots under .output/demo/.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn } from '../test/e2e/world';
+import { ensureSystemPackages } from './system-packages.mjs';
 
 const outDir = join(REPO_ROOT, '.output/demo');
 
@@ -20,22 +21,15 @@ function say(text = ''): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** Chromium is the one thing npm cannot bring: install Debian's package when we may, else say how. */
-function ensureChromium(): void {
-  if (existsSync(CHROMIUM_PATH)) return;
-  const asRoot = process.getuid?.() === 0 ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : undefined;
-  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
-  if (asRoot && hasApt) {
-    say(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's chromium package…`);
-    const run = (args: string[]) => execFileSync(asRoot[0] ?? args[0]!, asRoot.length ? [...asRoot.slice(1), ...args] : args.slice(1), { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    run(['apt-get', 'update', '-q']);
-    run(['apt-get', 'install', '-y', '-q', '--no-install-recommends', 'chromium']);
+/** What npm cannot bring (Chromium, qBittorrent): the shared installer, as `npm test` uses it. */
+function ensurePackages(): void {
+  const packages = ensureSystemPackages('demo', { log: say });
+  if (packages.ok) return;
+  if (!packages.debian) {
+    // Off Debian the browser may still be there, under another name.
     if (existsSync(CHROMIUM_PATH)) return;
+    say('Elsewhere than Debian: install Chromium and set RESEED_CHROMIUM_PATH=/path/to/chromium.');
   }
-  say(`Chromium was not found at ${CHROMIUM_PATH} and cannot be installed from here.`);
-  say('Install it, then run `npm run demo` again:');
-  say('  Debian/Ubuntu:  sudo apt-get install -y chromium');
-  say('  elsewhere:      install Chromium and set RESEED_CHROMIUM_PATH=/path/to/chromium');
   process.exit(1);
 }
 
@@ -54,7 +48,7 @@ async function waitForBadge(browser: HarnessBrowser, tabId: number): Promise<str
 }
 
 async function main(): Promise<void> {
-  ensureChromium();
+  ensurePackages();
   build();
   const headless = !process.env.DISPLAY;
   const world = await startWorld();

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: build both browsers' extensions, lint the Firefox build, run every Vitest project,
-// and end with one plain line "N passed, N failed" that counts Vitest tests, the lint check and
-// builds (a failed build is a failure). Exit code 1 when anything failed.
+// `npm test`: install the Debian packages the tests need when missing (scripts/system-packages.mjs),
+// build both browsers' extensions, lint the Firefox build, run every Vitest project, and end with
+// one plain line "N passed, N failed" that counts Vitest tests, the lint check, and the package
+// step and builds when they fail. Exit code 1 when anything failed.
 //
 //   npm test                         everything
 //   npm test -- --no-build           reuse .output/ as it is (no build, no copy)
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killBrowserProcesses } from '../test/e2e/harness/strays.mjs';
+import { ensureSystemPackages } from './system-packages.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 process.chdir(root);
@@ -27,8 +29,8 @@ const runDir = join(tmpdir(), 'reseed-lens-e2e', runId);
 mkdirSync(runDir, { recursive: true });
 
 /**
- * The lint counts as one test either way; a build counts only when it fails (a build is not a test,
- * but a broken one must not pass silently).
+ * The lint counts as one test either way; the system packages and a build count only when they
+ * fail (they are not tests, but a broken one must not pass silently).
  * @type {{ name: string, ok: boolean, countedWhenOk: boolean, detail?: string }[]}
  */
 const checks = [];
@@ -193,6 +195,12 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const runTmp = join(runDir, 'tmp');
 mkdirSync(runTmp, { recursive: true });
 const env = { RESEED_E2E_RUN_ID: runId, RESEED_E2E_RUN_DIR: runDir, TMPDIR: runTmp };
+
+// Browsers, language packs and torrent clients first: what npm cannot bring. The tests still run
+// when this fails (most need none of it), and the failed step is counted.
+heading('system packages');
+const packages = await timed('system packages', async () => ensureSystemPackages('test'));
+checks.push({ name: 'system packages', ok: packages.ok, countedWhenOk: false, detail: packages.ok ? undefined : `missing ${packages.missing.join(', ')}` });
 if (skipBuild) {
   console.log('--no-build: testing .output/ as it is');
 } else {

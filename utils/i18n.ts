@@ -44,7 +44,8 @@ export function formatTime(ms: number): string {
 
 /** "3 minutes ago" / "3 分钟前". */
 export function formatAge(ms: number, now = Date.now()): string {
-  const seconds = Math.round((ms - now) / 1000);
+  // An age is never in the future: a "now" that ticks once a second can lag behind a fresh answer.
+  const seconds = Math.min(0, Math.round((ms - now) / 1000));
   const format = new Intl.RelativeTimeFormat(uiLocale(), { numeric: 'auto' });
   const abs = Math.abs(seconds);
   if (abs < 60) return format.format(seconds, 'second');

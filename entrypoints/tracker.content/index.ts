@@ -15,13 +15,18 @@ export default defineContentScript({
   // The full list (every catalogued host and old host) is written into the manifest by
   // wxt.config.ts, so the 290 patterns and the host index stay out of this script's bundle.
   matches: ['*://hdsky.me/*'],
-  runAt: 'document_idle',
+  // Loaded and compiled before the page is parsed, so that it reads the page the moment it is
+  // (its DOMContentLoaded listener is the page's first). document_idle waited for the page's own
+  // work after DOMContentLoaded (in Chromium 200 ms more), and document_end comes after that
+  // event's handlers. Blocks a site fills in later are read again when the page changes (watchPage).
+  runAt: 'document_start',
   main(ctx) {
     // Injected again on the same page (toolbar click on an uncatalogued site): one reader is enough.
     const marker = '__reseedLensRunning';
     if ((window as unknown as Record<string, unknown>)[marker]) return;
     (window as unknown as Record<string, unknown>)[marker] = true;
-    void runReader(ctx.signal);
+    if (document.readyState !== 'loading') void runReader(ctx.signal);
+    else document.addEventListener('DOMContentLoaded', () => void runReader(ctx.signal), { once: true });
   },
 });
 

@@ -297,7 +297,7 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
       const nextLinks = expectedLinksFor(world.service, [MTEAM_NEXT.hash]);
 
       // The in-page panel (a folded corner badge here) sums up the first torrent's candidates.
-      if (kind === 'chromium') expect((await waitFor(() => panelContent(tab), (panel) => !!panel?.summary, 5000))?.summary).toBe('2 torrents on 2 other sites');
+      if (kind === 'chromium') expect((await waitFor(() => panelContent(tab), (panel) => !!panel?.summary, 30_000))?.summary).toBe('2 torrents on 2 other sites');
       await tab.click('#next-torrent');
       expect(await tab.evaluate(() => location.pathname)).toBe(`/detail/${MTEAM_NEXT.id}`);
       const moved = await waitFor(
@@ -308,7 +308,7 @@ describe.each(BROWSER_KINDS)('%s: every engine finds its page\'s hash', (kind) =
       expect(moved.candidates.map((candidate) => candidate.href).sort()).toEqual(nextLinks);
       // ...and follows too.
       if (kind === 'chromium') {
-        const panel = await waitFor(() => panelContent(tab), (shown) => shown?.summary === '3 torrents on 3 other sites', 5000);
+        const panel = await waitFor(() => panelContent(tab), (shown) => shown?.summary === '3 torrents on 3 other sites', 30_000);
         expect(panel?.summary).toBe('3 torrents on 3 other sites');
       }
       const view = await tabView(browser, tabId);

@@ -152,7 +152,8 @@ describe.each(BROWSER_KINDS)('%s: the options page', (kind) => {
       expect(await options.evaluate(() => document.documentElement.lang)).toBe('zh-CN');
       expect(await options.textContent('label[for="baseUrl"]')).toBe('API 地址');
       expect(expiry).toMatch(/^\d{4}年\d{1,2}月\d{1,2}日/);
-      // Sites are listed under the names Chinese users know.
+      // Sites are listed under the names Chinese users know (the list arrives from the service).
+      await options.waitForSelector('#site-list label[data-sid="4"] .choice-name');
       expect(await options.textContent('#site-list label[data-sid="4"] .choice-name')).toBe('天空');
     } else {
       // The connection section keeps its English labels.

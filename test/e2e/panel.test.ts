@@ -65,7 +65,7 @@ async function clickInPanel(page: HarnessPage, selector: string): Promise<void> 
 
 
 /**
- * A page script that runs before any content script and tries every ordinary way to see the panel:
+ * A page script that runs before the panel exists and tries every ordinary way to see it:
  * a MutationObserver on the whole document, a wrapped attachShadow, and capture listeners that
  * record each event's target and composed path (and the selection when something is copied).
  */

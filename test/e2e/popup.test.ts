@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
+import { settledView, tabView } from './support/popup';
 import { until } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
 import type { Page as PlaywrightPage } from 'playwright-core';
@@ -162,13 +163,22 @@ describe.each(BROWSER_KINDS)('%s: the popup', (kind) => {
   });
 
   it('refreshes: asks the service again, and says how old the answer is', async () => {
-    const { popup } = await trackerWithPopup(`http://hdsky.me/details.php?id=${oppenheimer.torrentId}&refresh=1`, '&refresh=1');
+    const { popup, tabId } = await trackerWithPopup(`http://hdsky.me/details.php?id=${oppenheimer.torrentId}&refresh=1`, '&refresh=1');
     const before = lookups();
+    const answeredBefore = (await settledView(browser, tabId)).fetchedAt ?? 0;
     expect(await popup.textContent('.age .muted')).toMatch(/^(Saved answer from|Answered) /);
     await popup.click('button.refresh');
     await until(async () => lookups(), (count) => count > before, 'a new lookup');
-    await until(() => popup.textContent('.age .muted'), (text) => /^Answered (now|\d+ seconds? ago)$/.test(text ?? ''), 'the new age');
-    expect(await popup.evaluate(() => (document.querySelector('button.refresh') as HTMLButtonElement).disabled)).toBe(false);
+    await until(() => tabView(browser, tabId), (view) => view.status === 'done' && (view.fetchedAt ?? 0) > answeredBefore, 'the new answer in the background');
+    // The age text before the click reads the same ("Answered now"), and the button stays disabled
+    // until the popup has the refresh's own answer, which comes after the view's broadcast: wait for
+    // both, the popup's settled state, rather than reading the button at the first matching text.
+    const shown = await until(
+      () => popup.evaluate(() => ({ age: document.querySelector('.age .muted')?.textContent ?? '', disabled: (document.querySelector('button.refresh') as HTMLButtonElement | null)?.disabled ?? null })),
+      (state) => state.disabled === false,
+      'the refresh button to be usable again',
+    );
+    expect(shown.age).toMatch(/^Answered (now|\d+ seconds? ago)$/);
   });
 
   it('pops out into a tab for the tab it was opened for', async () => {

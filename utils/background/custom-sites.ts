@@ -47,7 +47,7 @@ async function registerFor(hosts: readonly string[]): Promise<string[]> {
       id: SCRIPT_ID,
       matches: permitted.flatMap(originPatterns),
       js: [CONTENT_SCRIPT_FILE],
-      runAt: 'document_idle',
+      runAt: 'document_start', // as the manifest's: the reader waits for DOMContentLoaded itself, not for the page's pictures
       allFrames: false,
     },
   ]);

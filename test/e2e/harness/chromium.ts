@@ -16,8 +16,8 @@ class ChromiumPage implements HarnessPage {
   async url(): Promise<string> {
     return this.raw.url();
   }
-  async goto(url: string, options: { timeoutMs?: number } = {}): Promise<number | null> {
-    const response = await this.raw.goto(url, { waitUntil: 'load', timeout: options.timeoutMs ?? this.timeoutMs });
+  async goto(url: string, options: { timeoutMs?: number; waitUntil?: 'load' | 'domcontentloaded' } = {}): Promise<number | null> {
+    const response = await this.raw.goto(url, { waitUntil: options.waitUntil ?? 'load', timeout: options.timeoutMs ?? this.timeoutMs });
     return response?.status() ?? null;
   }
   async reload(): Promise<void> {

@@ -58,10 +58,10 @@ class FirefoxPage implements HarnessPage {
   async url(): Promise<string> {
     return this.raw.evaluate(() => location.href).catch(() => this.raw.url());
   }
-  async goto(url: string, options: { timeoutMs?: number } = {}): Promise<number | null> {
+  async goto(url: string, options: { timeoutMs?: number; waitUntil?: 'load' | 'domcontentloaded' } = {}): Promise<number | null> {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     if (!isExtensionUrl(url)) {
-      const response = await this.raw.goto(url, { waitUntil: 'load', timeout });
+      const response = await this.raw.goto(url, { waitUntil: options.waitUntil ?? 'load', timeout });
       return response?.status() ?? null;
     }
     // Puppeteer's goto never settles for moz-extension:// pages in Firefox: start it, then watch the document.
@@ -147,7 +147,7 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
   const lang = options.lang ?? 'en';
   if (lang === 'zh-CN' && !languagePackInstalled('zh-CN')) {
     // Without it Firefox silently stays in en-US and the extension would pick its English messages.
-    throw new Error('Firefox has no zh-CN language pack: install the Debian package firefox-esr-l10n-zh-cn (.ci/run does).');
+    throw new Error('Firefox has no zh-CN language pack: install the Debian package firefox-esr-l10n-zh-cn (`npm test` does when it may).');
   }
   const timeoutMs = options.timeoutMs ?? 15_000;
   const uuid = randomUUID();

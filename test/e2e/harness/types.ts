@@ -36,10 +36,11 @@ export interface HarnessPage {
   /** The document's real location.href (Puppeteer's cached URL lags on Firefox extension pages). */
   url(): Promise<string>;
   /**
-   * Navigates and waits for the load event. Returns the HTTP status, or null for extension and
-   * about: pages.
+   * Navigates and waits for the load event (or, with `waitUntil: 'domcontentloaded'`, only for the
+   * document to be parsed: a page whose pictures are still loading). Returns the HTTP status, or
+   * null for extension and about: pages.
    */
-  goto(url: string, options?: { timeoutMs?: number }): Promise<number | null>;
+  goto(url: string, options?: { timeoutMs?: number; waitUntil?: 'load' | 'domcontentloaded' }): Promise<number | null>;
   reload(): Promise<void>;
   title(): Promise<string>;
   waitForSelector(selector: string, options?: WaitOptions): Promise<void>;

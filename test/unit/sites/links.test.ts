@@ -169,7 +169,8 @@ describe('links for any input (property)', () => {
 
   /** The hosts a link may go to: the override's, or the base_url and the catalog's current host for it. */
   function allowedHosts(base: string, given?: LinkOverride): string[] {
-    if (given?.host) return [given.host.trim().toLowerCase()];
+    // A blank override host means none (as a blank details_page does).
+    if (given?.host?.trim()) return [given.host.trim().toLowerCase()];
     const normalized = base.trim().toLowerCase();
     const entry = siteForHost(normalized);
     return entry ? [normalized, entry.hosts[0]!] : [normalized];
