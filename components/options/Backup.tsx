@@ -8,6 +8,7 @@ import { sendToBackground } from '../../utils/send';
 import { siteForSid } from '../../utils/sites/catalog';
 import { fieldLabel, fieldList, listOf } from './fields';
 import { IDLE, StatusLine, type Status } from './StatusLine';
+import { permissionPattern } from '../../utils/permission-pattern';
 
 /** A settings file is a few kilobytes; anything far larger is not one, and is not read into memory. */
 const MAX_IMPORT_BYTES = 1024 * 1024;
@@ -85,7 +86,7 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
   const apply = (data: unknown, preview: ImportPreview, keepCredentials: boolean) => {
     const service = preview.service;
     const origins = [
-      ...(service && !service.known && !service.granted ? [`${new URL(service.baseUrl).origin}/*`] : []),
+      ...(service && !service.known && !service.granted ? [permissionPattern(service.baseUrl)] : []),
       ...(preview.clientPermissions ?? []),
     ];
     const permission = origins.length ? browser.permissions.request({ origins }).catch(() => false) : Promise.resolve(true);

@@ -12,6 +12,7 @@ import { formatNumber, t, type MessageKey } from '../../utils/i18n';
 import type { SettingsView } from '../../utils/messages';
 import { sendToBackground } from '../../utils/send';
 import { isKnownServiceOrigin, normaliseBaseUrl, SETTINGS_KEY, type Settings } from '../../utils/settings';
+import { permissionPattern } from '../../utils/permission-pattern';
 
 type ConnectionForm = Pick<Settings, 'baseUrl' | 'token' | 'appId' | 'secret'>;
 
@@ -70,7 +71,7 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
     // A service on another origin needs its host permission; ask within this click, before any await.
     const permission = isKnownServiceOrigin(baseUrl)
       ? Promise.resolve(true)
-      : browser.permissions.request({ origins: [`${new URL(baseUrl).origin}/*`] }).catch(() => false);
+      : browser.permissions.request({ origins: [permissionPattern(baseUrl)] }).catch(() => false);
     void permission.then(async (granted) => {
       if (!granted) {
         setStatus({ kind: 'problem', text: t('permissionRefused', new URL(baseUrl).origin) });

@@ -13,6 +13,7 @@ import type { Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
+import { clickInPanel } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
 import { SERVICE_BASE_URL, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
@@ -46,22 +47,8 @@ function readShadow(root: ShadowRoot): PanelReading {
   };
 }
 
-/** The viewport centre of the first element matching `selector` inside the shadow root. */
-function pointInShadow(root: ShadowRoot, selector: string): { x: number; y: number } | null {
-  const element = root.querySelector(selector);
-  if (!element) return null;
-  element.scrollIntoView({ block: 'nearest' });
-  const box = element.getBoundingClientRect();
-  return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
-}
-
 const readPanel = (page: HarnessPage) => inPanel(page, readShadow, undefined);
 
-async function clickInPanel(page: HarnessPage, selector: string): Promise<void> {
-  const point = await inPanel(page, pointInShadow, selector);
-  if (!point) throw new Error(`nothing matches ${selector} in the panel`);
-  await (page.raw as PlaywrightPage | PuppeteerPage).mouse.click(point.x, point.y);
-}
 
 
 /**

@@ -1,8 +1,10 @@
 /**
  * Where a torrent client may be reached without asking: the user's own machine. Read by the
  * manifest (wxt.config.ts: required host permissions) and by the background (which origins need
- * the optional permission asked within the Save click). No imports: the build config loads it.
+ * the optional permission asked within the Save click). The build config loads it: it imports
+ * only permission-pattern.ts, which imports nothing.
  */
+import { permissionPattern } from '../permission-pattern';
 
 /** Loopback names a client's web UI is usually opened at; a match pattern without a port matches every port. */
 export const LOOPBACK_CLIENT_HOSTS = ['127.0.0.1', 'localhost'] as const;
@@ -19,16 +21,11 @@ export function isLoopbackClient(url: string): boolean {
   }
 }
 
-/**
- * The host-permission pattern for a client address: its scheme and host, without the port.
- * Firefox refuses match patterns with a port (bug 1362809); Chromium reads a missing port as any port.
- * Undefined when the address is not http(s).
- */
+/** The host-permission pattern for a client address (permission-pattern.ts); undefined when it is not http(s). */
 export function clientHostPattern(url: string): string | undefined {
   try {
     const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
-    return `${parsed.protocol}//${parsed.hostname}/*`;
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? permissionPattern(url) : undefined;
   } catch {
     return undefined;
   }

@@ -25,6 +25,7 @@ import {
 import { clientPreview, type Clients, type StoredClient } from './clients';
 import { syncCustomSites } from './custom-sites';
 import type { PageHandlers, Shared } from './shared';
+import { permissionPattern } from '../permission-pattern';
 
 function originOf(url: string): string | undefined {
   try {
@@ -194,7 +195,7 @@ export class Preferences {
     const origin = originOf(baseUrl);
     if (!origin) return false;
     try {
-      return await browser.permissions.contains({ origins: [`${origin}/*`] });
+      return await browser.permissions.contains({ origins: [permissionPattern(origin)] });
     } catch {
       return false;
     }

@@ -93,14 +93,7 @@ export type CrossSeedResultKind = CrossSeedResult['kind'];
 
 const HASH = /^[0-9a-f]{40}$/;
 
-/**
- * The host-permission match pattern for an origin: `scheme://host/*`, without the port (Firefox
- * refuses a port in a match pattern, Chromium ignores it: either way a pattern covers every port).
- */
-export function permissionPattern(origin: string): string {
-  const url = new URL(origin);
-  return `${url.protocol}//${url.hostname}/*`;
-}
+export { permissionPattern } from '../permission-pattern';
 
 /** The page's torrent in the client, ready to be cross-seeded from (or why not). */
 interface PreparedSource {

@@ -16,6 +16,7 @@ import { ServiceError } from '../service/errors';
 import type { Candidate } from '../service/schemas';
 import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
 import { AnswerCache, type CachedAnswer } from './cache';
+import { permissionPattern } from '../permission-pattern';
 
 /** sid_sha1 is valid for 7 days while the site list is unchanged (official client). */
 export const SITE_REPORT_VALID_MS = 7 * 24 * 60 * 60 * 1000;
@@ -118,7 +119,7 @@ export async function serviceOriginAllowed(baseUrl: string): Promise<boolean> {
   } catch {
     return false;
   }
-  return browser.permissions.contains({ origins: [`${origin}/*`] }).catch(() => false);
+  return browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -2,6 +2,8 @@
  * Reading what the extension shows about a tab: the background's view of it (view:get, as the
  * popup asks) and the popup's own DOM (popup.html?tabId=N, as "pop out" opens it).
  */
+import type { Page as PlaywrightPage } from 'playwright-core';
+import type { Page as PuppeteerPage } from 'puppeteer-core';
 import type { HarnessBrowser, HarnessPage } from '../harness/index.ts';
 import type { ReferenceService } from '../../service/server';
 import { expectedLinks } from '../world';
@@ -117,17 +119,39 @@ export function panelContent(tab: HarnessPage): Promise<PanelContent | null> {
   });
 }
 
-/** Clicks the panel's button with this label; false when there is none. */
+/** The viewport centre of the first element matching `selector` inside the shadow root (scrolled into view). */
+function pointInShadow(root: ShadowRoot, selector: string): { x: number; y: number } | null {
+  const element = root.querySelector(selector);
+  if (!element) return null;
+  element.scrollIntoView({ block: 'nearest' });
+  const box = element.getBoundingClientRect();
+  return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+}
+
+/**
+ * Clicks in the panel as a person does, with the mouse: the panel acts only on trusted clicks, so
+ * a script's element.click() would (rightly) do nothing.
+ */
+export async function clickInPanel(tab: HarnessPage, selector: string): Promise<void> {
+  const point = await inPanel(tab, pointInShadow, selector);
+  if (!point) throw new Error(`nothing matches ${selector} in the panel`);
+  await (tab.raw as PlaywrightPage | PuppeteerPage).mouse.click(point.x, point.y);
+}
+
+/** Clicks the panel's button with this label (its text or generated content), with the mouse; false when there is none. */
 export async function clickPanelButton(tab: HarnessPage, label: string): Promise<boolean> {
-  const clicked = await inPanel(
+  const point = await inPanel(
     tab,
     (root, wanted: string) => {
-      const button = [...root.querySelectorAll('button')].find((candidate) => (candidate.textContent ?? '').trim() === wanted);
-      if (!button) return false;
-      button.click();
-      return true;
+      const button = [...root.querySelectorAll('button')].find((candidate) => ((candidate.textContent ?? '').trim() || candidate.getAttribute('data-text')) === wanted);
+      if (!button) return null;
+      button.scrollIntoView({ block: 'nearest' });
+      const box = button.getBoundingClientRect();
+      return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
     },
     label,
   );
-  return clicked === true;
+  if (!point) return false;
+  await (tab.raw as PlaywrightPage | PuppeteerPage).mouse.click(point.x, point.y);
+  return true;
 }

@@ -8,24 +8,27 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { LOOPBACK_CLIENT_HOSTS } from '../../../utils/background/client-hosts';
 import { KNOWN_SERVICE_HOSTS } from '../../../utils/settings';
 
+/** Granted `scheme://host`, without a port: a browser's host permission covers every port. */
 const granted = new Set<string>();
 
-/** `http://127.0.0.1:5000/*` or `*://host/*` → the origins it stands for. */
+/** `http://127.0.0.1:5000/*` or `*://host/*` → the scheme://host pairs it stands for. */
 function origins(pattern: string): string[] {
   const match = /^(\*|https?):\/\/([^/]+)\/\*$/.exec(pattern);
   if (!match) return [pattern];
-  const [, scheme, host] = match;
+  const [, scheme, hostAndPort] = match;
+  const host = hostAndPort!.replace(/:\d+$/, '');
   return scheme === '*' ? [`http://${host}`, `https://${host}`] : [`${scheme}://${host}`];
 }
 
 function held(origin: string): boolean {
-  const host = origin.replace(/^https?:\/\//, '').replace(/:\d+$/, '');
+  const host = origin.replace(/^https?:\/\//, '');
   return granted.has(origin) || (KNOWN_SERVICE_HOSTS as readonly string[]).includes(host) || (LOOPBACK_CLIENT_HOSTS as readonly string[]).includes(host);
 }
 
 /** Grants the origin of this URL, as a user accepting the browser's prompt would. */
 export function grantOrigin(url: string): void {
-  granted.add(new URL(url).origin);
+  const { protocol, hostname } = new URL(url);
+  granted.add(`${protocol}//${hostname}`);
 }
 
 export function installPermissions(): void {

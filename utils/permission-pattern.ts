@@ -1,0 +1,8 @@
+/**
+ * The host-permission match pattern for an origin: `scheme://host/*`, without the port (Firefox
+ * refuses a port in a match pattern, Chromium ignores it: either way a pattern covers every port).
+ */
+export function permissionPattern(origin: string): string {
+  const url = new URL(origin);
+  return `${url.protocol}//${url.hostname}/*`;
+}
