@@ -426,14 +426,13 @@ describe('accounts and site reports', () => {
 describe('network', () => {
   it('an answer slower than the timeout is aborted and retried with backoff, then named a timeout', async () => {
     await warmUp();
-    service.control.delayMs = 1500;
-    const started = Date.now();
+    // Longer than the test may take: had the tries waited the answer out, the test would time out.
+    service.control.delayMs = 120_000;
     const view = await visit([hashOn(service, 'hdsky').hash]);
     tried(3);
     expect(view.status).toBe('error');
     expect(view.error?.kind).toBe('timeout');
     expect(lookups()).toBe(4); // warm-up + three tries
-    expect(Date.now() - started).toBeLessThan(1500 * 2); // aborted, not waited out
   });
 
   it('a slow answer within the timeout is simply waited for', async () => {

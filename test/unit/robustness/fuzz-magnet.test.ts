@@ -117,7 +117,9 @@ describe('hashFromMagnet', () => {
     for (const [link, expected] of cases) {
       const started = performance.now();
       expect(hashFromMagnet(link)).toBe(expected);
-      expect(performance.now() - started).toBeLessThan(500);
+      // Linear work takes milliseconds; a backtracking pattern would take minutes on these inputs.
+      // The bound only has to tell those apart, with room for a machine under any load.
+      expect(performance.now() - started).toBeLessThan(10_000);
       tried();
     }
   });

@@ -87,10 +87,9 @@ describe.each(OPERATIONS)('$name', (operation) => {
   });
 
   it('fails with timeout when the answer is slower than timeoutMs', async () => {
-    service.control.delayMs = 600;
-    const started = Date.now();
+    // Longer than the test may take: had the client waited the answer out, the test would time out.
+    service.control.delayMs = 120_000;
     const error = await failure(operation.run(configFor(service, { timeoutMs: 100 })), 'timeout');
-    expect(Date.now() - started).toBeLessThan(500);
     expect(error.detail).toContain('100 ms');
   });
 
@@ -123,13 +122,12 @@ describe('transport', () => {
   });
 
   it('fails with network (cancelled) when the caller aborts, and does not wait for the answer', async () => {
-    service.control.delayMs = 1000;
+    // Longer than the test may take: had the call waited for the answer, the test would time out.
+    service.control.delayMs = 120_000;
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const started = Date.now();
     const error = await failure(getProfile(configFor(service, { signal: controller.signal })), 'network');
     expect(error.detail).toContain('cancelled');
-    expect(Date.now() - started).toBeLessThan(800);
 
     const already = new AbortController();
     already.abort();
