@@ -5,6 +5,7 @@
  */
 import { infoHashFromTorrent } from '../torrent';
 import { ClientError } from './errors';
+import { readCappedText } from '../read-capped';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** 5,000 torrents in qBittorrent's torrents/info are about 7 MB; nothing honest comes near this. */
@@ -125,7 +126,7 @@ export async function send(transport: Transport, request: HttpRequest, operation
     }
     let text: string | null;
     try {
-      text = await readCapped(response, MAX_ANSWER_BYTES);
+      text = await readCappedText(response, MAX_ANSWER_BYTES);
     } catch (error) {
       if (timedOut) throw new ClientError({ kind: 'timeout', detail: `${operation}: the answer did not arrive within ${transport.timeoutMs} ms` });
       throw new ClientError({ kind: 'unreachable', detail: `${operation}: the connection broke while reading the answer (${describe(error)})` });
@@ -137,30 +138,6 @@ export async function send(transport: Transport, request: HttpRequest, operation
   }
 }
 
-/** The body as text, or null when it exceeds the limit. */
-async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    return null;
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
-}
 
 /** Parses JSON, or fails as a bad answer naming the operation. */
 export function parseJson(text: string, operation: string): unknown {

@@ -25,6 +25,7 @@ import {
   type ServiceSite,
 } from './schemas';
 import { sha1Hex } from './sha1';
+import { readCappedText } from '../read-capped';
 
 export { sha1Hex } from './sha1';
 export type { Candidate, Profile, RecommendedSite, ServiceSite } from './schemas';
@@ -423,7 +424,7 @@ async function send(config: ServiceConfig, request: ServiceRequest): Promise<Raw
     }
     let text: string | null;
     try {
-      text = await readCapped(response, MAX_ANSWER_BYTES);
+      text = await readCappedText(response, MAX_ANSWER_BYTES);
     } catch (error) {
       throw failure('the connection broke while reading the answer', error);
     }
@@ -452,33 +453,3 @@ function redirected(operation: string, from: string, response: Response): Servic
   });
 }
 
-/** The body as text, or null when it exceeds the limit (by Content-Length, bytes read, or length). */
-async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    return null;
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  const text = new TextDecoder().decode(bytes);
-  return text.length > maxBytes ? null : text;
-}

@@ -4,6 +4,7 @@
  * read no further than MAX_TORRENT_BYTES (a real .torrent is kilobytes; a huge answer is not one).
  * No zod and no browser APIs beyond fetch: the content script uses it too.
  */
+import { readCapped } from '../read-capped';
 
 export const MAX_TORRENT_BYTES = 10 * 1024 * 1024;
 
@@ -33,36 +34,13 @@ export async function downloadTorrent(
     const retryAfter = /^\s*(\d{1,6})\s*$/.exec(response.headers.get('retry-after') ?? '');
     return retryAfter ? { problem: 'http-status', status: response.status, retryAfterSeconds: Number(retryAfter[1]) } : { problem: 'http-status', status: response.status };
   }
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    return { problem: 'too-large' };
-  }
   const contentType = response.headers.get('content-type') ?? '';
-  if (!response.body) return { bytes: new Uint8Array(await response.arrayBuffer()), contentType };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  let bytes: Uint8Array | null;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      // Stop reading at once: the rest of a huge answer is never fetched into memory.
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return { problem: 'too-large' };
-      }
-      chunks.push(value);
-    }
+    bytes = await readCapped(response, maxBytes);
   } catch {
     return { problem: 'network' };
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  if (!bytes) return { problem: 'too-large' };
   return { bytes, contentType };
 }
