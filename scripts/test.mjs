@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killBrowserProcesses } from '../test/e2e/harness/strays.mjs';
+import { killClientProcesses } from '../test/clients/processes.mjs';
 import { ensureSystemPackages } from './system-packages.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -180,6 +181,9 @@ async function vitest(env) {
 function sweep() {
   const killed = killBrowserProcesses(runDir);
   if (killed > 0) console.log(`killed ${killed} browser process(es) left behind by the tests`);
+  // Torrent clients the tests started keep their profile folders (and so this run's) in sight.
+  const daemons = killClientProcesses(runDir);
+  if (daemons > 0) console.log(`killed ${daemons} torrent client process(es) left behind by the tests`);
   rmSync(runDir, { recursive: true, force: true });
 }
 

@@ -3,42 +3,24 @@
 // working folder, or in their environment (RESEED_CLIENT_PROFILE). deluge-web renames itself
 // ("deluge-web", via setproctitle), which rewrites both its command line and its environment, but
 // it keeps the working folder the harness started it in. Other people's daemons are never touched.
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { findProcesses } from '../e2e/harness/strays.mjs';
 
 /**
- * Processes whose command line or environment mentions `marker` (an absolute profile folder, or a
- * folder above profiles, such as scripts/test.mjs's run folder).
+ * Processes whose command line, working folder or environment mentions `marker` (an absolute
+ * profile folder, or a folder above profiles, such as scripts/test.mjs's run folder).
  * @param {string} marker
  * @returns {{ pid: number, command: string }[]}
  */
 export function findClientProcesses(marker) {
-  let entries;
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return []; // not Linux: nothing to sweep
-  }
-  const found = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      let mentions = command.includes(marker);
-      if (!mentions) {
-        // Every daemon is started in its profile folder; renaming itself does not move it.
-        mentions = readlinkSync(`/proc/${entry}/cwd`).startsWith(marker);
-      }
-      if (!mentions) {
-        const environment = readFileSync(`/proc/${entry}/environ`, 'utf8');
-        // The profile folder, or any folder above it (a test run's folder sweeps all its daemons).
-        mentions = environment.split('\0').some((entry) => entry.startsWith('RESEED_CLIENT_PROFILE=') && entry.includes(marker));
-      }
-      if (mentions) found.push({ pid: Number(entry), command: command.trim() });
-    } catch {
-      // the process ended while we looked, or is not ours to read
-    }
-  }
-  return found;
+  return findProcesses((pid, command) => {
+    if (command.includes(marker)) return true;
+    // Every daemon is started in its profile folder; renaming itself does not move it.
+    if (readlinkSync(`/proc/${pid}/cwd`).startsWith(marker)) return true;
+    // The profile folder, or any folder above it (a test run's folder sweeps all its daemons).
+    const environment = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    return environment.split('\0').some((entry) => entry.startsWith('RESEED_CLIENT_PROFILE=') && entry.includes(marker));
+  }).map(({ pid, command }) => ({ pid, command }));
 }
 
 /**

@@ -12,11 +12,12 @@ function ownProcessGroup() {
 }
 
 /**
- * Processes whose command line mentions `marker` (an absolute profile or run directory).
- * @param {string} marker
+ * Every other process `matches` accepts, by its pid and command line (matches may read more of
+ * /proc itself). Nothing at all off Linux.
+ * @param {(pid: number, command: string) => boolean} matches
  * @returns {{ pid: number, pgid: number, command: string }[]}
  */
-export function findBrowserProcesses(marker) {
+export function findProcesses(matches) {
   let entries;
   try {
     entries = readdirSync('/proc');
@@ -28,15 +29,23 @@ export function findBrowserProcesses(marker) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (!command.includes(marker)) continue;
+      if (!matches(Number(entry), command)) continue;
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
       found.push({ pid: Number(entry), pgid, command: command.trim() });
     } catch {
-      // the process ended while we looked
+      // the process ended while we looked, or is not ours to read
     }
   }
   return found;
+}
+
+/**
+ * Processes whose command line mentions `marker` (an absolute profile or run directory).
+ * @param {string} marker
+ */
+export function findBrowserProcesses(marker) {
+  return findProcesses((_pid, command) => command.includes(marker));
 }
 
 /**
