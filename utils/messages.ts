@@ -198,8 +198,10 @@ export interface CrossSeedAllView {
   sitesChosen: boolean;
   notYourSites: number;
   alreadyInClient: number;
-  /** Left for the next click (beyond the 20 of this one). */
+  /** Left for the next click (beyond the `limit` of this one). */
   overLimit: number;
+  /** At most this many per click (20). */
+  limit: number;
   /** A failure of the client or the page's torrent that ended the run. */
   stopped?: CrossSeedResult;
 }

@@ -205,7 +205,7 @@ export class CrossSeeds {
       waiting.get(key)?.(result);
       waiting.delete(key);
     };
-    const progress: CrossSeedAllView = { state: 'running', done: 0, added: 0, sitesChosen: true, notYourSites: 0, alreadyInClient: 0, overLimit: 0 };
+    const progress: CrossSeedAllView = { state: 'running', done: 0, added: 0, sitesChosen: true, notYourSites: 0, alreadyInClient: 0, overLimit: 0, limit: MAX_PER_CROSS_SEED_ALL };
 
     try {
       await this.recordAll(tabId, url, progress);

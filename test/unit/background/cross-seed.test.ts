@@ -210,7 +210,7 @@ describe('"Cross-seed all"', () => {
     const before = { candidate: downloadsFrom(cs.candidate).length, other: cs.other!.tracker.downloads.length };
     const answer = await fromPopup<TabCrossSeeds>({ type: 'crossseed:all', tabId: 21 });
 
-    expect(answer.all).toEqual({ state: 'done', total: 2, done: 2, added: 1, sitesChosen: true, notYourSites: 1, alreadyInClient: 0, overLimit: 0 });
+    expect(answer.all).toEqual({ state: 'done', total: 2, done: 2, added: 1, sitesChosen: true, notYourSites: 1, alreadyInClient: 0, overLimit: 0, limit: 20 });
     const byId = new Map(answer.items.map((item) => [item.torrentId, item.result?.kind]));
     expect(byId).toEqual(new Map([[pair.candidateId, 'added'], [cs.differentFiles.id, 'files-differ']]));
     // SpringSunday is not one of the user's sites: nothing was asked of it.
