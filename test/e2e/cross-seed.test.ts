@@ -256,35 +256,38 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
     await tab.close();
   });
 
-  it('a wrong password says so', async () => {
-    await setUpClient('transmission', 'not-the-password');
-    try {
-      const { tab, popup } = await openPage(1, 'wrong=1');
+  // Last: each client in turn is given a wrong password, then stopped.
+  for (const client of ['qbittorrent', 'transmission'] as const) {
+    it(`${client}: a wrong password says so`, async () => {
+      await setUpClient(client, 'not-the-password');
+      try {
+        const { tab, popup } = await openPage(1, `wrong=${client}`);
+        const pair = cs.pairs[1]!;
+        // The client cannot be asked: every candidate has its button, and the click says why it fails.
+        await popup.waitForSelector('.client-status.client-problem', { timeoutMs: 30_000 });
+        await pressCrossSeed(popup, pair.candidateId);
+        const outcome = await outcomeOf(popup, pair.candidateId);
+        expect(outcome).toMatchObject({ kind: 'client-failed', sentence: 'Your client refused the user name or password: check them in the settings.' });
+        await popup.close();
+        await tab.close();
+      } finally {
+        await setUpClient(client);
+      }
+    });
+
+    it(`${client}: a stopped client says so, and nothing is downloaded for it`, async () => {
+      await setUpClient(client);
+      await daemons[client].stop();
+      const { tab, popup } = await openPage(1, `stopped=${client}`);
       const pair = cs.pairs[1]!;
-      // The client cannot be asked: every candidate has its button, and the click says why it fails.
+      const before = downloads(cs.candidate).length;
       await popup.waitForSelector('.client-status.client-problem', { timeoutMs: 30_000 });
       await pressCrossSeed(popup, pair.candidateId);
       const outcome = await outcomeOf(popup, pair.candidateId);
-      expect(outcome).toMatchObject({ kind: 'client-failed', sentence: 'Your client refused the user name or password: check them in the settings.' });
+      expect(outcome).toMatchObject({ kind: 'client-failed', sentence: 'Your client did not answer: is it running?' });
+      expect(downloads(cs.candidate).length).toBe(before);
       await popup.close();
       await tab.close();
-    } finally {
-      await setUpClient('transmission');
-    }
-  });
-
-  it('a stopped client says so', async () => {
-    await daemons.transmission.stop();
-    const { tab, popup } = await openPage(1, 'stopped=1');
-    const pair = cs.pairs[1]!;
-    const before = downloads(cs.candidate).length;
-    await popup.waitForSelector('.client-status.client-problem', { timeoutMs: 30_000 });
-    await pressCrossSeed(popup, pair.candidateId);
-    const outcome = await outcomeOf(popup, pair.candidateId);
-    expect(outcome).toMatchObject({ kind: 'client-failed', sentence: 'Your client did not answer: is it running?' });
-    // Nothing was downloaded for a client that is not there.
-    expect(downloads(cs.candidate).length).toBe(before);
-    await popup.close();
-    await tab.close();
-  });
+    });
+  }
 });
