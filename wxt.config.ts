@@ -35,7 +35,15 @@ export default defineConfig({
     'build:manifestGenerated': (_wxt, manifest) => {
       const tracker = manifest.content_scripts?.find((script) => script.js?.some((file) => file.includes('tracker')));
       if (!tracker) throw new Error('the tracker content script is missing from the manifest');
-      tracker.matches = contentScriptMatches();
+      const catalogued = contentScriptMatches();
+      tracker.matches = catalogued;
+      // The same hosts as required host permissions: a "Cross-seed" click downloads the candidate's
+      // .torrent from the background, and a background fetch carries the user's session cookies for
+      // a site only with host permission there (test/e2e/site-cookies.test.ts). It must work on the
+      // first click (Chromium's prompt cannot be answered by automation, and a prompt per site would
+      // be a chore); the install warning does not change, as the content script already runs on them.
+      if (manifest.manifest_version === 2) manifest.permissions = [...(manifest.permissions ?? []), ...catalogued];
+      else manifest.host_permissions = [...(manifest.host_permissions ?? []), ...catalogued];
       // WXT drops optional_host_permissions from MV2 builds without a replacement: Firefox then
       // refuses every permissions.request (a custom service origin, "use on this site").
       if (manifest.manifest_version === 2) manifest.optional_permissions = [...(manifest.optional_permissions ?? []), '*://*/*'];

@@ -3,7 +3,7 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, crossseed
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
  * Exits 1 when a figure is over its budget or a benchmark could not measure (it says why).
@@ -161,6 +161,11 @@ async function main(): Promise<number> {
   if (wants('client')) {
     log('client: "In your client" on a qBittorrent holding 5,000 torrents (real daemon, Node)…');
     await record('client', async () => nodeBench([], 'bench/client-node.ts'));
+  }
+
+  if (wants('crossseed')) {
+    log('crossseed: the "Cross-seed" click until the torrent is in qBittorrent / Transmission (real daemons, test trackers, Node)…');
+    await record('crossseed', async () => nodeBench([], 'bench/crossseed-node.ts'));
   }
 
   let builds: Builds | undefined;

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { CandidateView } from '../utils/messages';
 import { formatNumber, t } from '../utils/i18n';
 import { CopyButton } from './CopyButton';
@@ -25,13 +26,15 @@ interface Props {
    * your client". Never given in the page (what the client holds is not the page's to measure).
    */
   inClient?: ReadonlySet<string>;
+  /** What follows each candidate (its "Cross-seed" button and outcome: the popup's and the panel's own). */
+  extra?: (candidate: CandidateView) => ComponentChildren;
 }
 
 /** Text, or in the page the same words as generated content (see Props.inPage). */
 const words = (text: string, inPage?: boolean) => (inPage ? { 'data-text': text } : { children: text });
 
 /** One site on one line where it fits: its name, "this site", each torrent's link with a copy button, "Open all". */
-function Group({ group, onOpenAll, showForHash, inPage, inClient }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
+function Group({ group, onOpenAll, showForHash, inPage, inClient, extra }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
   const urls = group.candidates.flatMap((candidate) => (candidate.detailsUrl ? [candidate.detailsUrl] : []));
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
@@ -62,6 +65,7 @@ function Group({ group, onOpenAll, showForHash, inPage, inClient }: { group: Sit
             {candidate.detailsUrl && (
               <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} tabIndex={inPage ? -1 : undefined} />
             )}
+            {extra?.(candidate)}
           </li>
         ))}
       </ul>
@@ -83,13 +87,13 @@ function Group({ group, onOpenAll, showForHash, inPage, inClient }: { group: Sit
  * Candidates grouped by site. In the popup the user's own sites are shown and the others folded
  * under a summary; in the page every site is listed alike (see Props.inPage).
  */
-export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage, inClient }: Props) {
+export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage, inClient, extra }: Props) {
   const groups = groupBySite(candidates);
   const { shown, folded } = inPage ? { shown: currentSiteLast(groups), folded: [] } : splitByHeld(groups);
   const list = (groups: SiteGroup[]) => (
     <ul class="sites">
       {groups.map((group) => (
-        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} inClient={inClient} />
+        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} inClient={inClient} extra={extra} />
       ))}
     </ul>
   );

@@ -17,9 +17,10 @@ function askedKey(view: TabView | undefined): string {
 
 /**
  * Asks the background what the default client holds for this tab, again whenever the page's hashes
- * or its candidates change. The last answer stays shown while the next one is on its way.
+ * or its candidates change, or `again` does (a cross-seed added a torrent). The last answer stays
+ * shown while the next one is on its way.
  */
-export function useClientStatus(tabId: number, view: TabView | undefined): ClientStatus | undefined {
+export function useClientStatus(tabId: number, view: TabView | undefined, again = 0): ClientStatus | undefined {
   const [status, setStatus] = useState<ClientStatus | undefined>();
   const key = askedKey(view);
   useEffect(() => {
@@ -34,7 +35,7 @@ export function useClientStatus(tabId: number, view: TabView | undefined): Clien
     return () => {
       alive = false;
     };
-  }, [tabId, key]);
+  }, [tabId, key, again]);
   return status;
 }
 

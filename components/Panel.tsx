@@ -1,5 +1,5 @@
 import { Component } from 'preact';
-import type { PageView } from '../utils/messages';
+import type { PageCandidate, PageCrossSeed, PageView } from '../utils/messages';
 import { describeFailure, formatAge, formatNumber, t } from '../utils/i18n';
 import { CandidateGroups } from './CandidateGroups';
 import { countOthers } from './groups';
@@ -17,6 +17,10 @@ export interface PanelProps {
   onRefresh: () => void;
   /** The card opened or closed (the mount re-places a floating badge while it is closed). */
   onToggle?: (open: boolean) => void;
+  /** "Cross-seed" on a candidate (a trusted click only). */
+  onCrossSeed: (candidate: PageCandidate) => void;
+  /** The outcomes of this page's cross-seeds, as sentences (from the background). */
+  crossSeeds?: readonly PageCrossSeed[];
 }
 
 /**
@@ -74,6 +78,21 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
   private onKeyDown = (event: KeyboardEvent) => {
     // Escape folds a floating card back into its badge; focus stays on the toggle (the same element).
     if (event.key === 'Escape' && this.props.mode === 'floating' && this.state.open) this.toggle(false);
+  };
+
+  /**
+   * "Cross-seed" on every candidate alike (the page may not learn which ones the client holds), a
+   * stop of the list's roving focus, its word and its outcome generated content inside the list's
+   * fixed-size region: nothing here changes what a page script can measure.
+   */
+  private crossSeed = (candidate: PageCandidate) => {
+    const outcome = this.props.crossSeeds?.find((entry) => entry.sid === candidate.sid && entry.torrentId === candidate.torrentId);
+    return (
+      <>
+        <button type="button" class="link-button cross-seed" tabIndex={-1} data-text={t('crossSeedButton')} onClick={trusted(() => this.props.onCrossSeed(candidate))} />
+        {outcome?.lines.map((line) => <span class={`cross-seed-outcome${outcome.ok ? ' ok' : ''}`} data-text={line} />)}
+      </>
+    );
   };
 
   render({ view, mode, onHideOnSite, onHashFromTorrent, onRefresh }: PanelProps, { open }: { open: boolean }) {
@@ -147,6 +166,7 @@ export class Panel extends Component<PanelProps, { open: boolean }> {
                     candidates={view.candidates}
                     showForHash={view.hashes.length > 1}
                     inPage
+                    extra={this.crossSeed}
                     onOpenAll={(urls) => urls.forEach((url) => window.open(url, '_blank', 'noopener'))}
                   />
                 )}

@@ -33,10 +33,14 @@ export default defineBackground(() => {
   // A new document (navigation or reload) starts without a view: its reader reports afresh, and a
   // page read once on a toolbar click is read again on the next click.
   browser.tabs.onUpdated.addListener((tabId, changeInfo) => {
-    if (changeInfo.status === 'loading') void app.tabs.forget(tabId);
+    if (changeInfo.status === 'loading') {
+      void app.tabs.forget(tabId);
+      void app.crossSeeds.forget(tabId);
+    }
   });
   browser.tabs.onRemoved.addListener((tabId) => {
     app.pages.budget.reset(tabId);
     void app.tabs.forget(tabId);
+    void app.crossSeeds.forget(tabId);
   });
 });

@@ -5,6 +5,11 @@
  * Writes docs/screenshots/{popup,panel}-{en,zh-CN}.png at twice the CSS pixels (sharp on HiDPI;
  * show them at half width).
  *
+ * Then cross-seeding, in the cross-seed world of the e2e tests (test/e2e/support/cross-seed-world.ts:
+ * two test trackers, a real qbittorrent-nox seeding the page's torrent): the options page's
+ * "Torrent clients" section once the client is set up and tested (clients-{lang}.png), and the popup
+ * after "Cross-seed" on both candidates — one added, one with other files (crossseed-{lang}.png).
+ *
  *   npm run screenshots                 build, then shoot
  *   npm run screenshots -- --no-build   use .output/chrome-mv3 as it is
  */
@@ -15,6 +20,10 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser, type UiLanguage } from '../test/e2e/harness/index.ts';
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn, type World } from '../test/e2e/world';
+import { createClient } from '../utils/clients/index';
+import { startQbittorrent } from '../test/clients/daemons';
+import { nodeClientFetch } from '../test/clients/node-fetch';
+import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
 
 const OUT_DIR = join(REPO_ROOT, 'docs/screenshots');
 const SCALE = 2;
@@ -139,6 +148,88 @@ async function shoot(lang: UiLanguage, world: World, pagePath: string): Promise<
   }
 }
 
+/** Polls `read` in a page until it gives something, or fails naming `what`. */
+async function waitUntil<T>(read: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Setting up qBittorrent in the options page, and the popup after two "Cross-seed" clicks. */
+async function shootCrossSeed(lang: UiLanguage): Promise<void> {
+  const [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 1 }), startQbittorrent()]);
+  const browser = await launchBrowser('chromium', { proxyPort: cs.world.router.port, lang });
+  try {
+    await cs.seed(createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) }), daemon.dataDir, 0);
+    const http = { scheme: 'http' };
+    await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), {
+      baseUrl: SERVICE_BASE_URL,
+      token: DEMO_TOKEN,
+      heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid],
+      askedForSites: true,
+      siteOverrides: { [PAGE_SITE.sid]: http, [CANDIDATE_SITE.sid]: http },
+    });
+    for (const tracker of [cs.page, cs.candidate]) {
+      const tab = await browser.newPage();
+      await tab.goto(tracker.loginUrl('http'));
+      await tab.close();
+    }
+
+    // The options page's "Torrent clients", filled in, tested and saved as a person does.
+    const options = await browser.openExtensionPage('options.html#clients-heading');
+    const optionsPage = await emulate(options.raw as Page);
+    await optionsPage.resize(900, 1400);
+    await options.waitForSelector('#client-url', { state: 'visible' });
+    await options.select('#client-type', 'qbittorrent');
+    await options.fill('#client-url', daemon.url);
+    await options.fill('#client-username', daemon.username);
+    await options.fill('#client-password', daemon.password);
+    await options.click('#save-client');
+    await options.waitForSelector('#client-list li.client.default');
+    await options.click('#test-client');
+    await options.waitForSelector('#client-status.ok', { timeoutMs: 30_000 });
+    const section = await options.evaluate(() => {
+      const element = document.querySelector('#clients-section')!;
+      element.scrollIntoView({ block: 'start' });
+      const rect = element.getBoundingClientRect();
+      return { x: rect.left, y: rect.top, width: rect.width, height: rect.height };
+    });
+    const clientsFile = join(OUT_DIR, `clients-${lang}.png`);
+    await optionsPage.shoot(clientsFile, { x: section.x - 8, y: Math.max(0, section.y - 8), width: section.width + 16, height: section.height + 16 });
+
+    // The details page of the torrent the client seeds, and its popup after both candidates' "Cross-seed".
+    const pair = cs.pairs[0]!;
+    const tracker = await browser.newPage();
+    await tracker.goto(cs.page.detailsUrl(pair.sourceId));
+    const tabId = await browser.tabIdOf(`details.php?id=${pair.sourceId}`);
+    const popup = await browser.openExtensionPage(`popup.html?tabId=${tabId}`);
+    const popupPage = await emulate(popup.raw as Page);
+    await popupPage.resize(400, 600);
+    await popup.waitForSelector('.client-status.in-client', { timeoutMs: 30_000 });
+    for (const id of [pair.candidateId, cs.differentFiles.id]) {
+      const row = `li.torrent:has(a.candidate-link[href$="id=${id}"])`;
+      await popup.waitForSelector(`${row} button.cross-seed`, { timeoutMs: 30_000 });
+      await popup.click(`${row} button.cross-seed`);
+      await waitUntil(() => popup.evaluate((selector) => !!document.querySelector(`${selector} .cross-seed-outcome:not(.running)`), row), `the outcome for #${id}`);
+    }
+    await popup.waitForSelector(`li.torrent:has(a.candidate-link[href$="id=${pair.candidateId}"]) .tag.in-client`, { timeoutMs: 15_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const height = await popup.evaluate(() => Math.ceil(document.querySelector('main')!.getBoundingClientRect().bottom));
+    await popupPage.resize(400, Math.min(height, 900));
+    const popupFile = join(OUT_DIR, `crossseed-${lang}.png`);
+    await popupPage.shoot(popupFile, { x: 0, y: 0, width: 400, height: Math.min(height, 900) });
+    console.log(`  ${clientsFile}\n  ${popupFile}`);
+  } finally {
+    await browser.close();
+    await cs.close();
+    await daemon.stop();
+  }
+}
+
 async function main(): Promise<void> {
   checkPrerequisites();
   if (!process.argv.includes('--no-build')) build();
@@ -161,6 +252,10 @@ async function main(): Promise<void> {
     }
   } finally {
     await world.close();
+  }
+  for (const lang of ['en', 'zh-CN'] as const) {
+    console.log(`Shooting cross-seeding, ${lang}…`);
+    await shootCrossSeed(lang);
   }
 }
 

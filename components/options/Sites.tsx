@@ -1,6 +1,7 @@
 /**
  * The user's own sites: which ones they hold an account on (what the site report sends to the
- * service as sid_list), and per-site address overrides for those sites.
+ * service as sid_list), and per site an address override and the passkey some sites want in their
+ * download address (for "Cross-seed").
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { FailureNotice } from '../FailureNotice';
@@ -171,18 +172,26 @@ function YourSites({ view, onSaved, list, onRefresh }: SectionProps & { list?: S
   );
 }
 
+/** What a site's passkey must look like (the settings' own rule): a paste accident is refused, not dropped. */
+const PASSKEY = /^[A-Za-z0-9_-]{8,128}$/;
+
+type AddressDraft = OverrideDraft & { passkey: string };
+
 function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList }) {
   const held = view.settings.heldSites ?? [];
   const saved = view.settings.siteOverrides;
-  const [drafts, setDrafts] = useState<Record<string, OverrideDraft>>({});
+  const savedKeys = view.settings.sitePasskeys;
+  const [drafts, setDrafts] = useState<Record<string, AddressDraft>>({});
   const [errors, setErrors] = useState<Record<string, boolean>>({});
+  const [keyErrors, setKeyErrors] = useState<Record<string, boolean>>({});
   const [status, setStatus] = useState<Status>(IDLE);
 
-  const draftFor = (sid: number): OverrideDraft =>
-    drafts[sid] ?? { host: saved[String(sid)]?.host ?? '', scheme: saved[String(sid)]?.scheme ?? '' };
-  const edit = (sid: number, change: Partial<OverrideDraft>) => {
+  const draftFor = (sid: number): AddressDraft =>
+    drafts[sid] ?? { host: saved[String(sid)]?.host ?? '', scheme: saved[String(sid)]?.scheme ?? '', passkey: savedKeys[String(sid)] ?? '' };
+  const edit = (sid: number, change: Partial<AddressDraft>) => {
     setDrafts({ ...drafts, [sid]: { ...draftFor(sid), ...change } });
     if (errors[sid]) setErrors({ ...errors, [sid]: false });
+    if (keyErrors[sid] && change.passkey !== undefined) setKeyErrors({ ...keyErrors, [sid]: false });
   };
   const nameOf = (sid: number) => list?.sites.find((site) => site.sid === sid)?.nickname ?? siteForSid(sid)?.nameZh ?? siteForSid(sid)?.nickname ?? `#${sid}`;
   const usualHost = (sid: number) => list?.sites.find((site) => site.sid === sid)?.host ?? siteForSid(sid)?.hosts[0] ?? '';
@@ -191,22 +200,30 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     event.preventDefault();
     // Overrides of sites no longer held are kept: ticking a site again brings its address back.
     const next: Record<string, { host?: string; scheme?: 'http' | 'https' }> = { ...saved };
+    const keys: Record<string, string> = { ...savedKeys };
     const bad: Record<string, boolean> = {};
+    const badKey: Record<string, boolean> = {};
     for (const sid of held) {
-      const parsed = parseOverride(draftFor(sid));
+      const draft = draftFor(sid);
+      const parsed = parseOverride(draft);
       if (parsed === 'invalid') bad[sid] = true;
       else if (parsed) next[String(sid)] = parsed;
       else delete next[String(sid)];
+      const passkey = draft.passkey.trim();
+      if (passkey && !PASSKEY.test(passkey)) badKey[sid] = true;
+      else if (passkey) keys[String(sid)] = passkey;
+      else delete keys[String(sid)];
     }
     setErrors(bad);
-    const firstBad = held.find((sid) => bad[sid]);
+    setKeyErrors(badKey);
+    const firstBad = held.find((sid) => bad[sid] || badKey[sid]);
     if (firstBad !== undefined) {
-      document.getElementById(`override-host-${firstBad}`)?.focus();
+      document.getElementById(bad[firstBad] ? `override-host-${firstBad}` : `site-passkey-${firstBad}`)?.focus();
       setStatus({ kind: 'problem', text: t('overridesFixErrors') });
       return;
     }
     setStatus({ kind: 'working', text: t('saving') });
-    const answer = await sendToBackground('settings:save', { update: { siteOverrides: next } });
+    const answer = await sendToBackground('settings:save', { update: { siteOverrides: next, sitePasskeys: keys } });
     if (!answer || !('settings' in answer)) {
       setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel((answer && 'refused' in answer && answer.refused) || 'siteOverrides')) });
       return;
@@ -221,6 +238,7 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     <section class="card" id="addresses-section" aria-labelledby="addresses-heading">
       <h2 id="addresses-heading">{t('overridesHeading')}</h2>
       <p class="hint">{t('overridesIntro')}</p>
+      <p class="hint" id="site-passkey-hint">{t('sitePasskeyHint')}</p>
       {!held.length ? (
         <p class="muted">{t('overridesNeedSites')}</p>
       ) : (
@@ -259,6 +277,23 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
                     {invalid && (
                       <p class="status problem field-problem" id={`override-error-${sid}`}>
                         {t('overrideBadHost')}
+                      </p>
+                    )}
+                    <label for={`site-passkey-${sid}`}>{t('sitePasskeyLabel')}</label>
+                    <input
+                      id={`site-passkey-${sid}`}
+                      class="site-passkey"
+                      type="password"
+                      value={draft.passkey}
+                      autocomplete="off"
+                      spellcheck={false}
+                      aria-invalid={!!keyErrors[sid]}
+                      aria-describedby={keyErrors[sid] ? `site-passkey-error-${sid} site-passkey-hint` : 'site-passkey-hint'}
+                      onInput={(event) => edit(sid, { passkey: (event.currentTarget as HTMLInputElement).value })}
+                    />
+                    {keyErrors[sid] && (
+                      <p class="status problem field-problem" id={`site-passkey-error-${sid}`}>
+                        {t('sitePasskeyBad')}
                       </p>
                     )}
                   </fieldset>

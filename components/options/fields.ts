@@ -11,6 +11,7 @@ const FIELD_KEYS: Record<string, MessageKey> = {
   heldSites: 'fieldHeldSites',
   askedForSites: 'fieldAskedForSites',
   siteOverrides: 'fieldSiteOverrides',
+  sitePasskeys: 'fieldSitePasskeys',
   customHosts: 'fieldCustomHosts',
   privacyNoticeSeen: 'fieldPrivacyNoticeSeen',
   clients: 'clientsHeading',

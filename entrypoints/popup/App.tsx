@@ -4,6 +4,7 @@ import { browser } from 'wxt/browser';
 import { AskForSites } from '../../components/AskForSites';
 import { CandidateGroups } from '../../components/CandidateGroups';
 import { CopyButton } from '../../components/CopyButton';
+import { CandidateCrossSeed, CrossSeedAll, useCrossSeeds, type CrossSeeds } from '../../components/CrossSeed';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
 import { heldHashes, InYourClient, useClientStatus } from '../../components/InYourClient';
 import { allLinks, countOthers } from '../../components/groups';
@@ -107,8 +108,11 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
     window.close();
   };
 
-  // What the user's default client holds of this page's torrents: asked by the popup alone.
-  const client = useClientStatus(tabId, view);
+  // "Cross-seed" / "Cross-seed all" on this page, and their outcomes (announced by the background).
+  const crossSeeds = useCrossSeeds(tabId, view);
+  // What the user's default client holds of this page's torrents: asked by the popup alone, and
+  // again after a cross-seed added one.
+  const client = useClientStatus(tabId, view, crossSeeds.added);
 
   const shown = useMemo(() => {
     if (!view || !held) return view;
@@ -140,7 +144,7 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
       </p>
       <div class="content">
         {shown ? (
-          <TabContent view={shown} client={client} now={now} busy={busy} onRefresh={refresh} onHashFromTorrent={hashFromTorrent} />
+          <TabContent view={shown} client={client} crossSeeds={crossSeeds} now={now} busy={busy} onRefresh={refresh} onHashFromTorrent={hashFromTorrent} />
         ) : (
           <Placeholder />
         )}
@@ -166,17 +170,22 @@ interface ContentProps {
   view: TabView;
   /** What the default torrent client holds (undefined until it answered, or where nothing is asked). */
   client?: ClientStatus;
+  crossSeeds?: CrossSeeds;
   now: number;
   busy: boolean;
   onRefresh: () => void;
   onHashFromTorrent: () => void;
 }
 
-function TabContent({ view, client, now, busy, onRefresh, onHashFromTorrent }: ContentProps) {
+function TabContent({ view, client, crossSeeds, now, busy, onRefresh, onHashFromTorrent }: ContentProps) {
   const { torrents, sites } = countOthers(view.candidates);
   const links = allLinks(view.candidates);
   const lookingUp = view.status === 'looking-up';
   const heading = resultsText(torrents, sites);
+  const inClient = heldHashes(client);
+  // What the buttons go by: once the client answered (or could not be asked, or there is none: then
+  // a click says why), every candidate it does not hold has "Cross-seed".
+  const clientHolds = client && client.state !== 'no-hashes' ? (inClient ?? new Set<string>()) : undefined;
   return (
     <>
       {view.host && (
@@ -199,7 +208,14 @@ function TabContent({ view, client, now, busy, onRefresh, onHashFromTorrent }: C
             <h2 id="results-heading">{torrents ? heading : t('candidatesHeading')}</h2>
             {links && <CopyButton text={links} label={t('copyAllLinks')} />}
           </div>
-          <CandidateGroups candidates={view.candidates} onOpenAll={openTabs} showForHash={view.hashes.length > 1} inClient={heldHashes(client)} />
+          {crossSeeds && <CrossSeedAll candidates={view.candidates} crossSeeds={crossSeeds} inClient={clientHolds} />}
+          <CandidateGroups
+            candidates={view.candidates}
+            onOpenAll={openTabs}
+            showForHash={view.hashes.length > 1}
+            inClient={inClient}
+            extra={crossSeeds && ((candidate) => <CandidateCrossSeed candidate={candidate} crossSeeds={crossSeeds} inClient={clientHolds} />)}
+          />
         </section>
       )}
 

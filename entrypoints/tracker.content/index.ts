@@ -7,7 +7,7 @@ import { readPage } from '../../utils/pages';
 import { downloadTorrent } from '../../utils/torrent/download';
 import { watchPage } from '../../utils/pages/navigation';
 import type { FoundHash, PageReading } from '../../utils/pages/types';
-import type { PageView, PageViewChanged } from '../../utils/messages';
+import type { PageCrossSeed, PageCrossSeedsChanged, PageView, PageViewChanged } from '../../utils/messages';
 import { panelAnchor } from './anchor';
 import { mountPanel, type MountedPanel } from './mount';
 
@@ -42,9 +42,14 @@ async function runReader(signal: AbortSignal): Promise<void> {
   // document loaded with after history.pushState (Chromium and Firefox), so after an in-page
   // navigation it no longer equals location.href.
   let filedUnder: string | undefined;
+  let shown: PageView | undefined;
+  // This page's cross-seeds, as the background words them (its panel's "Cross-seed" and the popup's).
+  let crossSeeds: PageCrossSeed[] = [];
 
   const show = (view: PageView | undefined) => {
     if (!view || view.url !== (filedUnder ?? location.href)) return;
+    if (view.url !== shown?.url) crossSeeds = [];
+    shown = view;
     const wanted = view.panel !== false && (view.hashes.length > 0 || !!view.torrentFileUrl || !!view.problem);
     if (!wanted) {
       panel?.remove();
@@ -59,8 +64,10 @@ async function runReader(signal: AbortSignal): Promise<void> {
       },
       onHashFromTorrent: () => void hashFromTorrent(),
       onRefresh: () => void (browser.runtime.sendMessage({ type: 'page:refresh' }) as Promise<PageView>).then(show),
+      // Sent only from a trusted click (Panel's trusted()): the background takes the candidate from this tab's view.
+      onCrossSeed: ({ sid, torrentId }) => void browser.runtime.sendMessage({ type: 'page:cross-seed', sid, torrentId }),
     });
-    panel.update(view);
+    panel.update(view, crossSeeds);
   };
 
   async function report(force = false): Promise<void> {
@@ -115,6 +122,10 @@ async function runReader(signal: AbortSignal): Promise<void> {
   browser.runtime.onMessage.addListener(((message: unknown, _sender: unknown, sendResponse: (answer: unknown) => void) => {
     const type = (message as { type?: string } | null)?.type;
     if (type === 'view:changed') show((message as PageViewChanged).view);
+    if (type === 'crossseed:changed') {
+      crossSeeds = (message as PageCrossSeedsChanged).outcomes;
+      show(shown);
+    }
     if (type !== 'content:hash-from-torrent') return false;
     void hashFromTorrent().then(
       () => sendResponse(true),

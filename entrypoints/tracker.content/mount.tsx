@@ -4,12 +4,12 @@
  */
 import { render } from 'preact';
 import { Panel, type PanelProps } from '../../components/Panel';
-import type { PageView } from '../../utils/messages';
+import type { PageCrossSeed, PageView } from '../../utils/messages';
 import css from '../../components/base.css?inline';
 import panelCss from './panel.css?inline';
 
 export interface MountedPanel {
-  update(view: PageView): void;
+  update(view: PageView, crossSeeds?: readonly PageCrossSeed[]): void;
   remove(): void;
 }
 
@@ -56,7 +56,7 @@ function placeBadge(host: HTMLElement): void {
   host.style.cssText = HOST_STYLE + CORNERS[0];
 }
 
-export function mountPanel(anchor: Element | undefined, props: Omit<PanelProps, 'view' | 'mode' | 'onToggle'>): MountedPanel {
+export function mountPanel(anchor: Element | undefined, props: Omit<PanelProps, 'view' | 'mode' | 'onToggle' | 'crossSeeds'>): MountedPanel {
   const host = document.createElement('reseed-lens-panel');
   const mode = anchor ? 'inline' : 'floating';
   const shadow = host.attachShadow({ mode: 'closed' });
@@ -87,15 +87,15 @@ export function mountPanel(anchor: Element | undefined, props: Omit<PanelProps, 
   let placed = false;
   let drawn = '';
   return {
-    update(view) {
+    update(view, crossSeeds) {
       // The page may switch its own theme: follow its look on every update.
       root.className = `rl-root ${pageIsDark() ? 'dark' : 'light'} ${mode}`;
       // The same view again (an answer and its announcement both arrive; the user changed their
       // sites in the settings) is not drawn again, so not even the moment of a redraw tells the page anything.
-      const key = JSON.stringify(view);
+      const key = JSON.stringify([view, crossSeeds]);
       if (key === drawn) return;
       drawn = key;
-      render(<Panel view={view} mode={mode} onToggle={onToggle} {...props} />, root);
+      render(<Panel view={view} mode={mode} onToggle={onToggle} crossSeeds={crossSeeds} {...props} />, root);
       if (!anchor && !placed) {
         placed = true;
         placeBadge(host);

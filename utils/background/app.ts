@@ -6,7 +6,8 @@
  * Where things happen: a tab's view and the page-side actions in page-views.ts; the IYUU account,
  * binding and connection test in account.ts; the options page's settings, export and import in
  * preferences.ts; "Use on this site" in custom-sites.ts; the user's torrent clients (saved,
- * tested, the default one, what it holds for the popup) in clients.ts.
+ * tested, the default one, what it holds for the popup) in clients.ts; "Cross-seed" and "Cross-seed
+ * all" (the only way a cross-seed starts) in cross-seed.ts.
  */
 import { browser } from 'wxt/browser';
 import { Lookup } from '../lookup/lookup';
@@ -14,6 +15,7 @@ import { ServiceError } from '../service/errors';
 import type { ServiceConfig } from '../service/client';
 import { Account } from './account';
 import { Clients } from './clients';
+import { CrossSeeds } from './cross-seed';
 import { CustomSites } from './custom-sites';
 import { PageViews } from './page-views';
 import { Preferences } from './preferences';
@@ -54,6 +56,7 @@ export class BackgroundApp implements Shared {
   readonly preferences: Preferences;
   readonly customSites: CustomSites;
   readonly clients: Clients;
+  readonly crossSeeds: CrossSeeds;
 
   readonly pageHandlers: PageHandlers;
   readonly contentHandlers: ContentHandlers;
@@ -89,14 +92,16 @@ export class BackgroundApp implements Shared {
     this.clients = new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs });
     this.preferences = new Preferences(this, this.clients);
     this.customSites = new CustomSites(this);
+    this.crossSeeds = new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch });
     this.pageHandlers = {
       ...this.pages.pageHandlers,
       ...this.account.pageHandlers,
       ...this.preferences.pageHandlers,
       ...this.customSites.pageHandlers,
       ...this.clients.pageHandlers,
+      ...this.crossSeeds.pageHandlers,
     };
-    this.contentHandlers = this.pages.contentHandlers;
+    this.contentHandlers = { ...this.pages.contentHandlers, ...this.crossSeeds.contentHandlers };
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
     };

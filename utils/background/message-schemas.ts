@@ -9,6 +9,9 @@ const hash = z.string().regex(/^[0-9a-f]{40}$/);
 const tabId = z.number().int().nonnegative();
 /** A saved client's id (clients.ts makes them). */
 const clientId = z.string().regex(/^[A-Za-z0-9-]{1,64}$/);
+/** An IYUU site id and a torrent id there: whole numbers, as the service gives them. */
+const sid = z.number().int().nonnegative().max(1_000_000);
+const torrentId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 /**
  * The client form as the options page sends it. Only its shape and sizes here: clients.ts checks
@@ -57,6 +60,8 @@ export const contentMessageSchema = z.discriminatedUnion('type', [
     data: z.string().max(14_000_000).regex(/^[A-Za-z0-9+/]*={0,2}$/).optional(),
     problem: z.enum(['no-link', 'download-failed']).optional(),
   }),
+  /** The panel's "Cross-seed", on a trusted click: which candidate of the tab's current view. */
+  z.object({ type: z.literal('page:cross-seed'), sid, torrentId }),
 ]);
 export type ContentMessage = z.infer<typeof contentMessageSchema>;
 
@@ -93,5 +98,8 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('clients:set-default'), id: clientId }),
   z.object({ type: z.literal('clients:test'), id: clientId.optional(), client: clientFormSchema.optional() }),
   z.object({ type: z.literal('client:status'), tabId }),
+  z.object({ type: z.literal('crossseed:get'), tabId }),
+  z.object({ type: z.literal('crossseed:one'), tabId, sid, torrentId, infoHash: hash }),
+  z.object({ type: z.literal('crossseed:all'), tabId }),
 ]);
 export type PageMessage = z.infer<typeof pageMessageSchema>;

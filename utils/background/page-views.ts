@@ -82,7 +82,7 @@ export class PageViews {
   };
 
   /** A tracker page's own messages: each answered with the page's view (page-view.ts), never the full one. */
-  readonly contentHandlers: ContentHandlers = {
+  readonly contentHandlers: Pick<ContentHandlers, 'page:reading' | 'page:refresh' | 'panel:hide-on-site' | 'page:torrent-file'> = {
     'page:reading': async (message, from) => pageView(await this.onPageReading(from.tabId, from.url, message.reading)),
     'page:refresh': async (_message, from) => pageView(await this.refresh(from.tabId)),
     'panel:hide-on-site': (_message, from) => this.hidePanelOn(from.url),

@@ -16,6 +16,7 @@ import {
   applySettingsUpdate,
   CREDENTIAL_FIELDS,
   entryCount,
+  SITE_CREDENTIAL_FIELDS,
   exportSettings,
   isKnownServiceOrigin,
   settingsFields,
@@ -61,9 +62,12 @@ function withoutCarried(previous: Settings, next: Settings): Settings {
   return cleared;
 }
 
-/** A value as the import preview shows it: credentials only as set / not set. */
-function previewValue(field: SettingsField, value: unknown): PreviewValue {
+/** A value as the import preview shows it: credentials only as set / not set (site passkeys: which sites have one). */
+export function previewValue(field: SettingsField, value: unknown): PreviewValue {
   if ((CREDENTIAL_FIELDS as readonly string[]).includes(field)) return { credential: value !== '' };
+  if ((SITE_CREDENTIAL_FIELDS as readonly string[]).includes(field)) {
+    return Object.fromEntries(Object.keys((value ?? {}) as Record<string, string>).map((sid) => [sid, { credential: true }]));
+  }
   return value as PreviewValue;
 }
 

@@ -24,6 +24,8 @@ export interface BackgroundOptions {
   clientFetch?: typeof fetch;
   /** Per request to a torrent client; the library's 15 s when absent. */
   clientTimeoutMs?: number;
+  /** The fetch a cross-seed downloads .torrent files from trackers with (tests: a cookie jar); the browser's own when absent. */
+  siteFetch?: typeof fetch;
 }
 
 /** A job the background repeats on a browser alarm (it survives the worker's restarts). */

@@ -38,6 +38,8 @@ import { referenceDataWith, type TorrentGroup } from './tracker-pages';
 
 export const PAGE_SITE = { site: 'hdsky', sid: 4, host: 'hdsky.me' } as const;
 export const CANDIDATE_SITE = { site: 'ourbits', sid: 9, host: 'ourbits.club' } as const;
+/** A third site with a candidate for pairs[0] (`otherSite`): one the user is not on, in "Cross-seed all" tests. */
+export const OTHER_SITE = { site: 'ssd', sid: 23, host: 'springsunday.net' } as const;
 
 /** What a tracker's download.php answers a logged-in user. */
 export type DownloadAnswer = 'torrent' | 'limit-page' | 'http-429' | 'http-403' | 'permission-page' | 'other-torrent';
@@ -203,6 +205,8 @@ export interface CrossSeedWorld {
   pairs: CrossSeedPair[];
   /** A candidate on the candidate's site with the same name as pairs[0] but other files. */
   differentFiles: { torrent: MadeTorrent; id: number; ref: CrossSeedCandidate; files: ContentFile[] };
+  /** With `otherSite`: pairs[0]'s content on a third tracker (OTHER_SITE), its own torrent there. */
+  other?: { tracker: TestTracker; torrent: MadeTorrent; id: number; ref: CrossSeedCandidate };
   /** The service's site list, as the background reads it. */
   siteList: ServiceSite[];
   /** The site settings crossSeed() takes (the service's list; the test adds passkeys or overrides). */
@@ -237,6 +241,8 @@ function asContent(spec: { name: string; files: ContentFile[]; seed: string }, s
 export interface CrossSeedWorldOptions {
   /** How many content pairs (default 1). */
   pairs?: number;
+  /** Also list pairs[0]'s content on a third tracker (OTHER_SITE). */
+  otherSite?: boolean;
   service?: Omit<ReferenceOptions, 'data'>;
 }
 
@@ -266,18 +272,29 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
   const differentId = 2900;
   candidate.list(differentId, different, `${main.name} (other release)`);
 
+  let other: CrossSeedWorld['other'];
+  if (options.otherSite) {
+    const tracker = new TestTracker(OTHER_SITE.host, OTHER_SITE.sid, OTHER_SITE.site);
+    const torrent = makeTorrent(asContent(pairContent(0), ''), { announce: 'http://tracker-gamma.reseed.test/announce.php?passkey=0c0c0c0c0c0c0c0c', source: 'GAMMA' });
+    const id = 3001;
+    tracker.list(id, torrent, main.name);
+    other = { tracker, torrent, id, ref: { sid: OTHER_SITE.sid, torrentId: id, infoHash: torrent.hash } };
+  }
+
   const groups: TorrentGroup[] = pairs.map((pair, index) => ({
     title: pair.title,
     members: [
       { site: PAGE_SITE.site, torrent_id: pair.sourceId, info_hash: pair.source.hash },
       { site: CANDIDATE_SITE.site, torrent_id: pair.candidateId, info_hash: pair.candidate.hash },
       ...(index === 0 ? [{ site: CANDIDATE_SITE.site, torrent_id: differentId, info_hash: different.hash }] : []),
+      ...(index === 0 && other ? [{ site: OTHER_SITE.site, torrent_id: other.id, info_hash: other.torrent.hash }] : []),
     ],
   }));
   const data = referenceDataWith(groups);
   const world = await startWorld({ service: { ...options.service, data, rateLimit: { max: 1000, ...options.service?.rateLimit } } });
   world.router.setHost(page.host, page.handle);
   world.router.setHost(candidate.host, candidate.handle);
+  if (other) world.router.setHost(other.tracker.host, other.tracker.handle);
   const siteList = data.sites.flatMap((entry) => {
     const parsed = serviceSiteSchema.safeParse(entry);
     return parsed.success ? [parsed.data] : [];
@@ -294,6 +311,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
     candidate,
     pairs,
     differentFiles: { torrent: different, id: differentId, files: otherFiles, ref: { sid: CANDIDATE_SITE.sid, torrentId: differentId, infoHash: different.hash } },
+    other,
     siteList,
     siteSettings: (extra = {}) => ({ list: siteList, ...extra }),
     placeContent,

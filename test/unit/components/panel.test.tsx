@@ -25,7 +25,7 @@ const CANDIDATES = [
 ];
 
 function callbacks() {
-  return { onHideOnSite: vi.fn(), onHashFromTorrent: vi.fn(), onRefresh: vi.fn(), onToggle: vi.fn() };
+  return { onHideOnSite: vi.fn(), onHashFromTorrent: vi.fn(), onRefresh: vi.fn(), onToggle: vi.fn(), onCrossSeed: vi.fn() };
 }
 
 async function showPanel(view: PageView, mode: PanelProps['mode'], handlers = callbacks()) {
@@ -90,6 +90,52 @@ describe('inline panel', () => {
     expect(root.querySelector('.candidate-nolink')!.getAttribute('data-text')).toBe('#4242');
     // Screen readers still get the whole name from the link itself.
     expect(root.querySelector('a.candidate-link')!.getAttribute('aria-label')).toBe('OurBits torrent 220354');
+  });
+});
+
+describe('"Cross-seed" in the panel', () => {
+  it('is on every candidate alike, as generated content, off the Tab order (the list is one stop, arrow keys move in it)', async () => {
+    const { root } = await showPanel(pageView(tabView({ candidates: CANDIDATES })), 'inline');
+    const buttons = [...root.querySelectorAll<HTMLButtonElement>('.panel-list button.cross-seed')];
+    expect(buttons).toHaveLength(CANDIDATES.length);
+    expect(buttons.map(shownText)).toEqual(CANDIDATES.map(() => 'Cross-seed'));
+    expect(buttons.every((button) => button.tabIndex === -1 && button.textContent === '')).toBe(true);
+    expect(root.textContent).not.toContain('Cross-seed');
+    // Arrow keys reach it from the link before it.
+    const list = root.querySelector<HTMLElement>('.panel-list')!;
+    const links = [...list.querySelectorAll<HTMLElement>('a[href], button')];
+    const link = root.querySelector<HTMLAnchorElement>('a.candidate-link')!;
+    link.focus();
+    const reached: string[] = [];
+    for (let step = 0; step < 2; step++) {
+      await act(() => void list.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true })));
+      reached.push((root.getRootNode() as Document).activeElement?.className ?? '');
+    }
+    expect(links.indexOf(link)).toBe(0);
+    expect(reached).toEqual(['copy icon-button', 'link-button cross-seed']);
+  });
+
+  it("sends the candidate on the user's own click only, never on a page script's", async () => {
+    const { root, handlers } = await showPanel(pageView(tabView({ candidates: CANDIDATES })), 'inline');
+    const button = root.querySelector('li.site[data-sid="6"] button.cross-seed');
+    await scriptedClick(button);
+    expect(handlers.onCrossSeed).not.toHaveBeenCalled();
+    await click(button);
+    expect(handlers.onCrossSeed).toHaveBeenCalledTimes(1);
+    expect(handlers.onCrossSeed.mock.calls[0]![0]).toMatchObject({ sid: 6, torrentId: 360102 });
+  });
+
+  it('shows an outcome under its candidate as generated content only', async () => {
+    const lines = ["The files differ from this page's torrent: not added.", 'Album/01.flac — not in this page\'s torrent'];
+    const root = await show(
+      <Panel view={pageView(tabView({ candidates: CANDIDATES }))} mode="inline" {...callbacks()} crossSeeds={[{ sid: 6, torrentId: 360777, running: false, ok: false, lines }]} />,
+    );
+    const row = [...root.querySelectorAll('li.torrent')].find((entry) => entry.querySelector('a.candidate-link')?.getAttribute('href')?.endsWith('=360777'))!;
+    expect([...row.querySelectorAll('.cross-seed-outcome')].map(shownText)).toEqual(lines);
+    expect(root.querySelectorAll('.cross-seed-outcome')).toHaveLength(2);
+    expect(root.textContent).not.toMatch(/differ|Album/);
+    // Inside the list's one region (its size fixed by panel.css), not beside it.
+    expect(row.closest('.panel-list')).not.toBeNull();
   });
 });
 
@@ -307,7 +353,7 @@ describe('mountPanel', () => {
     document.body.style.background = '';
   });
 
-  const callbacksOnly = () => ({ onHideOnSite: vi.fn(), onHashFromTorrent: vi.fn(), onRefresh: vi.fn() });
+  const callbacksOnly = () => ({ onHideOnSite: vi.fn(), onHashFromTorrent: vi.fn(), onRefresh: vi.fn(), onCrossSeed: vi.fn() });
 
   it('puts the panel right after the anchor, in a closed shadow root the page cannot read', async () => {
     const anchor = document.querySelector('#top')!;

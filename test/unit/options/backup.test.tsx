@@ -223,6 +223,33 @@ describe('import', () => {
   });
 });
 
+describe('site passkeys in the file', () => {
+  const KEYS = { '4': 'hdsky-passkey-0123456789', '9': 'ourbits-passkey-abcdef01' };
+
+  it('are left out of an export unless credentials are asked for', async () => {
+    world = await startOptionsWorld({ settings: { sitePasskeys: KEYS } });
+    const page = await openOptions();
+    const plain = await exported(page);
+    expect(plain.sitePasskeys).toBeUndefined();
+    expect(JSON.stringify(plain)).not.toMatch(/passkey-/);
+    await click($(page, '#export-credentials'));
+    expect((await exported(page)).sitePasskeys).toEqual(KEYS);
+  });
+
+  it('are previewed as set for their sites, never as the passkeys themselves', async () => {
+    world = await startOptionsWorld({ settings: { sitePasskeys: { '4': 'old-hdsky-passkey-000' } } });
+    const page = await openOptions();
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', version: 1, sitePasskeys: KEYS }));
+    const rows = previewRows(page);
+    expect(rows.sitePasskeys).toMatch(new RegExp(`: ${en.valueSet!.message}.*: ${en.valueSet!.message}`));
+    expect(text(page, '#import-preview')).not.toMatch(/passkey-/);
+    // What the background hands the page holds none of them either.
+    expect(JSON.stringify(await world.app.preferences.importSettings({ app: 'reseed-lens', version: 1, sitePasskeys: KEYS }))).not.toMatch(/passkey-/);
+    await applyImport(page);
+    expect((await storedSettings()).sitePasskeys).toEqual(KEYS);
+  });
+});
+
 describe('torrent clients in the file', () => {
   const QB = { id: 'qb-1', type: 'qbittorrent', url: 'http://127.0.0.1:8080', username: 'admin', password: 'qb-secret-pass', isDefault: true, skipCheckWhenFilesMatch: true };
   const NAS = { type: 'transmission', url: 'http://nas.example.lan:9091', username: 'seed', isDefault: false, skipCheckWhenFilesMatch: false };

@@ -162,6 +162,36 @@ describe('addresses of your sites', () => {
     expect($<HTMLInputElement>(page, '#override-host-4').value).toBe('');
   });
 
+  it("takes each site's passkey masked, refuses a paste accident, and keeps it in the settings only", async () => {
+    world = await startOptionsWorld({ settings: { heldSites: [2, 4], sitePasskeys: { '1': 'keepfrds-passkey-0001' } } });
+    const page = await renderSites(world);
+    const field = $<HTMLInputElement>(page, '#site-passkey-4');
+    expect(field.type).toBe('password');
+    expect(page.querySelector('label[for="site-passkey-4"]')!.textContent).toBe('Passkey (for Cross-seed)');
+    expect(field.getAttribute('aria-describedby')).toBe('site-passkey-hint');
+    expect(text(page, '#site-passkey-hint')).toBe(en.sitePasskeyHint!.message);
+    expect(text(page, '#site-passkey-hint')).toMatch(/sent only to that site, inside its own download address/);
+
+    await type($(page, '#site-passkey-2'), 'has spaces in it');
+    await type(field, ' 0123456789abcdef0123456789abcdef ');
+    await click($(page, '#overrides-save'));
+    await waitFor(() => page.querySelector('#site-passkey-error-2'), 'the error');
+    expect(text(page, '#site-passkey-error-2')).toBe(en.sitePasskeyBad!.message);
+    expect(document.activeElement?.id).toBe('site-passkey-2');
+    expect((await storedSettings()).sitePasskeys).toEqual({ '1': 'keepfrds-passkey-0001' });
+
+    await type($(page, '#site-passkey-2'), '');
+    await click($(page, '#overrides-save'));
+    await waitFor(() => page.querySelector('#overrides-status.ok'), 'saved');
+    // Trimmed; another site's passkey (no longer ticked) kept.
+    expect((await storedSettings()).sitePasskeys).toEqual({ '1': 'keepfrds-passkey-0001', '4': '0123456789abcdef0123456789abcdef' });
+    expect((await storedSettings()).siteOverrides).toEqual({});
+    // Emptied, it is gone.
+    await type($(page, '#site-passkey-4'), '');
+    await click($(page, '#overrides-save'));
+    await waitFor(async () => !('4' in ((await storedSettings()).sitePasskeys as object)), 'the passkey removed');
+  });
+
   it("names the field the background refused", async () => {
     fakeBrowser.reset();
     installI18n('en');

@@ -88,7 +88,7 @@ function renderPopup(tabId: number): void {
 }
 
 function renderPanel(view: TabView): void {
-  render(<Panel view={view} mode="inline" onHideOnSite={() => {}} onHashFromTorrent={() => {}} onRefresh={() => {}} />, root);
+  render(<Panel view={view} mode="inline" onHideOnSite={() => {}} onHashFromTorrent={() => {}} onRefresh={() => {}} onCrossSeed={() => {}} />, root);
 }
 
 /** Nothing the service said became an element, an event handler or a link of its own. */

@@ -1,12 +1,13 @@
 /**
  * The fake browser has no permissions API: install one kept in memory, which answers as a browser
- * does for host permissions: the manifest's own hosts (IYUU's, and loopback for torrent clients)
- * always, other origins once granted.
+ * does for host permissions: the manifest's own hosts (IYUU's, loopback for torrent clients, the
+ * catalogued trackers the content script runs on) always, other origins once granted.
  * Granted origins are forgotten on fakeBrowser.reset(), like a fresh profile.
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { LOOPBACK_CLIENT_HOSTS } from '../../../utils/background/client-hosts';
 import { KNOWN_SERVICE_HOSTS } from '../../../utils/settings';
+import { siteKeyForHost } from '../../../utils/sites/hosts';
 
 /** Granted `scheme://host`, without a port: a browser's host permission covers every port. */
 const granted = new Set<string>();
@@ -22,7 +23,13 @@ function origins(pattern: string): string[] {
 
 function held(origin: string): boolean {
   const host = origin.replace(/^https?:\/\//, '');
-  return granted.has(origin) || (KNOWN_SERVICE_HOSTS as readonly string[]).includes(host) || (LOOPBACK_CLIENT_HOSTS as readonly string[]).includes(host);
+  return (
+    granted.has(origin) ||
+    (KNOWN_SERVICE_HOSTS as readonly string[]).includes(host) ||
+    (LOOPBACK_CLIENT_HOSTS as readonly string[]).includes(host) ||
+    // wxt.config.ts: every catalogued tracker host (and its subdomains), as the content script's matches.
+    siteKeyForHost(host) !== undefined
+  );
 }
 
 /** Grants the origin of this URL, as a user accepting the browser's prompt would. */
