@@ -13,6 +13,8 @@ const FIELD_KEYS: Record<string, MessageKey> = {
   siteOverrides: 'fieldSiteOverrides',
   customHosts: 'fieldCustomHosts',
   privacyNoticeSeen: 'fieldPrivacyNoticeSeen',
+  clientIndexEnabled: 'fieldClientIndexEnabled',
+  indexMarkHosts: 'fieldIndexMarkHosts',
   clients: 'clientsHeading',
 };
 

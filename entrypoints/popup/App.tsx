@@ -6,6 +6,7 @@ import { CandidateGroups } from '../../components/CandidateGroups';
 import { CopyButton } from '../../components/CopyButton';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
 import { heldHashes, InYourClient, useClientStatus } from '../../components/InYourClient';
+import { ListIndex } from '../../components/ListIndex';
 import { allLinks, countOthers } from '../../components/groups';
 import { LogoIcon, PopOutIcon, RefreshIcon, SettingsIcon } from '../../components/icons';
 import { RecommendedSites } from '../../components/RecommendedSites';
@@ -190,6 +191,8 @@ function TabContent({ view, client, now, busy, onRefresh, onHashFromTorrent }: C
       {view.hashes.length > 0 && <Hashes hashes={view.hashes} />}
 
       <InYourClient status={client} view={view} onOpenSettings={openOptions} />
+
+      <ListIndex view={view} onOpenSettings={openOptions} />
 
       <StatusSection view={view} now={now} busy={busy} onRefresh={onRefresh} onHashFromTorrent={onHashFromTorrent} />
 

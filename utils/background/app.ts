@@ -6,13 +6,15 @@
  * Where things happen: a tab's view and the page-side actions in page-views.ts; the IYUU account,
  * binding and connection test in account.ts; the options page's settings, export and import in
  * preferences.ts; "Use on this site" in custom-sites.ts; the user's torrent clients (saved,
- * tested, the default one, what it holds for the popup) in clients.ts.
+ * tested, the default one, what it holds for the popup) in clients.ts; the index of the default
+ * client (syncs, list pages' rows in the client or cross-seedable, row marks) in client-index.ts.
  */
 import { browser } from 'wxt/browser';
 import { Lookup } from '../lookup/lookup';
 import { ServiceError } from '../service/errors';
 import type { ServiceConfig } from '../service/client';
 import { Account } from './account';
+import { ClientIndexFeature, INDEX_JOB } from './client-index';
 import { Clients } from './clients';
 import { CustomSites } from './custom-sites';
 import { PageViews } from './page-views';
@@ -42,8 +44,12 @@ export async function restrictStorage(): Promise<boolean> {
 export const PRUNE_EVERY_MINUTES = 6 * 60;
 
 export class BackgroundApp implements Shared {
-  // A full storage.local never blocks the settings: the answer cache makes room first.
-  readonly settings = new SettingsStore(() => this.lookup.cache.shrink());
+  // A full storage.local never blocks the settings: the answer cache makes room first, then the
+  // indexes of clients other than the default one.
+  readonly settings = new SettingsStore(async () => {
+    await this.lookup.cache.shrink();
+    await this.index.indexes.makeRoom().catch(() => undefined);
+  });
   readonly tabs = new TabViews();
   readonly directory: SiteDirectory;
   readonly lookup: Lookup;
@@ -54,6 +60,7 @@ export class BackgroundApp implements Shared {
   readonly preferences: Preferences;
   readonly customSites: CustomSites;
   readonly clients: Clients;
+  readonly index: ClientIndexFeature;
 
   readonly pageHandlers: PageHandlers;
   readonly contentHandlers: ContentHandlers;
@@ -88,6 +95,7 @@ export class BackgroundApp implements Shared {
     this.account = new Account(this);
     this.clients = new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs });
     this.preferences = new Preferences(this, this.clients);
+    this.index = new ClientIndexFeature(this, this.clients, { pauseMs: options.indexPauseMs });
     this.customSites = new CustomSites(this);
     this.pageHandlers = {
       ...this.pages.pageHandlers,
@@ -95,10 +103,12 @@ export class BackgroundApp implements Shared {
       ...this.preferences.pageHandlers,
       ...this.customSites.pageHandlers,
       ...this.clients.pageHandlers,
+      ...this.index.pageHandlers,
     };
     this.contentHandlers = this.pages.contentHandlers;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
+      [INDEX_JOB]: this.index.repeatedJob,
     };
   }
 
