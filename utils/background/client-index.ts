@@ -121,6 +121,8 @@ export class ClientIndexFeature {
   private readonly pages = new Map<number, ListAnswer>();
   /** Per tab: the host, page and marks last sent to its content script (only ever on hosts with marks on). */
   private readonly marksSent = new Map<number, { host: string; sent: string }>();
+  /** Tab answers are worked out one at a time, in the order the views changed. */
+  private queue: Promise<unknown> = Promise.resolve();
   private announcing: Promise<void> | undefined;
   private announceAgain = false;
 
@@ -136,7 +138,9 @@ export class ClientIndexFeature {
       makeRoom: () => shared.lookup.cache.shrink(),
     });
     shared.tabs.badgeSource = (view) => this.badge(view);
-    shared.tabs.onChange((view) => void this.tabChanged(view).catch(() => undefined));
+    shared.tabs.onChange((view) => {
+      this.queue = this.queue.then(() => this.tabChanged(view)).catch(() => undefined);
+    });
     shared.settings.onChange((next, previous) => this.settingsChanged(next, previous));
     clients.onChange((next, previous) => this.clientsChanged(next, previous));
   }
@@ -405,6 +409,15 @@ export class ClientIndexFeature {
     return { text: count > 999 ? '999+' : String(count), color: count ? '#1a7f37' : '#6e7781' };
   }
 
+  /** Resolves once every tab change so far has been answered (tests and benches wait on it). */
+  async idle(): Promise<void> {
+    let seen: Promise<unknown>;
+    do {
+      seen = this.queue;
+      await seen;
+    } while (seen !== this.queue);
+  }
+
   /** A tab's view changed: a new list page (or new rows) is answered, its badge painted, its marks sent where wanted. */
   private async tabChanged(view: TabView): Promise<void> {
     const known = this.pages.get(view.tabId);
@@ -491,8 +504,9 @@ export class ClientIndexFeature {
   async setRowMarks(tabId: number, on: boolean): Promise<IndexPageAnswer> {
     const view = await this.shared.tabs.get(tabId);
     const host = view?.host;
-    if (host && isPageHost(host)) {
-      const settings = await this.shared.settings.get();
+    const settings = await this.shared.settings.get();
+    // Only while the index is on: the popup offers the switch only with an answer.
+    if (host && isPageHost(host) && settings.clientIndexEnabled) {
       const hosts = settings.indexMarkHosts.filter((known) => known !== host);
       if (on) hosts.push(host);
       if (hosts.join() !== settings.indexMarkHosts.join()) await this.shared.settings.save({ ...settings, indexMarkHosts: hosts });
