@@ -11,7 +11,7 @@ import { Popup } from '../../../entrypoints/popup/App';
 import type { IndexCrossSeedAnswer, IndexPageAnswer, IndexRowView, TabView } from '../../../utils/messages';
 import { TAB_ID, answerBackground, click, resetBrowser, show, tabView, unmount, waitFor } from './support';
 
-const SOURCE = { hash: 'a'.repeat(40), name: 'Night.Harbor.2021.1080p.BluRay.x264-GRP', savePath: '/data/movies', state: 'seeding' as const, progress: 1, size: 8_000_000_000 };
+const SOURCE: IndexRowView['clientTorrent'] = { hash: 'a'.repeat(40), name: 'Night.Harbor.2021.1080p.BluRay.x264-GRP', savePath: '/data/movies', state: 'seeding', progress: 1, size: 8_000_000_000 };
 const listView = (extra: Partial<TabView> = {}): TabView =>
   tabView({
     url: 'https://ourbits.club/torrents.php?search=Night+Harbor',

@@ -70,7 +70,7 @@ describe('Index of your client', () => {
 
   it('turned on with no client: says what to do, and "Sync now" waits for a client', async () => {
     const page = await open();
-    await click(page.querySelector('#index-enabled'));
+    await click(page.querySelector<HTMLElement>('#index-enabled')!);
     await waitFor(() => page.querySelector('.index-problem'), 'the problem');
     expect(text(page, '.index-problem')).toBe('Set up a torrent client under “Torrent clients” first: the index is of your default client.');
     expect((page.querySelector('#index-sync') as HTMLButtonElement).disabled).toBe(true);
@@ -79,14 +79,14 @@ describe('Index of your client', () => {
 
   it('turned on: the first sync sends the client\'s hashes, says how it went; "Sync now" again sends nothing', async () => {
     const page = await open({ client: true });
-    await click(page.querySelector('#index-enabled'));
+    await click(page.querySelector<HTMLElement>('#index-enabled')!);
     await waitFor(() => page.querySelector('#index-last-sync[data-outcome=done]'), 'the first sync', 15_000);
     expect(text(page, '#index-last-sync')).toMatch(/^Synced (now|\d+ seconds? ago) — torrents: 2, hashes sent: 2, requests: 1\.$/);
     expect(text(page, '.index-client')).toBe(`Of qBittorrent ${daemon.url}`);
     expect(text(page, '#index-counts')).toBe('Torrents indexed: 2 · torrents on sites already in your client: 0 · you can cross-seed: 0');
     expect(lookups()).toBe(1);
 
-    await click(page.querySelector('#index-sync'));
+    await click(page.querySelector<HTMLElement>('#index-sync')!);
     await waitFor(() => /hashes sent: 0/.test(text(page, '#index-last-sync') ?? ''), 'the second sync', 15_000);
     expect(lookups()).toBe(1);
   });
@@ -115,7 +115,7 @@ describe('Index of your client', () => {
 
   it('a failed sync says why: the service, the client, the token', async () => {
     const page = await open({ settings: { token: 'not-a-token' }, client: true });
-    await click(page.querySelector('#index-enabled'));
+    await click(page.querySelector<HTMLElement>('#index-enabled')!);
     await waitFor(() => page.querySelector('#index-last-sync[data-outcome=failed]'), 'the failure', 15_000);
     expect(text(page, '#index-last-sync')).toMatch(/^The last sync \((now|\d+ seconds? ago)\) failed: The lookup service failed: /);
     await world!.close();
@@ -130,7 +130,7 @@ describe('Index of your client', () => {
     const page = await open({ settings: { clientIndexEnabled: true, indexMarkHosts: ['ourbits.club', 'hdsky.me'] }, client: true });
     await waitFor(() => page.querySelector('#index-mark-hosts'), 'the list');
     expect([...page.querySelectorAll('#index-mark-hosts code')].map((code) => code.textContent)).toEqual(['ourbits.club', 'hdsky.me']);
-    await click(page.querySelector('#index-mark-hosts button[aria-label="Turn row marks off on ourbits.club"]'));
+    await click(page.querySelector<HTMLElement>('#index-mark-hosts button[aria-label="Turn row marks off on ourbits.club"]')!);
     await waitFor(() => page.querySelectorAll('#index-mark-hosts code').length === 1, 'one host left');
     expect(text(page, '#index-status')).toBe('Row marks are off on ourbits.club.');
     expect((await world!.app.settings.get()).indexMarkHosts).toEqual(['hdsky.me']);
