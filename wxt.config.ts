@@ -62,8 +62,12 @@ export default defineConfig({
      * nothing to loopback but the requests to the client the user saved. [::1] is left to the
      * optional prompt: Firefox's match patterns do not reliably take an IPv6 literal. Any other
      * client address (a NAS, a LAN IP) is asked for, within the Save click, as an optional host.
+     *
+     * The catalogued trackers (the content script's own hosts) too: a cross-seed downloads the
+     * candidate's .torrent in the background, and a background fetch carries the user's session
+     * cookies for a site only with host permission for it (Chromium and Firefox alike).
      */
-    host_permissions: [...SERVICE_HOST_PERMISSIONS, ...LOOPBACK_CLIENT_HOST_PERMISSIONS],
+    host_permissions: [...SERVICE_HOST_PERMISSIONS, ...LOOPBACK_CLIENT_HOST_PERMISSIONS, ...contentScriptMatches()],
     optional_host_permissions: ['*://*/*'],
     action: { default_title: '__MSG_extName__' },
     browser_specific_settings: {

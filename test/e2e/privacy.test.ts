@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import catalogData from '../../utils/sites/catalog.json';
+import { contentScriptMatches } from '../../utils/sites/hosts';
 import { KNOWN_SERVICE_HOSTS } from '../../utils/settings';
 import { DEMO_TOKEN } from '../service/server';
 import { BROWSER_KINDS, DEFAULT_EXTENSION_DIRS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
@@ -195,13 +196,16 @@ describe.each(BROWSER_KINDS)('%s: privacy over a whole session', (kind) => {
     // alarms: old answers are pruned on a timer. declarativeNetRequestWithHostAccess: qBittorrent's
     // CSRF protection stays on (a session rule gives our requests the client's own Origin).
     const apis = ['activeTab', 'alarms', 'declarativeNetRequestWithHostAccess', 'scripting', 'storage'];
+    // The catalogued trackers: a cross-seed's background download carries the user's cookies for a site only with its host permission.
+    const catalogHosts = contentScriptMatches();
+    const hosts = [...new Set([...serviceHosts, ...catalogHosts])].sort();
     if (kind === 'chromium') {
       expect([...(manifest.permissions as string[])].sort()).toEqual(apis);
-      expect([...(manifest.host_permissions as string[])].sort()).toEqual(serviceHosts);
+      expect([...(manifest.host_permissions as string[])].sort()).toEqual(hosts);
       expect(manifest.optional_host_permissions).toEqual(['*://*/*']);
       expect(manifest.optional_permissions).toBeUndefined();
     } else {
-      expect([...(manifest.permissions as string[])].sort()).toEqual([...serviceHosts, ...apis].sort());
+      expect([...(manifest.permissions as string[])].sort()).toEqual([...hosts, ...apis].sort());
       expect(manifest.optional_permissions).toEqual(['*://*/*']);
     }
     // Firefox's data-collection consent says what leaves the browser: required, the hashes of
