@@ -6,7 +6,7 @@
 import type { ClientFailure } from './clients/errors';
 import type { ClientInfo, ClientKind, ClientTorrent } from './clients/types';
 import type { CrossSeedResult } from './crossseed/cross-seed';
-import type { FoundHash, PageReading } from './pages/types';
+import type { FoundHash, ListRow, PageKind, PageReading } from './pages/types';
 import type { ServiceFailure } from './service/errors';
 import type { Settings, SettingsField } from './settings';
 
@@ -66,6 +66,13 @@ export interface TabView {
   access?: 'catalog' | 'custom' | 'once';
   /** Whether the in-page panel is wanted on this page (global and per-site settings). */
   panel?: boolean;
+  /** A details page or a list page (as the engine read it). */
+  kind?: PageKind;
+  /**
+   * A list page's torrent rows (ids, and hashes and titles where the rows show them), in page order:
+   * what the index of the client answers for (client-index.ts). Popup only, like everything here.
+   */
+  rows?: ListRow[];
   /** Why "Get hash from the .torrent file" gave nothing. */
   torrentFileProblem?: 'no-link' | 'download-failed' | 'not-a-torrent' | 'v2-only' | 'malformed';
 }
@@ -157,6 +164,23 @@ export interface BackgroundProtocol {
   'clients:set-default': { request: { id: string }; response: ClientsAnswer };
   /** "Test client": a saved client (`id`), or the form's unsaved values (`client`, with `id` when editing one). */
   'clients:test': { request: { id?: string; client?: ClientForm }; response: { info: ClientInfo } | { problem: ClientProblem } };
+  /** Options page: the index of the user's default client (issue #10), its counts, last sync and any sync under way. */
+  'index:status': { request: Record<string, never>; response: IndexStatusView };
+  /** "Sync now": starts a sync of the index (or joins the one under way); the answer comes at once, progress as `index:changed`. */
+  'index:sync': { request: Record<string, never>; response: IndexStatusView };
+  /** "Find them now": finds the pages of the client's torrents held from one site only (lookups of their copies' hashes). */
+  'index:place': { request: Record<string, never>; response: IndexStatusView };
+  /** Stops the run under way before its next batch (what was answered is kept). */
+  'index:cancel': { request: Record<string, never>; response: IndexStatusView };
+  /** Popup on a list page: its rows the client holds and those it can cross-seed, from the index alone (no service request). */
+  'index:page': { request: { tabId: number }; response: IndexPageAnswer };
+  /**
+   * Popup "Cross-seed" on a list row: the row is taken from the tab's view and its candidate from
+   * the index (never from the message), then cross-seeded from the client torrent holding its data.
+   */
+  'index:cross-seed': { request: { tabId: number; rowId: string }; response: IndexCrossSeedAnswer };
+  /** Popup: row marks on or off for the tab's site (the host comes from the tab, not the message). */
+  'index:row-marks': { request: { tabId: number; on: boolean }; response: IndexPageAnswer };
   /** Popup: what the default client holds of this tab's torrents and their candidates (one request to it). */
   'client:status': { request: { tabId: number }; response: ClientStatus };
 
@@ -304,6 +328,140 @@ export type ClientStatus =
   | { state: 'no-client' }
   | { state: 'problem'; client: ClientSummary; problem: ClientProblem }
   | { state: 'answered'; client: ClientSummary; asked: string[]; held: Record<string, HeldTorrent> };
+
+/** Why the index could not be synced, for the options page to say in words. */
+export type IndexProblem =
+  | { kind: 'no-client' }
+  /** App ID lookups ask one hash per request: indexing a client needs a token. */
+  | { kind: 'needs-token' }
+  | { kind: 'client'; problem: ClientProblem }
+  | { kind: 'service'; failure: ServiceFailure };
+
+/** One run of the index: a sync (the client's own hashes) or placing (finding the pages of torrents held from one site only). */
+export type IndexJob = 'sync' | 'place';
+
+/** A run under way. */
+export interface IndexProgressView {
+  job: IndexJob;
+  phase: 'reading-client' | 'asking' | 'locating' | 'done';
+  /** Hashes done of `total` in this phase. */
+  done: number;
+  total: number;
+  /** Requests to the lookup service so far in this run. */
+  requests: number;
+}
+
+/** A finished run. */
+export interface IndexRunView {
+  job: IndexJob;
+  at: number;
+  outcome: 'done' | 'cancelled' | 'failed';
+  /** Torrents in the client (as many as the index keeps). */
+  torrents: number;
+  /** Hashes sent to the lookup service. */
+  asked: number;
+  requests: number;
+  /** Torrents of the client beyond what the index keeps. */
+  leftOut?: number;
+  /** Placing: the client's torrents whose own page was found. */
+  located?: number;
+  problem?: IndexProblem;
+}
+
+export interface IndexCounts {
+  /** Torrents of the client in the index. */
+  torrents: number;
+  /** Of which the lookup service has answered. */
+  answered: number;
+  /** Places (a torrent on a site) the index knows. */
+  places: number;
+  /** Places whose torrent is in the client. */
+  inClient: number;
+  /** Places the client can cross-seed (it holds their data, complete, under another torrent). */
+  canCrossSeed: number;
+  /** The client's torrents held from one site only whose own page is not known yet (placing finds it). */
+  toPlace: number;
+}
+
+/** The index as the options page shows it. */
+export interface IndexStatusView {
+  enabled: boolean;
+  /** The default client, which the index is of. */
+  client?: ClientSummary;
+  /** Why no sync can run now (no client set up), when known without trying. */
+  problem?: IndexProblem;
+  counts?: IndexCounts;
+  /** Whether the index could be stored (storage.local full or refused: it lives in memory until the browser restarts). */
+  storage?: 'ok' | 'full' | 'failed';
+  running?: IndexProgressView;
+  lastSync?: IndexRunView;
+  lastPlacing?: IndexRunView;
+  /** Hosts with row marks on. */
+  markHosts: string[];
+}
+
+/** A list row the index knows, with the client torrent it is about. */
+export interface IndexRowView {
+  /** The site's torrent id of the row. */
+  id: string;
+  /** The row's title, where the page shows one. */
+  title?: string;
+  /** in-client: the row's torrent itself; can-cross-seed: the complete client torrent holding its data. */
+  clientTorrent: HeldTorrent;
+}
+
+/**
+ * What the index says about a list page, for the popup only:
+ * - `not-a-list`: the tab shows no list page;
+ * - `off`: the user has not turned the index on;
+ * - `no-client`: no client set up;
+ * - `unknown-site`: the page's site has no IYUU site id to ask the index with;
+ * - `answered`: the page's rows the client holds, and those it can cross-seed.
+ */
+export type IndexPageAnswer =
+  | { state: 'not-a-list' }
+  | { state: 'off' }
+  | { state: 'no-client' }
+  | { state: 'unknown-site'; host?: string }
+  | {
+      state: 'answered';
+      host: string;
+      siteName?: string;
+      /** How many rows the page has (what was asked). */
+      rows: number;
+      inClient: IndexRowView[];
+      canCrossSeed: IndexRowView[];
+      /** Row marks are on for this site. */
+      marks: boolean;
+      /** The index holds no answer from the service yet: a first sync is needed (or under way). */
+      empty: boolean;
+    };
+
+export interface IndexCrossSeedAnswer {
+  result: CrossSeedResult;
+  /** The row's site, for the result's words. */
+  siteName: string;
+  /** The page as the index sees it afterwards (the row among those in the client once added). */
+  page: IndexPageAnswer;
+}
+
+/** Background → extension pages: the index changed (a run's progress or end, turned on or off). */
+export interface IndexChanged {
+  type: 'index:changed';
+  status: IndexStatusView;
+}
+
+/**
+ * Background → a tracker page's content script, ONLY on a site where the user turned row marks on,
+ * and only while the index is on: which rows to mark, by torrent id. Any other page gets nothing.
+ */
+export interface IndexMarks {
+  type: 'index:marks';
+  /** The page the marks are for (another page ignores them). */
+  url: string;
+  /** Row id → 'i' (in your client) or 'c' (can cross-seed); empty: every mark goes. */
+  marks: Record<string, 'i' | 'c'>;
+}
 
 export type SaveAnswer = SettingsView | { refused: string } | { confirm: 'credentials'; origin: string; fields: SettingsField[] };
 

@@ -128,6 +128,11 @@ export const settingsFields = {
    */
   clientIndexEnabled: z.boolean().default(false),
   /**
+   * Tracker hosts where the user asked for marks on list rows ("In your client", "Can cross-seed"):
+   * the site's own scripts can read them, so they are off until turned on for a site, knowingly.
+   */
+  indexMarkHosts: listOf(pageHostSchema, 1000).default([]),
+  /**
    * The user's passkey (or RSS key) per site, keyed by sid: a credential, sent only to that site
    * inside its own download address (utils/crossseed/source.ts), kept out of exports unless asked.
    * An unreadable entry is dropped alone.

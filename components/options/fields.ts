@@ -14,6 +14,8 @@ const FIELD_KEYS: Record<string, MessageKey> = {
   sitePasskeys: 'fieldSitePasskeys',
   customHosts: 'fieldCustomHosts',
   privacyNoticeSeen: 'fieldPrivacyNoticeSeen',
+  clientIndexEnabled: 'fieldClientIndexEnabled',
+  indexMarkHosts: 'fieldIndexMarkHosts',
   clients: 'clientsHeading',
 };
 

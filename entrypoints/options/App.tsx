@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { AccountSections } from '../../components/options/Account';
 import { BackupSection } from '../../components/options/Backup';
+import { ClientIndexSection } from '../../components/options/ClientIndex';
 import { ClientsSection } from '../../components/options/Clients';
 import { fieldList, fieldLabel } from '../../components/options/fields';
 import { CustomSitesSection, PanelSection } from '../../components/options/PanelSettings';
@@ -189,6 +190,7 @@ const SECTIONS: [string, MessageKey][] = [
   ['panel-heading', 'panelHeading'],
   ['custom-sites-heading', 'customHeading'],
   ['clients-heading', 'clientsHeading'],
+  ['client-index-heading', 'indexHeading'],
   ['backup-heading', 'backupHeading'],
   ['privacy-heading', 'privacyHeading'],
 ];
@@ -254,6 +256,7 @@ export function Options() {
       <CustomSitesSection view={view} onSaved={setView} />
       {/* An import may replace the clients: the section asks for them again. */}
       <ClientsSection key={`clients-${revision}`} />
+      <ClientIndexSection key={`client-index-${revision}`} serviceHost={serviceHost} />
       <BackupSection onImported={imported} />
       <PrivacySection serviceHost={serviceHost} />
     </main>

@@ -7,6 +7,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { CandidateCrossSeed, CrossSeedAll, useCrossSeeds, type CrossSeeds } from '../../components/CrossSeed';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
 import { heldHashes, InYourClient, useClientStatus } from '../../components/InYourClient';
+import { ListIndex } from '../../components/ListIndex';
 import { allLinks, countOthers } from '../../components/groups';
 import { LogoIcon, PopOutIcon, RefreshIcon, SettingsIcon } from '../../components/icons';
 import { RecommendedSites } from '../../components/RecommendedSites';
@@ -199,6 +200,8 @@ function TabContent({ view, client, crossSeeds, now, busy, onRefresh, onHashFrom
       {view.hashes.length > 0 && <Hashes hashes={view.hashes} />}
 
       <InYourClient status={client} view={view} onOpenSettings={openOptions} />
+
+      <ListIndex view={view} onOpenSettings={openOptions} />
 
       <StatusSection view={view} now={now} busy={busy} onRefresh={onRefresh} onHashFromTorrent={onHashFromTorrent} />
 

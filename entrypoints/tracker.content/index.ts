@@ -7,8 +7,9 @@ import { readPage } from '../../utils/pages';
 import { downloadTorrent } from '../../utils/torrent/download';
 import { watchPage } from '../../utils/pages/navigation';
 import type { FoundHash, PageReading } from '../../utils/pages/types';
-import type { PageCrossSeed, PageCrossSeedsChanged, PageView, PageViewChanged } from '../../utils/messages';
+import type { IndexMarks, PageCrossSeed, PageCrossSeedsChanged, PageView, PageViewChanged } from '../../utils/messages';
 import { panelAnchor } from './anchor';
+import { markRows } from './marks';
 import { mountPanel, type MountedPanel } from './mount';
 
 export default defineContentScript({
@@ -126,6 +127,8 @@ async function runReader(signal: AbortSignal): Promise<void> {
       crossSeeds = (message as PageCrossSeedsChanged).outcomes;
       show(shown);
     }
+    // Sent only where the user turned row marks on (utils/background/client-index.ts).
+    if (type === 'index:marks' && (message as IndexMarks).url === (filedUnder ?? location.href)) markRows((message as IndexMarks).marks, lastReading?.engine);
     if (type !== 'content:hash-from-torrent') return false;
     void hashFromTorrent().then(
       () => sendResponse(true),

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import catalogData from '../../utils/sites/catalog.json';
+import { contentScriptMatches } from '../../utils/sites/hosts';
 import { KNOWN_SERVICE_HOSTS } from '../../utils/settings';
 import { DEMO_TOKEN } from '../service/server';
 import { BROWSER_KINDS, DEFAULT_EXTENSION_DIRS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';

@@ -7,13 +7,15 @@
  * binding and connection test in account.ts; the options page's settings, export and import in
  * preferences.ts; "Use on this site" in custom-sites.ts; the user's torrent clients (saved,
  * tested, the default one, what it holds for the popup) in clients.ts; "Cross-seed" and "Cross-seed
- * all" (the only way a cross-seed starts) in cross-seed.ts.
+ * all" (the only way a cross-seed starts) in cross-seed.ts; the index of the default client (syncs,
+ * list pages' rows in the client or cross-seedable, row marks) in client-index.ts.
  */
 import { browser } from 'wxt/browser';
 import { Lookup } from '../lookup/lookup';
 import { ServiceError } from '../service/errors';
 import type { ServiceConfig } from '../service/client';
 import { Account } from './account';
+import { ClientIndexFeature, INDEX_JOB } from './client-index';
 import { Clients } from './clients';
 import { CrossSeeds } from './cross-seed';
 import { CustomSites } from './custom-sites';
@@ -44,8 +46,12 @@ export async function restrictStorage(): Promise<boolean> {
 export const PRUNE_EVERY_MINUTES = 6 * 60;
 
 export class BackgroundApp implements Shared {
-  // A full storage.local never blocks the settings: the answer cache makes room first.
-  readonly settings = new SettingsStore(() => this.lookup.cache.shrink());
+  // A full storage.local never blocks the settings: the answer cache makes room first, then the
+  // indexes of clients other than the default one.
+  readonly settings = new SettingsStore(async () => {
+    await this.lookup.cache.shrink();
+    await this.index.indexes.makeRoom().catch(() => undefined);
+  });
   readonly tabs = new TabViews();
   readonly directory: SiteDirectory;
   readonly lookup: Lookup;
@@ -57,6 +63,7 @@ export class BackgroundApp implements Shared {
   readonly customSites: CustomSites;
   readonly clients: Clients;
   readonly crossSeeds: CrossSeeds;
+  readonly index: ClientIndexFeature;
 
   readonly pageHandlers: PageHandlers;
   readonly contentHandlers: ContentHandlers;
@@ -91,6 +98,7 @@ export class BackgroundApp implements Shared {
     this.account = new Account(this);
     this.clients = new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs });
     this.preferences = new Preferences(this, this.clients);
+    this.index = new ClientIndexFeature(this, this.clients, { pauseMs: options.indexPauseMs });
     this.customSites = new CustomSites(this);
     this.crossSeeds = new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch });
     this.pageHandlers = {
@@ -100,10 +108,12 @@ export class BackgroundApp implements Shared {
       ...this.customSites.pageHandlers,
       ...this.clients.pageHandlers,
       ...this.crossSeeds.pageHandlers,
+      ...this.index.pageHandlers,
     };
     this.contentHandlers = { ...this.pages.contentHandlers, ...this.crossSeeds.contentHandlers };
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
+      [INDEX_JOB]: this.index.repeatedJob,
     };
   }
 

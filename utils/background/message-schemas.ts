@@ -101,5 +101,13 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('crossseed:get'), tabId }),
   z.object({ type: z.literal('crossseed:one'), tabId, sid, torrentId, infoHash: hash }),
   z.object({ type: z.literal('crossseed:all'), tabId }),
+  z.object({ type: z.literal('index:status') }),
+  z.object({ type: z.literal('index:sync') }),
+  z.object({ type: z.literal('index:place') }),
+  z.object({ type: z.literal('index:cancel') }),
+  z.object({ type: z.literal('index:page'), tabId }),
+  /** A row is named by its id only: the candidate comes from the index, never from the message. */
+  z.object({ type: z.literal('index:cross-seed'), tabId, rowId: z.string().regex(/^\d{1,12}$/) }),
+  z.object({ type: z.literal('index:row-marks'), tabId, on: z.boolean() }),
 ]);
 export type PageMessage = z.infer<typeof pageMessageSchema>;

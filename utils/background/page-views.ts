@@ -113,6 +113,8 @@ export class PageViews {
       torrentFileUrl: reading?.torrentFileUrl,
       hashes: reading?.hashes ?? [],
       candidates: [],
+      kind: reading?.kind,
+      rows: reading?.rows,
     };
     return this.resolve(base, false, reread);
   }

@@ -26,6 +26,8 @@ export interface BackgroundOptions {
   clientTimeoutMs?: number;
   /** The fetch a cross-seed downloads .torrent files from trackers with (tests: a cookie jar); the browser's own when absent. */
   siteFetch?: typeof fetch;
+  /** The client index's pause between two batches of a sync (2 s when absent); tests and benches give 0. */
+  indexPauseMs?: number;
 }
 
 /** A job the background repeats on a browser alarm (it survives the worker's restarts). */

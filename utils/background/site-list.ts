@@ -49,6 +49,11 @@ class CachedList<T> {
     }
   }
 
+  /** The list as stored for this origin, however old, without asking the service. */
+  async peek(origin: string): Promise<T | undefined> {
+    return (this.memory?.origin === origin ? this.memory : await this.read(origin))?.value;
+  }
+
   async forget(): Promise<void> {
     this.memory = undefined;
     await browser.storage.local.remove(this.key);

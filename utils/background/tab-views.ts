@@ -34,9 +34,26 @@ export function badgeFor(view: TabView): { text: string; color: string; title?: 
   }
 }
 
+/** What a feature may put on a tab's badge instead of badgeFor's (the index on a list page). */
+export type BadgeSource = (view: TabView) => { text: string; color: string } | undefined;
+
 export class TabViews {
   private readonly views = new Map<number, TabView>();
   private sessionAvailable = true;
+  private readonly listeners: ((view: TabView) => void)[] = [];
+  /** Asked first for every badge: popup-only knowledge (the client index) a page never sees. */
+  badgeSource: BadgeSource | undefined;
+
+  /** Called after every change of a tab's view (not awaited: a listener does its own work later). */
+  onChange(listener: (view: TabView) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Paints the tab's badge again from its view as it is (a badge source's answer changed). */
+  async repaintBadge(tabId: number): Promise<void> {
+    const view = this.views.get(tabId);
+    if (view) await this.paintBadge(view).catch(() => undefined);
+  }
 
   async get(tabId: number): Promise<TabView | undefined> {
     const known = this.views.get(tabId);
@@ -56,6 +73,13 @@ export class TabViews {
   async set(view: TabView): Promise<TabView> {
     this.views.set(view.tabId, view);
     await Promise.allSettled([this.persist(view), this.paintBadge(view), this.announce(view)]);
+    for (const listener of this.listeners) {
+      try {
+        listener(view);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
     return view;
   }
 
@@ -80,7 +104,7 @@ export class TabViews {
   private async paintBadge(view: TabView): Promise<void> {
     const action = toolbarAction();
     if (!action) return;
-    const badge = badgeFor(view);
+    const badge = this.badgeSource?.(view) ?? badgeFor(view);
     await action.setBadgeText({ tabId: view.tabId, text: badge.text });
     if (badge.text) await action.setBadgeBackgroundColor({ tabId: view.tabId, color: badge.color });
   }

@@ -15,7 +15,7 @@
 import { browser } from 'wxt/browser';
 import { isQuotaError } from '../background/settings-store';
 import { clientBaseUrl } from '../clients/http';
-import type { ClientKind, TorrentClient } from '../clients/types';
+import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/types';
 import type { Lookup } from '../lookup/lookup';
 import type { Settings } from '../settings';
 import { BUCKET_COUNT, KEY_PREFIX, bucketKey, bucketOf, decodeBucket, encodeBucket, indexMetaSchema, type IndexMeta, type LastSync } from './codec';
@@ -60,6 +60,8 @@ export interface IndexStatus {
   places: number;
   inClient: number;
   canCrossSeed: number;
+  /** Client torrents held from one site only whose own place is not known yet (what locating would ask about). */
+  toPlace: number;
   lastSync?: LastSync;
   /** The sync under way, if any. */
   syncing?: SyncProgress;
@@ -245,11 +247,24 @@ export class ClientIndex {
     return this.closed ? undefined : this.model.torrent(hash.toLowerCase());
   }
 
+  /**
+   * A torrent just added to the client (a cross-seed): the index knows it holds it from now on,
+   * without asking the service; the next sync asks about it as about any new torrent.
+   */
+  async noteAdded(torrent: ClientTorrent): Promise<void> {
+    if (this.closed || !this.model.hold(torrent)) return;
+    this.dirty.add(bucketOf(torrent.hash.toLowerCase()));
+    await this.flush();
+  }
+
   status(): IndexStatus {
     const counts = this.model.counts();
+    let toPlace = 0;
+    for (const placing of this.model.toLocate(this.owner.now()).values()) toPlace += placing.length;
     return {
       client: this.identity,
       ...counts,
+      toPlace,
       ...(this.lastSync && { lastSync: this.lastSync }),
       ...(this.running?.progress && { syncing: this.running.progress }),
       storage: this.storageProblem ?? 'ok',

@@ -216,6 +216,28 @@ export class IndexModel {
   }
 
   /**
+   * One torrent the client now holds (a cross-seed just added): recorded as not answered yet, so a
+   * list row whose torrent has this hash reads "in the client" at once, with no request; the next
+   * sync asks the service about it as about any new torrent. False when it was already recorded.
+   */
+  hold(source: ClientTorrent): boolean {
+    const hash = source.hash.toLowerCase();
+    if (this.records.has(hash)) return false;
+    this.records.set(hash, {
+      torrent: {
+        hash,
+        name: source.name,
+        savePath: source.savePath,
+        state: source.state,
+        progress: progressInThousandths(source.progress) / 1000,
+        size: source.size,
+      },
+    });
+    this.sites = undefined;
+    return true;
+  }
+
+  /**
    * Which client hashes to ask the service: those never answered (in hash order, so one batch
    * touches few storage buckets), then answers due again (oldest first, at most `maxRecheck`).
    */

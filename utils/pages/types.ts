@@ -40,6 +40,8 @@ export interface ListRow {
 export interface RowElement {
   id: string;
   element: Element;
+  /** The row's own details link (its title), where a mark goes beside. */
+  link?: Element;
 }
 
 export interface PageReading {

@@ -49,6 +49,7 @@ describe('the options page', () => {
       'panel-heading',
       'custom-sites-heading',
       'clients-heading',
+      'client-index-heading',
       'backup-heading',
       'privacy-heading',
     ]);

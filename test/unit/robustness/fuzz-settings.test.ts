@@ -38,6 +38,7 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   customHosts: fc.uniqueArray(host, { maxLength: 4 }),
   privacyNoticeSeen: fc.boolean(),
   clientIndexEnabled: fc.boolean(),
+  indexMarkHosts: fc.uniqueArray(host, { maxLength: 4 }),
   sitePasskeys: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), { maxKeys: 3 }),
 });
 
@@ -55,6 +56,7 @@ const JUNK: Record<SettingsField, unknown[]> = {
   customHosts: ['hdsky.me', { 0: 'hdsky.me' }, true],
   privacyNoticeSeen: ['yes', 1, null, {}],
   clientIndexEnabled: ['yes', 1, null, {}],
+  indexMarkHosts: ['hdsky.me', { 0: 'hdsky.me' }, 5, null],
   sitePasskeys: [[], 'x', null, 7],
 };
 
@@ -63,6 +65,7 @@ const BAD_ENTRIES = {
   panelDisabledHosts: [42, 'not a host!', 'https://hdsky.me/', null, 'hdsky.me:443', 'a b'],
   heldSites: [-1, 1.5, '1', null, {}],
   customHosts: [1, 'a b', 'xn--', 'evil.example.org/x', []],
+  indexMarkHosts: [2, 'ourbits.club/torrents.php', 'https://ourbits.club', 'a b', {}],
 } as const;
 // Keys above the valid ones' 9999, so a bad entry never stands in for a good one.
 const BAD_OVERRIDES: Record<string, unknown>[] = [{ abc: {} }, { '10001': { scheme: 'ftp' } }, { '10002': { host: 'evil.example/x' } }, { '10003': 'host' }, { '10004': { host: '10.0.0.1' } }];
