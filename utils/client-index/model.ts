@@ -114,6 +114,18 @@ export function progressInThousandths(progress: number): number {
   return Math.min(999, Math.floor(progress * 1000 + 1e-9));
 }
 
+/** What the index keeps of a client's torrent (its hash lowercased, progress to a thousandth). */
+function indexedTorrent(source: ClientTorrent): IndexedTorrent {
+  return {
+    hash: source.hash.toLowerCase(),
+    name: source.name,
+    savePath: source.savePath,
+    state: source.state,
+    progress: progressInThousandths(source.progress) / 1000,
+    size: source.size,
+  };
+}
+
 function sameTorrent(a: IndexedTorrent, b: IndexedTorrent): boolean {
   return a.name === b.name && a.savePath === b.savePath && a.state === b.state && a.progress === b.progress && a.size === b.size;
 }
@@ -189,14 +201,7 @@ export class IndexModel {
     for (const source of kept) {
       const hash = source.hash.toLowerCase();
       present.add(hash);
-      const torrent: IndexedTorrent = {
-        hash,
-        name: source.name,
-        savePath: source.savePath,
-        state: source.state,
-        progress: progressInThousandths(source.progress) / 1000,
-        size: source.size,
-      };
+      const torrent = indexedTorrent(source);
       const record = this.records.get(hash);
       if (!record) {
         this.records.set(hash, { torrent });
@@ -223,16 +228,7 @@ export class IndexModel {
   hold(source: ClientTorrent): boolean {
     const hash = source.hash.toLowerCase();
     if (this.records.has(hash)) return false;
-    this.records.set(hash, {
-      torrent: {
-        hash,
-        name: source.name,
-        savePath: source.savePath,
-        state: source.state,
-        progress: progressInThousandths(source.progress) / 1000,
-        size: source.size,
-      },
-    });
+    this.records.set(hash, { torrent: indexedTorrent(source) });
     this.sites = undefined;
     return true;
   }
