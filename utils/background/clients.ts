@@ -360,8 +360,7 @@ export class Clients {
     const key = JSON.stringify([config.type, config.url, config.username, config.password]);
     const known = this.instances.get(config.id);
     if (known?.key === key) return known.client;
-    const made = createClient(config, this.runtime);
-    const client = made.kind === 'qbittorrent' ? passwordCheckedFirst(made) : made;
+    const client = createClient(config, this.runtime);
     this.instances.set(config.id, { key, client });
     return client;
   }
@@ -409,30 +408,3 @@ export class Clients {
 export function clientPreview(clients: StoredClient[]): ClientPreview[] {
   return clients.map(({ type, url, username, password, isDefault }) => ({ type, url, username, hasPassword: password !== '', isDefault }));
 }
-
-/**
- * qBittorrent answers "Ok." to any password while the browser holds a live session cookie of it
- * (the user's own web UI's, or one from before the saved password changed), so a wrong saved
- * password would go unnoticed until that session ends. The first use of a saved configuration
- * therefore checks it as Test client does (a cookie-less login); a failed check is tried again on
- * the next use (the client may have been stopped, not refused).
- */
-export function passwordCheckedFirst(client: TorrentClient): TorrentClient {
-  let checked: Promise<unknown> | undefined;
-  const check = async (): Promise<void> => {
-    checked ??= client.test().catch((error: unknown) => {
-      checked = undefined;
-      throw error;
-    });
-    await checked;
-  };
-  return {
-    kind: client.kind,
-    test: () => client.test(),
-    lookup: async (hashes) => (await check(), client.lookup(hashes)),
-    list: async () => (await check(), client.list()),
-    files: async (hash) => (await check(), client.files(hash)),
-    add: async (torrent, options) => (await check(), client.add(torrent, options)),
-  };
-}
-
