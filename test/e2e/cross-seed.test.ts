@@ -328,11 +328,10 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         });
       }
 
-      // Last for this client: a wrong password, then the client stopped. qBittorrent is left out of
-      // the wrong password for now: while the browser holds a live session of it, qBittorrent
-      // answers "Ok." to any password, so the popup keeps working with the old session (a known
-      // gap, to fix in utils/background/clients.ts with re-recorded client answers).
-      if (client === 'transmission') it('a wrong password says so', async () => {
+      // Last for this client: a wrong password, then the client stopped. For qBittorrent the browser
+      // still holds the live session of the right password here, with which qBittorrent answers
+      // "Ok." to any password: the wrong one must be said all the same.
+      it('a wrong password says so', async () => {
         await setUpClient(client, { password: 'not-the-password' });
         try {
           const { tab, popup } = await openPage(1, `wrong=${client}`);
