@@ -192,11 +192,15 @@ async function shootCrossSeed(lang: UiLanguage): Promise<void> {
     await options.waitForSelector('#client-list li.client.default');
     await options.click('#test-client');
     await options.waitForSelector('#client-status.ok', { timeoutMs: 30_000 });
+    // A tab behind another is not painted: bring it forward. The clip is in the document's
+    // coordinates, so the viewport is made as tall as the page and nothing is scrolled.
+    await options.bringToFront();
+    const pageHeight = await options.evaluate(() => Math.ceil(document.documentElement.scrollHeight));
+    await optionsPage.resize(900, pageHeight);
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const section = await options.evaluate(() => {
-      const element = document.querySelector('#clients-section')!;
-      element.scrollIntoView({ block: 'start' });
-      const rect = element.getBoundingClientRect();
-      return { x: rect.left, y: rect.top, width: rect.width, height: rect.height };
+      const rect = document.querySelector('#clients-section')!.getBoundingClientRect();
+      return { x: rect.left + window.scrollX, y: rect.top + window.scrollY, width: rect.width, height: rect.height };
     });
     const clientsFile = join(OUT_DIR, `clients-${lang}.png`);
     await optionsPage.shoot(clientsFile, { x: section.x - 8, y: Math.max(0, section.y - 8), width: section.width + 16, height: section.height + 16 });

@@ -15,7 +15,7 @@ import { nodeClientFetch } from '../clients/node-fetch';
 import { addSeeding } from '../clients/seed';
 import { DEMO_TOKEN, loadReferenceData } from '../service/server';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
-import { until } from './support/wait';
+import { clientFieldLabels, fillClientForm, openClientsOptions, pressTestClient } from './support/client-options';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, type World } from './world';
 
 afterAll(closeAllBrowsers);
@@ -82,36 +82,12 @@ describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
     await Promise.all(Object.values(daemons).map((entry) => entry?.daemon.stop()));
   }, 60_000);
 
-  async function optionsPage(): Promise<HarnessPage> {
-    const options = await browser.openExtensionPage('options.html#clients-heading');
-    // Firefox gives a tab behind the helper tab no animation frames: bring it forward to type in it.
-    await options.bringToFront();
-    await options.waitForSelector('#client-url', { state: 'visible' });
-    await options.waitForSelector('#client-none, #client-list');
-    return options;
-  }
-
-  /** Fills the form by its fields (labelled Client type, Client URL, Username, Password). */
-  async function fill(options: HarnessPage, daemon: RunningDaemon, password = daemon.password): Promise<void> {
-    await options.select('#client-type', daemon.kind);
-    await options.fill('#client-url', daemon.url);
-    await options.fill('#client-username', daemon.username);
-    await options.fill('#client-password', password);
-  }
-
-  /** Presses Test client and gives what it then says, and the client's own words when it gave any. */
-  async function testClient(options: HarnessPage): Promise<{ text: string; said: string }> {
-    const read = () =>
-      options.evaluate(() => ({
-        done: !!document.querySelector('#client-status.ok, #client-status.problem'),
-        text: document.querySelector('#client-status .client-outcome-text')?.textContent ?? '',
-        said: document.querySelector('#client-status .client-said')?.textContent ?? '',
-      }));
-    const before = await read();
-    await options.click('#test-client');
-    const after = await until(read, (now) => now.done && (now.text !== before.text || now.said !== before.said), 'what Test client says', 30_000);
-    return { text: after.text, said: after.said };
-  }
+  const optionsPage = () => openClientsOptions(browser);
+  const fill = (options: HarnessPage, daemon: RunningDaemon, password = daemon.password) => fillClientForm(options, daemon, password);
+  const testClient = async (options: HarnessPage) => {
+    const { text, said } = await pressTestClient(options);
+    return { text, said };
+  };
 
   async function popupFor(url: string, marker: string): Promise<HarnessPage> {
     const page = await browser.newPage();
@@ -120,8 +96,7 @@ describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
     return browser.openExtensionPage(`popup.html?tabId=${tabId}`);
   }
 
-  const labels = (options: HarnessPage) =>
-    options.evaluate(() => ['client-type', 'client-url', 'client-username', 'client-password'].map((id) => document.querySelector(`label[for="${id}"]`)?.textContent));
+  const labels = clientFieldLabels;
 
   it.each(['qbittorrent', 'transmission'] as const)('%s: set up through the options page, and the popup says "In your client"', async (clientKind) => {
     const { daemon, torrents } = daemons[clientKind]!;

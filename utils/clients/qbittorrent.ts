@@ -173,6 +173,8 @@ export class QbittorrentClient implements TorrentClient {
   private readonly transport: Transport;
   private readonly apiKey?: string;
   private loggedIn = false;
+  /** The saved password was checked by a cookie-less login (once per configuration). */
+  private passwordChecked = false;
   private login?: Promise<void>;
 
   constructor(private readonly settings: ClientSettings) {
@@ -184,7 +186,10 @@ export class QbittorrentClient implements TorrentClient {
   async test(): Promise<ClientInfo> {
     // A cookie-less login checks the password for real: with a session cookie, qBittorrent answers
     // "Ok." to any password. It also leaves the session (maybe the user's own web UI tab's) alone.
-    if (!this.apiKey) await this.logIn('check');
+    if (!this.apiKey) {
+      await this.logIn('check');
+      this.passwordChecked = true;
+    }
     const version = (await this.call('version', 'app/version', { method: 'GET' })).text.trim();
     const apiVersion = (await this.call('API version', 'app/webapiVersion', { method: 'GET' })).text.trim();
     if (!/^v?\d+(\.\d+)*/.test(version) || !/^\d+(\.\d+)*$/.test(apiVersion)) {
@@ -297,7 +302,12 @@ export class QbittorrentClient implements TorrentClient {
    */
   private logIn(mode: 'session' | 'check'): Promise<void> {
     if (mode === 'session') {
-      this.login ??= this.postLogin('include')
+      // The first session login of this configuration is checked without cookies first: while the
+      // browser holds a live session (the user's own web UI tab, or one from before the password
+      // changed), qBittorrent answers "Ok." to any password, and a wrong one would go unsaid.
+      const checked = this.passwordChecked ? Promise.resolve() : this.postLogin('omit').then(() => void (this.passwordChecked = true));
+      this.login ??= checked
+        .then(() => this.postLogin('include'))
         .then(() => {
           this.loggedIn = true;
         })

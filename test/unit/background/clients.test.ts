@@ -299,6 +299,17 @@ describe('client:status (the popup\'s "In your client")', () => {
     for (const request of clientFetch.sent) expect(request.url.startsWith(`${stopping.url}/`), request.url).toBe(true);
   });
 
+  it("says a wrong qBittorrent password even while the browser holds a live session of it", LIVE, async () => {
+    // The right password first: the browser's jar now holds a session qBittorrent still accepts.
+    const { savedId } = await save(qbittorrent);
+    await app.tabs.set(viewWith([seeded.alpha], []));
+    expect(await status()).toMatchObject({ state: 'answered' });
+    // With that session qBittorrent answers "Ok." to any password: the wrong one must still be said.
+    await save(qbittorrent, { id: savedId, password: 'not-the-password' });
+    expect(await status()).toMatchObject({ state: 'problem', client: { id: savedId }, problem: { kind: 'auth' } });
+    await expect((await app.clients.defaultClient())!.client.lookup([seeded.alpha])).rejects.toMatchObject({ kind: 'auth' });
+  });
+
   it('leaves out a candidate hash that is not 40 hex rather than failing the lookup', LIVE, async () => {
     await save(qbittorrent);
     await app.tabs.set(viewWith([seeded.alpha], ['not-a-hash']));
