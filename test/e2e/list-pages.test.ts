@@ -33,6 +33,8 @@ import { SERVICE_BASE_URL, SERVICE_HOST, startWorld, type World } from './world'
 
 afterAll(closeAllBrowsers);
 
+const LOOKUP_PATH = '/reseed/index/index';
+
 /** One list page per engine: the row the client can cross-seed (`can`) and the row it holds (`held`). */
 const PAGES = [
   { key: 'NexusPHP torrents.php', fixture: 'nexusphp-list', host: 'ourbits.club', site: 'ourbits', can: '60003', held: '60006' },
@@ -177,7 +179,7 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
   const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
   const badge = (tabId: number) =>
     browser.evaluateInExtension((api, id) => ((api as unknown as { action?: typeof api.browserAction }).action ?? api.browserAction).getBadgeText({ tabId: id }), tabId);
-  const lookups = () => world.router.requestsTo(SERVICE_HOST).filter((request) => request.path === '/reseed/index/index');
+  const lookups = () => world.router.requestsTo(SERVICE_HOST).filter((request) => request.path === LOOKUP_PATH);
   const hashesIn = (requests: RecordedRequest[]) => requests.flatMap((request) => JSON.parse(new URLSearchParams(request.body).get('hash') ?? '[]') as string[]);
   const clientHashesIn = (requests: RecordedRequest[]) => hashesIn(requests).filter((hash) => CLIENT_HASHES.includes(hash));
 
@@ -214,14 +216,17 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
     await options.bringToFront();
     await options.waitForSelector('#index-enabled', { state: 'visible' });
     expect(await options.textContent('#index-enabled-hint')).toContain('sends the info-hash of every torrent in your client to the lookup service');
-    // The service answers slowly here, so the progress of the one request can be seen.
-    world.service.control.delayMs = 1500;
-    await options.click('#index-enabled');
-    await options.waitForSelector('#index-progress progress', { timeoutMs: 30_000 });
-    const progress = await until(() => options.textContent('#index-progress'), (text) => !!text?.includes('Looking up hashes'), 'the progress', 30_000);
-    expect(progress).toBe('Looking up hashes: 0 of 18 (requests: 0)…');
+    // The service holds its answer until the progress of the one request has been seen.
+    const release = world.service.control.hold(LOOKUP_PATH);
+    try {
+      await options.click('#index-enabled');
+      await options.waitForSelector('#index-progress progress', { timeoutMs: 30_000 });
+      const progress = await until(() => options.textContent('#index-progress'), (text) => !!text?.includes('Looking up hashes'), 'the progress', 30_000);
+      expect(progress).toBe('Looking up hashes: 0 of 18 (requests: 0)…');
+    } finally {
+      release();
+    }
     await options.waitForSelector('#index-last-sync[data-outcome=done]', { timeoutMs: 60_000 });
-    world.service.control.delayMs = 0;
     const synced = lookups().slice(before);
     expect(synced).toHaveLength(1);
     // Every hash in the client reached the service exactly once: in this sync, or earlier for a row that showed it.
