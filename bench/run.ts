@@ -19,6 +19,7 @@ import { buildOnce, REPO_ROOT, TARGETS, type Builds } from './build';
 import { extractionOutcome, measureExtractionInChromium } from './extraction.chromium';
 import { formatMarkdown, formatTable, mergeResults, overBudget, type BenchOutcome, type BenchRecord, type Figure, type Results } from './figures';
 import { FLOOD_SCENARIOS, type NodeBenchOutput } from './lookup-node';
+import { measureListPage } from './list-page-browser';
 import { BENCHES, NEEDS_BUILD, parseArgs, type BenchName, type Options } from './options';
 import { measurePageViews } from './page-views';
 import { measureSlowPictures } from './slow-pictures';
@@ -193,6 +194,21 @@ async function main(): Promise<number> {
         log('pageviews: the built extension in Chromium…');
         await record('pageviews', () => measurePageViews({ extensionDir: builds!.dirs['chrome-mv3'], log }));
       } else failures.push('pageviews: not measured, there is no build');
+    }
+    if (wants('index')) {
+      // The list page in a real browser joins the index's figures (they need the build).
+      const index = outcomes.get('index');
+      if (builds && index) {
+        log('index: a 100-row list page with a warm index, in Chromium…');
+        try {
+          const inBrowser = await measureListPage({ extensionDir: builds.dirs['chrome-mv3'], log });
+          index.figures.push(...inBrowser.figures);
+          index.report = [...(index.report ?? []), ...(inBrowser.report ?? [])];
+          index.problems = [...(index.problems ?? []), ...(inBrowser.problems ?? [])];
+        } catch (error) {
+          failures.push(`index: the list page in Chromium could not be measured: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } else if (!builds) failures.push('index: the list page in Chromium not measured, there is no build');
     }
     if (wants('pictures')) {
       if (builds) {

@@ -7,6 +7,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { crossSeedText } from '../utils/crossseed/messages';
+import type { CrossSeedResult } from '../utils/crossseed';
+import { permissionPattern } from '../utils/permission-pattern';
 import { formatNumber, t } from '../utils/i18n';
 import type { IndexChanged, IndexPageAnswer, IndexRowView, TabView } from '../utils/messages';
 import { sendToBackground } from '../utils/send';
@@ -23,6 +25,12 @@ interface RowOutcome {
   working: boolean;
   ok?: boolean;
   lines?: string[];
+  /** The site's origin the browser refused the download from (the user may allow it, within a click). */
+  allow?: { origin: string; siteName: string };
+}
+
+function allowOf(result: CrossSeedResult, siteName: string): RowOutcome['allow'] {
+  return result.kind === 'no-permission' && result.for === 'site' ? { origin: result.origin, siteName } : undefined;
 }
 
 function RowTitle({ row }: { row: IndexRowView }) {
@@ -86,8 +94,18 @@ export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSetti
       return;
     }
     const ok = done.result.kind === 'added' || done.result.kind === 'already-in-client';
-    setOutcomes((all) => ({ ...all, [row.id]: { working: false, ok, lines: crossSeedText(done.result, done.siteName) } }));
+    setOutcomes((all) => ({ ...all, [row.id]: { working: false, ok, lines: crossSeedText(done.result, done.siteName), allow: allowOf(done.result, done.siteName) } }));
     setAnswer(done.page);
+  };
+
+  // The site's permission, asked within this click (the browser's rule), then the row again.
+  const allowAndCrossSeed = (row: IndexRowView, origin: string) => {
+    void browser.permissions
+      .request({ origins: [permissionPattern(origin)] })
+      .catch(() => false)
+      .then((granted) => {
+        if (granted) void crossSeed(row);
+      });
   };
 
   const switchMarks = async (on: boolean) => {
@@ -132,6 +150,11 @@ export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSetti
                     ))}
                   </p>
                 ) : null}
+                {outcome?.allow && !outcome.working && (
+                  <button type="button" class="link-button allow-site" onClick={() => allowAndCrossSeed(row, outcome.allow!.origin)}>
+                    {t('crossSeedAllowSite', outcome.allow.siteName)}
+                  </button>
+                )}
                 {!outcome?.ok && (
                   <button type="button" class="primary index-cross-seed" disabled={outcome?.working} onClick={() => void crossSeed(row)}>
                     {outcome?.working ? t('crossSeedWorking') : t('crossSeedButton')}

@@ -10,8 +10,14 @@
  * "Torrent clients" section once the client is set up and tested (clients-{lang}.png), and the popup
  * after "Cross-seed" on both candidates — one added, one with other files (crossseed-{lang}.png).
  *
+ * Then the index of the client on a list page (issue #10): qbittorrent-nox holding torrents whose
+ * copies are listed on an OurBits torrents.php built from the real template, the index synced, the
+ * site's row marks turned on from the popup: the page with its marks (listpage-{lang}.png) and the
+ * popup's list of what can be cross-seeded (listpopup-{lang}.png).
+ *
  *   npm run screenshots                 build, then shoot
  *   npm run screenshots -- --no-build   use .output/chrome-mv3 as it is
+ *   npm run screenshots -- --list-pages-only   only the list page and its popup
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -24,6 +30,10 @@ import { createClient } from '../utils/clients/index';
 import { startQbittorrent } from '../test/clients/daemons';
 import { nodeClientFetch } from '../test/clients/node-fetch';
 import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
+import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/content';
+import { addSeeding } from '../test/clients/seed';
+import { readFixture, referenceDataWith, servePage, type TorrentGroup } from '../test/e2e/support/tracker-pages';
+import type { IndexStatusView } from '../utils/messages';
 
 const OUT_DIR = join(REPO_ROOT, 'docs/screenshots');
 const SCALE = 2;
@@ -234,10 +244,134 @@ async function shootCrossSeed(lang: UiLanguage): Promise<void> {
   }
 }
 
+/** A NexusPHP list page's own look, enough for the marks to be seen where a user sees them. */
+const LIST_CSS = `${TRACKER_CSS}
+table.torrents { width: 100%; background: #fff; }
+table.torrents td { padding: 4px 6px; border: 1px solid #cdd8e4; vertical-align: middle; }
+table.torrents td { white-space: nowrap; }
+table.torrents td.colhead, table.torrents td.colhead a { background: #2c5c8f; color: #fff; font-weight: bold; }
+table.torrentname td { border: 0; padding: 0 4px; }
+`;
+
+/** The list page's rows the pictures mark: four the user can cross-seed, two already in the client. */
+const LIST_CAN = ['60003', '60009', '60015', '60024'];
+const LIST_HELD = ['60006', '60012'];
+const OURBITS = { sid: 9, host: 'ourbits.club' };
+
+/** An OurBits torrents.php with its marks on, and the popup's list, from a synced index of qBittorrent. */
+async function shootListPage(lang: UiLanguage): Promise<void> {
+  const rows = readFixture('nexusphp-list').expect!.rows!;
+  const titleOf = (id: string) => rows.find((row) => row.id === id)!.title!;
+  const hashOf = (id: string) => rows.find((row) => row.id === id)!.hash!;
+  const contentOf = (id: string, index: number) => ({
+    name: titleOf(id),
+    files: [
+      { path: `${titleOf(id)}.mkv`, size: 120_000 + index * 11 },
+      { path: 'Sample/sample.mkv', size: 9_000 },
+    ],
+  });
+  const daemon = await startQbittorrent();
+  const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  const groups: TorrentGroup[] = [];
+  const swaps: [string, string][] = [];
+  let index = 0;
+  // Rows to cross-seed: the client seeds the same content from HDSky; the row is its copy on OurBits.
+  for (const id of LIST_CAN) {
+    const { name, files } = contentOf(id, index++);
+    const content = writeFolder(daemon.dataDir, name, files, `list-${id}`);
+    const source = makeTorrent(content, TRACKERS.alpha);
+    await addSeeding(client, source, content);
+    groups.push({ title: name, members: [{ site: 'hdsky', torrent_id: 2000 + index, info_hash: source.hash }, { site: 'ourbits', torrent_id: Number(id), info_hash: hashOf(id) }] });
+  }
+  // Rows in the client: it seeds the row's torrent itself and its copy from HDSky (which names the row).
+  for (const id of LIST_HELD) {
+    const { name, files } = contentOf(id, index++);
+    const content = writeFolder(daemon.dataDir, name, files, `list-${id}`);
+    const own = makeTorrent(content, TRACKERS.alpha);
+    const copy = makeTorrent(content, TRACKERS.beta);
+    await addSeeding(client, own, content);
+    await addSeeding(client, copy, content);
+    swaps.push([hashOf(id), own.hash]);
+    groups.push({ title: name, members: [{ site: 'ourbits', torrent_id: Number(id), info_hash: own.hash }, { site: 'hdsky', torrent_id: 3000 + index, info_hash: copy.hash }] });
+  }
+  const world = await startWorld({ service: { data: referenceDataWith(groups), rateLimit: { max: 1000 } } });
+  const page = servePage('nexusphp-list', OURBITS.host, {
+    edit: (html) => swaps.reduce((text, [from, to]) => text.replaceAll(from, to).replaceAll(from.toUpperCase(), to.toUpperCase()), html),
+  });
+  world.router.setHost(OURBITS.host, { [page.path]: page.html, '/styles/BlueGene/theme.css': { body: LIST_CSS, type: 'text/css' } });
+  const browser = await launchBrowser('chromium', { proxyPort: world.router.port, lang });
+  try {
+    await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), {
+      baseUrl: SERVICE_BASE_URL,
+      token: DEMO_TOKEN,
+      askedForSites: true,
+      privacyNoticeSeen: true,
+      siteOverrides: { [String(OURBITS.sid)]: { scheme: 'http' } },
+    });
+    await browser.evaluateInExtension((api, saved) => api.runtime.sendMessage({ type: 'clients:save', client: saved }), {
+      type: daemon.kind,
+      url: daemon.url,
+      username: daemon.username,
+      password: daemon.password,
+    });
+    await browser.evaluateInExtension((api) => api.runtime.sendMessage({ type: 'settings:save', update: { clientIndexEnabled: true } }));
+    await waitUntil(
+      () => browser.evaluateInExtension((api) => api.runtime.sendMessage({ type: 'index:status' }) as Promise<IndexStatusView>).then((status) => !status.running && status.lastSync?.outcome === 'done'),
+      'the first sync',
+      60_000,
+    );
+
+    const tracker = await browser.newPage();
+    const trackerPage = await emulate(tracker.raw as Page);
+    await trackerPage.resize(1040, 820);
+    await tracker.goto(page.url);
+    const tabId = await browser.tabIdOf('torrents.php');
+    await waitUntil(() => browser.evaluateInExtension((api, id) => api.action.getBadgeText({ tabId: id }), tabId).then((text) => text === String(LIST_CAN.length)), 'the count on the badge');
+
+    const popup = await browser.openExtensionPage(`popup.html?tabId=${tabId}`);
+    const popupPage = await emulate(popup.raw as Page);
+    await popupPage.resize(400, 600);
+    await popup.waitForSelector('.list-index[data-state=answered]', { timeoutMs: 30_000 });
+    // The site's marks, turned on in the popup as a person does.
+    await popup.click('#index-row-marks');
+    await waitUntil(() => tracker.evaluate((count) => document.querySelectorAll('reseed-lens-mark').length === count, LIST_CAN.length + LIST_HELD.length), 'the marks in the page');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // The page: from the top of the torrent table to just below the last marked row (page coordinates).
+    const box = await tracker.evaluate((ids) => {
+      window.scrollTo(0, 0);
+      const frame = document.querySelector('table.torrents')!.getBoundingClientRect();
+      const bottoms = ids.map((id) => document.querySelector(`table.torrents a[href*="id=${id}"]`)?.closest('table.torrents > tbody > tr')?.getBoundingClientRect().bottom ?? 0);
+      return { x: frame.left, y: frame.top, width: frame.width, bottom: Math.max(...bottoms) };
+    }, [...LIST_CAN, ...LIST_HELD]);
+    await trackerPage.resize(1040, Math.ceil(box.bottom + 40));
+    const pageFile = join(OUT_DIR, `listpage-${lang}.png`);
+    await trackerPage.shoot(pageFile, { x: Math.max(0, box.x - 8), y: Math.max(0, box.y - 8), width: Math.min(1040, box.width + 16), height: Math.ceil(box.bottom - box.y + 24) });
+
+    // The popup's list: its section, at the toolbar popup's width.
+    await popup.evaluate(() => document.querySelector('.index-in-client')?.setAttribute('open', ''));
+    const full = await popup.evaluate(() => Math.ceil(document.documentElement.scrollHeight));
+    await popupPage.resize(400, full);
+    const section = await popup.evaluate(() => {
+      window.scrollTo(0, 0);
+      const rect = document.querySelector('.list-index')!.getBoundingClientRect();
+      return { y: rect.top, height: rect.height };
+    });
+    const popupFile = join(OUT_DIR, `listpopup-${lang}.png`);
+    await popupPage.shoot(popupFile, { x: 0, y: Math.max(0, section.y - 12), width: 400, height: Math.ceil(section.height + 24) });
+    console.log(`  ${pageFile}\n  ${popupFile}`);
+  } finally {
+    await browser.close();
+    await world.close();
+    await daemon.stop();
+  }
+}
+
 async function main(): Promise<void> {
   checkPrerequisites();
   if (!process.argv.includes('--no-build')) build();
   mkdirSync(OUT_DIR, { recursive: true });
+  if (process.argv.includes('--list-pages-only')) return shootListPages();
   const world = await startWorld();
   try {
     const torrent = torrentOn(world.service, 'hdsky', 'Avatar');
@@ -260,6 +394,14 @@ async function main(): Promise<void> {
   for (const lang of ['en', 'zh-CN'] as const) {
     console.log(`Shooting cross-seeding, ${lang}…`);
     await shootCrossSeed(lang);
+  }
+  await shootListPages();
+}
+
+async function shootListPages(): Promise<void> {
+  for (const lang of ['en', 'zh-CN'] as const) {
+    console.log(`Shooting a list page and the index of the client, ${lang}…`);
+    await shootListPage(lang);
   }
 }
 

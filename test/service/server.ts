@@ -114,6 +114,11 @@ export interface ServiceControl extends ServiceSettings {
    * in turn (default: "Server internal error" then Redis OOM), and the caller's site hashes are lost.
    */
   transientFailures(count: number, path?: string, modes?: readonly ServerFailureMode[]): void;
+  /**
+   * Requests (of `path` only, when given) wait unanswered until the returned release is called (or
+   * reset()): a test sees a state that lasts while a request is out without guessing how long.
+   */
+  hold(path?: string): () => void;
   /** Drops pending badBody / forceStatus / rawAnswer / transient overrides. */
   clearOverrides(): void;
   resetRateLimits(): void;
@@ -193,6 +198,8 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
   let siteHashes = new Map<string, Map<string, IssuedSiteHash>>();
   let rateBuckets = new Map<string, { start: number; count: number }>();
   let badBodies: Override<BadBodyMode>[] = [];
+  /** Requests wait on these (control.hold). */
+  let holds: { path?: string; released: Promise<void>; release: () => void }[] = [];
   let forcedStatuses: Override<{ status: number } & ForcedStatus>[] = [];
   let rawAnswers: Override<RawOverride>[] = [];
   let transients: Override<ServerFailureMode>[] = [];
@@ -212,6 +219,16 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
     },
     transientFailures(count, path = LOOKUP_PATH, modes = TRANSIENT_MODES) {
       for (let i = 0; i < count; i++) transients.push({ value: modes[i % modes.length]!, remaining: 1, path });
+    },
+    hold(path) {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const held = { path, released, release };
+      holds.push(held);
+      return () => {
+        holds = holds.filter((other) => other !== held);
+        release();
+      };
     },
     clearOverrides() {
       badBodies = [];
@@ -233,6 +250,8 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
       control.clearOverrides();
       control.resetRateLimits();
       control.forgetSiteHashes();
+      for (const held of holds) held.release();
+      holds = [];
       bindings = initialBindings();
       requests.length = 0;
       startOverrides();
@@ -545,6 +564,7 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
     if (requests.length > maxRecorded) requests.splice(0, requests.length - maxRecorded);
 
     if (control.delayMs > 0) await sleep(control.delayMs);
+    for (const held of holds.filter((hold) => hold.path === undefined || hold.path === path)) await held.released;
     if (closed || res.destroyed) return;
 
     const raw = take(rawAnswers, path);
@@ -603,6 +623,7 @@ export async function startReferenceService(options: ReferenceOptions = {}): Pro
       new Promise<void>((resolve) => {
         closed = true;
         for (const wake of [...sleepers]) wake();
+        for (const held of holds) held.release();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

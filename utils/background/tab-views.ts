@@ -44,7 +44,7 @@ export class TabViews {
   /** Asked first for every badge: popup-only knowledge (the client index) a page never sees. */
   badgeSource: BadgeSource | undefined;
 
-  /** Called after every change of a tab's view (not awaited: a listener does its own work later). */
+  /** Called on every change of a tab's view, before it is announced (not awaited: a listener does its own work later). */
   onChange(listener: (view: TabView) => void): void {
     this.listeners.push(listener);
   }
@@ -72,7 +72,9 @@ export class TabViews {
 
   async set(view: TabView): Promise<TabView> {
     this.views.set(view.tabId, view);
-    await Promise.allSettled([this.persist(view), this.paintBadge(view), this.announce(view)]);
+    // Listeners first: the announcement waits for the tab's content script and the extension's
+    // pages to take it (tens of ms on a busy machine), and the client index's badge for a list page
+    // must not wait behind it. The badge painted below asks the badge source as it is now.
     for (const listener of this.listeners) {
       try {
         listener(view);
@@ -80,6 +82,7 @@ export class TabViews {
         // A listener's failure is its own.
       }
     }
+    await Promise.allSettled([this.persist(view), this.paintBadge(view), this.announce(view)]);
     return view;
   }
 

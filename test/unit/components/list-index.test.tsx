@@ -105,6 +105,30 @@ describe('the popup on a list page', () => {
     expect(root.querySelector('li[data-row-id="70877"] button')?.textContent).toBe('Cross-seed');
   });
 
+  it('a download the browser refused for the site: "Allow downloads from …" asks within that click, then cross-seeds the row again', async () => {
+    const answers: IndexCrossSeedAnswer[] = [
+      { result: { kind: 'no-permission', for: 'site', origin: 'https://ourbits.club' }, siteName: 'OurBits', page: answered() },
+      {
+        result: { kind: 'added', client: 'qbittorrent', hash: 'c'.repeat(40), savePath: '/data/movies', checked: true, state: 'checking', progress: 0 },
+        siteName: 'OurBits',
+        page: answered({ canCrossSeed: [row('71001', 'Night.Harbor.2021.1080p.BluRay')], inClient: [...(answered() as { inClient: IndexRowView[] }).inClient, row('70877')] }),
+      },
+    ];
+    const background = answerBackground({ 'view:get': () => listView(), 'index:page': () => answered(), 'index:cross-seed': () => answers.shift()! });
+    const request = vi.spyOn(fakeBrowser.permissions, 'request').mockImplementation(async () => true);
+    const root = await show(<Popup tabId={TAB_ID} poppedOut />);
+    await click(await waitFor(() => root.querySelector('li[data-row-id="70877"] button.index-cross-seed'), 'the button'));
+    const allow = await waitFor(() => root.querySelector<HTMLButtonElement>('li[data-row-id="70877"] button.allow-site'), 'the allow button');
+    expect(root.querySelector('li[data-row-id="70877"] .index-outcome')?.textContent).toBe('Reseed Lens needs your permission to download from OurBits.');
+    expect(allow.textContent).toBe('Allow downloads from OurBits and try again');
+    await click(allow);
+    expect(request).toHaveBeenCalledWith({ origins: ['https://ourbits.club/*'] });
+    await waitFor(() => background.sentOf('index:cross-seed').length === 2, 'the cross-seed again');
+    expect(background.sentOf('index:cross-seed')[1]).toEqual({ type: 'index:cross-seed', tabId: TAB_ID, rowId: '70877' });
+    await waitFor(() => root.querySelector('li[data-row-id="70877"] .index-outcome.ok'), 'the outcome');
+    expect(root.querySelector('li[data-row-id="70877"] button.allow-site')).toBeNull();
+  });
+
   it('the marks switch is off, says what the site learns from marks, and turns them on for this site', async () => {
     const background = answerBackground({ 'view:get': () => listView(), 'index:page': () => answered(), 'index:row-marks': (request) => answered({ marks: request.on }) });
     const root = await show(<Popup tabId={TAB_ID} poppedOut />);

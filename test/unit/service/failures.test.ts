@@ -227,3 +227,35 @@ describe('rate limits', () => {
     expect((await failure(getProfile(configFor(service, { now: () => now })), 'rate-limited')).retryAt).toBe(now + 86_400_000);
   });
 });
+
+describe("the reference service's hold (tests see a state that lasts while a request is out)", () => {
+  it('keeps a held path unanswered until released, while other paths answer', async () => {
+    const release = service.control.hold('/reseed/index/index');
+    let answered = false;
+    const held = lookupBatch(configFor(service), [UNKNOWN_HASH], siteHash).then((answer) => {
+      answered = true;
+      return answer;
+    });
+    // Arrived (recorded) before the next request is even sent, so an unheld answer would come first.
+    for (let tries = 0; !service.requests.some((request) => request.path === '/reseed/index/index'); tries++) {
+      if (tries > 2000) throw new Error('the held request never arrived');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await getProfile(configFor(service));
+    expect(answered).toBe(false);
+    release();
+    await held;
+    expect(answered).toBe(true);
+  });
+
+  it('reset() lets held requests go', async () => {
+    service.control.hold();
+    const profile = getProfile(configFor(service));
+    for (let tries = 0; !service.requests.some((request) => request.path === '/reseed/users/profile'); tries++) {
+      if (tries > 2000) throw new Error('the held request never arrived');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    service.control.reset();
+    await expect(profile).resolves.toBeDefined();
+  });
+});
