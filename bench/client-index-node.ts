@@ -14,7 +14,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { Figure } from './figures';
+import { heapUsedAfterGc, median, type Figure } from './figures';
 import type { NodeBenchOutput } from './lookup-node';
 import { grantOrigin, installPermissions } from '../test/unit/support/permissions';
 
@@ -26,23 +26,6 @@ installPermissions();
 export const CLIENT_TORRENTS = 10_000;
 export const NEW_TORRENTS = 10;
 export const PAGE_ROWS = 100;
-
-function gc(): void {
-  const collect = (globalThis as unknown as { gc?: () => void }).gc;
-  if (!collect) throw new Error('run with node --expose-gc');
-  collect();
-  collect();
-}
-
-function heapUsed(): number {
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
 
 const NAMES = [
   'The.Long.Night.2023.2160p.UHD.BluRay.REMUX.HDR.HEVC.Atmos-FRDS',
@@ -261,14 +244,14 @@ async function run(paced: boolean): Promise<NodeBenchOutput> {
     // 3. A new background lifetime: load from storage, memory of the loaded index.
     index = undefined as never;
     indexes = undefined;
-    const beforeLoad = heapUsed();
+    const beforeLoad = heapUsedAfterGc();
     const loadStarted = performance.now();
     indexes = new ClientIndexes({ settings: async () => settings });
     index = (await indexes.open(identity))!;
     const openMs = performance.now() - loadStarted;
     index.query(0, []); // builds the site map, as the first list page would
     const loadMs = performance.now() - loadStarted;
-    const indexHeap = heapUsed() - beforeLoad;
+    const indexHeap = heapUsedAfterGc() - beforeLoad;
     if (index.status().torrents !== CLIENT_TORRENTS) problems.push(`the reloaded index holds ${index.status().torrents} torrents`);
 
     // 4. A 100-row list page on the busiest site: rows in the client, cross-seedable ones and unknown ids.
@@ -289,7 +272,7 @@ async function run(paced: boolean): Promise<NodeBenchOutput> {
       index.query(sid, rows);
       samples.push(Number(process.hrtime.bigint() - t) / 1000);
     }
-    const queryMicros = medianOf(samples);
+    const queryMicros = median(samples);
     const queryRequests = service.requests.length - beforeQueries;
 
     // 4b. The same page through the real background, as a person sees it: the content script's
@@ -347,7 +330,7 @@ async function run(paced: boolean): Promise<NodeBenchOutput> {
         id: `${id}.page.ms`,
         bench: 'index',
         label: `${PAGE_ROWS}-row list page, warm index, through the background: reading → badge and popup list (median of ${throughBackground.times.length})`,
-        value: Math.round(medianOf(throughBackground.times) * 10) / 10,
+        value: Math.round(median(throughBackground.times) * 10) / 10,
         unit: 'ms',
         budget: { op: '<=', limit: 50 },
       },

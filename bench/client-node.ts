@@ -15,7 +15,7 @@
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { pathToFileURL } from 'node:url';
-import type { Figure } from './figures';
+import { median, type Figure } from './figures';
 import type { NodeBenchOutput } from './lookup-node';
 
 // wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
@@ -24,11 +24,6 @@ import type { NodeBenchOutput } from './lookup-node';
 
 export const CLIENT_TORRENTS = 5_000;
 const RUNS = 30;
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
 
 async function main(): Promise<NodeBenchOutput> {
   const { installPermissions } = await import('../test/unit/support/permissions');
@@ -84,7 +79,7 @@ async function main(): Promise<NodeBenchOutput> {
     await app.tabs.set(view);
     const restarted = await timed();
 
-    const warmMs = medianOf(warm.map((sample) => sample.ms));
+    const warmMs = median(warm.map((sample) => sample.ms));
     const warmRequests = Math.max(...warm.map((sample) => sample.requests));
     const label = `"In your client": a details page (1 hash + 10 candidates) on qBittorrent ${daemon.version} holding ${CLIENT_TORRENTS.toLocaleString('en')} torrents`;
     const figures: Figure[] = [

@@ -20,7 +20,7 @@
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import type { Figure } from './figures';
+import { median, type Figure } from './figures';
 import type { NodeBenchOutput } from './lookup-node';
 
 // wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
@@ -39,12 +39,6 @@ function installEnglish(): void {
     getMessage: (key: string, substitutions: string[] = []) => (messages[key]?.message ?? '').replace(/\$(\d)/g, (_: string, index: string) => substitutions[Number(index) - 1] ?? ''),
     getUILanguage: () => 'en',
   });
-}
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** The popup's "Cross-seed" through the real background, `RUNS` times: ms from the message to the answer. */
@@ -116,17 +110,17 @@ async function main(): Promise<NodeBenchOutput> {
     if (!engine) throw new Error(`no figure for ${kind}`);
     figures.push({ id: `crossseed.click.${kind}`, bench: 'crossseed', label: engine.name, value: engine.value, unit: 'ms', budget: { op: '<=', limit: 1000 } });
     const whole = await throughBackground(kind);
-    const median = Math.round(medianOf(whole.times) * 100) / 100;
+    const middle = Math.round(median(whole.times) * 100) / 100;
     figures.push({
       id: `crossseed.background.${kind}`,
       bench: 'crossseed',
       label: `  … the same through the real background (popup's crossseed:one → answer "added"), ${NAMES[kind]} ${whole.version}, median of ${RUNS}`,
-      value: median,
+      value: middle,
       unit: 'ms',
       budget: { op: '<=', limit: 1000 },
     });
     details[kind] = { engineMedian: engine.value, background: whole.times.map((ms) => Math.round(ms * 100) / 100) };
-    report.push(`  ${engine.name}: ${engine.value} ms`, `  … through the background: median ${median} ms, min ${Math.min(...whole.times).toFixed(2)} ms, max ${Math.max(...whole.times).toFixed(2)} ms`);
+    report.push(`  ${engine.name}: ${engine.value} ms`, `  … through the background: median ${middle} ms, min ${Math.min(...whole.times).toFixed(2)} ms, max ${Math.max(...whole.times).toFixed(2)} ms`);
   }
   return { figures, report, problems: [], details };
 }

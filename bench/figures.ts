@@ -171,6 +171,15 @@ export interface BenchOutcome {
   problems?: string[];
 }
 
+/** The JS heap in use after two full collections (the process must run with --expose-gc). */
+export function heapUsedAfterGc(): number {
+  const collect = (globalThis as unknown as { gc?: () => void }).gc;
+  if (!collect) throw new Error('run with node --expose-gc');
+  collect();
+  collect();
+  return process.memoryUsage().heapUsed;
+}
+
 /** Median of a list (the lower middle for an even count); NaN when empty. */
 export function median(values: readonly number[]): number {
   if (!values.length) return Number.NaN;

@@ -20,7 +20,7 @@
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { pathToFileURL } from 'node:url';
-import type { Figure } from './figures';
+import { heapUsedAfterGc, median, type Figure } from './figures';
 import { grantOrigin, installPermissions } from '../test/unit/support/permissions';
 
 // wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
@@ -41,23 +41,6 @@ export interface NodeBenchOutput {
   details: unknown;
 }
 
-function gc(): void {
-  const collect = (globalThis as unknown as { gc?: () => void }).gc;
-  if (!collect) throw new Error('run with node --expose-gc');
-  collect();
-  collect();
-}
-
-function heapUsed(): number {
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
-
 /** Median per-call time (µs) of `call(i)` over `rounds` calls, after a warm-up. */
 async function timeCalls(rounds: number, call: (round: number) => Promise<unknown>): Promise<number> {
   for (let i = 0; i < Math.min(20, rounds); i++) await call(i);
@@ -67,7 +50,7 @@ async function timeCalls(rounds: number, call: (round: number) => Promise<unknow
     await call(i);
     samples.push(Number(process.hrtime.bigint() - started) / 1000);
   }
-  return medianOf(samples);
+  return median(samples);
 }
 
 async function memory(): Promise<NodeBenchOutput> {
@@ -90,13 +73,13 @@ async function memory(): Promise<NodeBenchOutput> {
 
   // The answers exist before they are cached: put() makes its front hold these very objects (its
   // Map replacing ours), so what put() adds is the stored copy.
-  const base = heapUsed();
+  const base = heapUsedAfterGc();
   let first: InstanceType<typeof Lookup> | undefined = make();
   await first.cache.put(answers as never);
   answers = undefined;
-  const withBoth = heapUsed();
+  const withBoth = heapUsedAfterGc();
   first = undefined;
-  const storageOnly = heapUsed();
+  const storageOnly = heapUsedAfterGc();
 
   // A fresh Lookup (service worker restarted): answers come from storage, then from its front.
   const fresh = () => make();
@@ -112,7 +95,7 @@ async function memory(): Promise<NodeBenchOutput> {
   });
   const warm = fresh();
   await warm.answers(hashes);
-  const withFront = heapUsed();
+  const withFront = heapUsedAfterGc();
   const warmOne = await timeCalls(2000, (round) => warm.answers(pick(round * 7, 1)));
   const warmHundred = await timeCalls(500, (round) => warm.answers(pick(round * 3, 100)));
   const check = await warm.answers(hashes.slice(0, 100));
