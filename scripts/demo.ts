@@ -3,6 +3,11 @@
  * sample NexusPHP tracker page (as hdsky.me), opens Chromium with the extension, configures it
  * through its options page like a person would, visits the page and shows what the popup shows.
  *
+ * Then the one-click cross-seed: a real qBittorrent (started here, CSRF protection on) seeds a
+ * torrent from one test tracker; the client is connected through the options page's "Torrent
+ * clients", the details page's popup says "In your client", and "Cross-seed" on the copy at another
+ * tracker adds it beside the data, read back through qBittorrent's own API at 100 %.
+ *
  * With a display it leaves the browser open for you to try (Ctrl-C ends it). Without one it runs
  * headless, prints the popup's content and saves screenshots under .output/demo/.
  */
@@ -13,6 +18,12 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn } from '../test/e2e/world';
+import { startQbittorrent } from '../test/clients/daemons';
+import { nodeClientFetch } from '../test/clients/node-fetch';
+import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from '../test/e2e/support/client-options';
+import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
+import { until } from '../test/e2e/support/wait';
+import { createClient } from '../utils/clients/index';
 import { ensureSystemPackages } from './system-packages.mjs';
 
 const outDir = join(REPO_ROOT, '.output/demo');
@@ -62,8 +73,6 @@ async function main(): Promise<void> {
     await browser.close();
     await world.close();
   };
-  process.on('SIGINT', () => void stop().then(() => process.exit(0)));
-
   say('Configuring the extension through its options page…');
   const options = await browser.openExtensionPage('options.html');
   await options.fill('#baseUrl', SERVICE_BASE_URL);
@@ -114,12 +123,89 @@ async function main(): Promise<void> {
   await page.screenshot(join(outDir, 'tracker-page.png'));
   say(`\nScreenshots: ${join(outDir, 'popup.png')} and ${join(outDir, 'tracker-page.png')}`);
 
+  // Without a display the first browser is done with; with one it stays open beside the second.
+  if (headless) await stop();
+  await crossSeedDemo(headless, headless ? async () => undefined : stop);
+}
+
+/** The second act: a real qBittorrent, connected in the options page, and one "Cross-seed" click. */
+async function crossSeedDemo(headless: boolean, stopFirst: () => Promise<void>): Promise<void> {
+  say('\nCross-seeding into your own client: starting qBittorrent (CSRF protection on) and two test trackers…');
+  const [cs, daemon] = await Promise.all([startCrossSeedWorld(), startQbittorrent()]);
+  const qbittorrent = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  const pair = cs.pairs[0]!;
+  await cs.seed(qbittorrent, daemon.dataDir, 0);
+  say(`  qBittorrent ${daemon.version} at ${daemon.url} seeds "${pair.title}" from ${PAGE_SITE.host} (#${pair.sourceId}); ${CANDIDATE_SITE.host} has the same files as #${pair.candidateId}.`);
+
+  const browser = await launchBrowser('chromium', { proxyPort: cs.world.router.port, headless });
+  const stop = async () => {
+    await browser.close();
+    await cs.close();
+    await daemon.stop();
+  };
+  process.on('SIGINT', () => void Promise.all([stopFirst(), stop()]).then(() => process.exit(0)));
+
+  // The token and the user's two sites; the test trackers speak plain http (the router is an HTTP proxy).
+  const http = { scheme: 'http' };
+  await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), {
+    baseUrl: SERVICE_BASE_URL,
+    token: DEMO_TOKEN,
+    heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid],
+    askedForSites: true,
+    siteOverrides: { [PAGE_SITE.sid]: http, [CANDIDATE_SITE.sid]: http },
+  });
+  // Logged in to both trackers in this browser, as a user is.
+  for (const tracker of [cs.page, cs.candidate]) {
+    const tab = await browser.newPage();
+    await tab.goto(tracker.loginUrl('http'));
+    await tab.close();
+  }
+
+  say('Connecting the client in the options page (Torrent clients: Client type, Client URL, Username, Password)…');
+  const options = await openClientsOptions(browser);
+  await fillClientForm(options, { kind: 'qbittorrent', url: daemon.url, username: daemon.username, password: daemon.password });
+  await pressSaveClient(options);
+  const tested = await pressTestClient(options);
+  say(`  Test client: ${tested.text}`);
+
+  const pageUrl = cs.page.detailsUrl(pair.sourceId);
+  say(`Opening ${pageUrl}…`);
+  const page = await browser.newPage();
+  await page.goto(pageUrl);
+  const tabId = await browser.tabIdOf(`details.php?id=${pair.sourceId}`);
+  const popup = await browser.openExtensionPage(`popup.html?tabId=${tabId}`);
+  await (popup.raw as Page).setViewportSize({ width: 420, height: 720 });
+  await popup.waitForSelector('.client-status.in-client', { timeoutMs: 30_000 });
+  const inClient = await popup.evaluate(() => (document.querySelector('.client-status') as HTMLElement).innerText);
+  say(`  popup: ${inClient.replace(/\s*\n\s*/g, ' — ').trim()}`);
+
+  const row = `li.torrent:has(a.candidate-link[href$="id=${pair.candidateId}"])`;
+  say(`Pressing "Cross-seed" on ${CANDIDATE_SITE.host} #${pair.candidateId}…`);
+  await popup.waitForSelector(`${row} button.cross-seed`, { timeoutMs: 30_000 });
+  await popup.click(`${row} button.cross-seed`);
+  const outcome = await until(
+    () => popup.evaluate((selector) => document.querySelector(`${selector} .cross-seed-outcome:not(.running)`)?.textContent ?? '', row),
+    (text) => text !== '',
+    'the cross-seed outcome',
+    60_000,
+  );
+  say(`  popup: ${outcome.replace(/\s+/g, ' ').trim()}`);
+  const added = await until(
+    async () => (await qbittorrent.lookup([pair.candidate.hash])).get(pair.candidate.hash),
+    (torrent) => torrent?.progress === 1,
+    'the cross-seed at 100 % in qBittorrent',
+    60_000,
+  );
+  say(`  qBittorrent's own API: ${added!.name} — ${added!.state}, ${Math.round(added!.progress * 100)} %, save path ${added!.savePath} (the source's: ${daemon.dataDir})`);
+  await popup.screenshot(join(outDir, 'crossseed.png'));
+  say(`  Screenshot: ${join(outDir, 'crossseed.png')}`);
+
   if (headless) {
     await stop();
-    say('Done (headless: no display). Run with a display to try it yourself.');
+    say('\nDone (headless: no display). Run with a display to try it yourself.');
     return;
   }
-  say('\nThe browser stays open: try the popup and the panel. Ctrl-C ends the demo.');
+  say('\nThe browsers stay open: try the popups and the panel. Ctrl-C ends the demo.');
   await new Promise(() => undefined);
 }
 
