@@ -21,7 +21,7 @@ import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn } from '../te
 import { startQbittorrent } from '../test/clients/daemons';
 import { nodeClientFetch } from '../test/clients/node-fetch';
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from '../test/e2e/support/client-options';
-import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
+import { CANDIDATE_SITE, PAGE_SITE, crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
 import { until } from '../test/e2e/support/wait';
 import { createClient } from '../utils/clients/index';
 import { ensureSystemPackages } from './system-packages.mjs';
@@ -145,15 +145,8 @@ async function crossSeedDemo(headless: boolean, stopFirst: () => Promise<void>):
   };
   process.on('SIGINT', () => void Promise.all([stopFirst(), stop()]).then(() => process.exit(0)));
 
-  // The token and the user's two sites; the test trackers speak plain http (the router is an HTTP proxy).
-  const http = { scheme: 'http' };
-  await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), {
-    baseUrl: SERVICE_BASE_URL,
-    token: DEMO_TOKEN,
-    heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid],
-    askedForSites: true,
-    siteOverrides: { [PAGE_SITE.sid]: http, [CANDIDATE_SITE.sid]: http },
-  });
+  // The token and the user's two sites (the first act showed them typed into the options page).
+  await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), crossSeedUserSettings());
   // Logged in to both trackers in this browser, as a user is.
   for (const tracker of [cs.page, cs.candidate]) {
     const tab = await browser.newPage();

@@ -29,7 +29,7 @@ import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn, type World }
 import { createClient } from '../utils/clients/index';
 import { startQbittorrent } from '../test/clients/daemons';
 import { nodeClientFetch } from '../test/clients/node-fetch';
-import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
+import { crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
 import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/content';
 import { addSeeding } from '../test/clients/seed';
 import { readFixture, referenceDataWith, servePage, type TorrentGroup } from '../test/e2e/support/tracker-pages';
@@ -175,14 +175,7 @@ async function shootCrossSeed(lang: UiLanguage): Promise<void> {
   const browser = await launchBrowser('chromium', { proxyPort: cs.world.router.port, lang });
   try {
     await cs.seed(createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) }), daemon.dataDir, 0);
-    const http = { scheme: 'http' };
-    await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), {
-      baseUrl: SERVICE_BASE_URL,
-      token: DEMO_TOKEN,
-      heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid],
-      askedForSites: true,
-      siteOverrides: { [PAGE_SITE.sid]: http, [CANDIDATE_SITE.sid]: http },
-    });
+    await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), crossSeedUserSettings());
     for (const tracker of [cs.page, cs.candidate]) {
       const tab = await browser.newPage();
       await tab.goto(tracker.loginUrl('http'));

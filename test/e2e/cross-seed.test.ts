@@ -28,14 +28,12 @@ import type { TabView } from '../../utils/messages';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seed';
-import { DEMO_TOKEN } from '../service/server';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { clientFieldLabels, fillClientForm, openClientsOptions, pressSaveClient, pressTestClient, removeAllClients } from './support/client-options';
-import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';
+import { CANDIDATE_SITE, OTHER_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';
 import { clickPanelButton, settledView } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
-import { SERVICE_BASE_URL } from './world';
 
 afterAll(closeAllBrowsers);
 
@@ -77,15 +75,8 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
     }
     browser = await launchBrowser(kind, { proxyPort: cs.world.router.port });
     // The token, the user's sites (HDSky and OurBits; not SpringSunday), and their addresses over
-    // http (the router is a plain HTTP proxy), as the options page saves them.
-    const http = { scheme: 'http' };
-    await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), {
-      baseUrl: SERVICE_BASE_URL,
-      token: DEMO_TOKEN,
-      heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid],
-      askedForSites: true,
-      siteOverrides: { [PAGE_SITE.sid]: http, [CANDIDATE_SITE.sid]: http, [OTHER_SITE.sid]: http },
-    });
+    // http (the router is a plain HTTP proxy; SpringSunday's too), as the options page saves them.
+    await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), crossSeedUserSettings([OTHER_SITE.sid]));
     // The user logs in on the trackers in a tab, as they would.
     await logIn(cs.page);
     await logIn(cs.candidate);

@@ -32,8 +32,8 @@ import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { proxiedFetch } from '../../clients/proxy-fetch';
 import { addSeeding } from '../../clients/seed';
 import { FIXTURE_PAGES_DIR, type RecordedRequest } from '../harness/index.ts';
-import type { ReferenceOptions } from '../../service/server';
-import { nexusDetailsPage, startWorld, type World } from '../world';
+import { DEMO_TOKEN, type ReferenceOptions } from '../../service/server';
+import { nexusDetailsPage, SERVICE_BASE_URL, startWorld, type World } from '../world';
 import { referenceDataWith, type TorrentGroup } from './tracker-pages';
 
 export const PAGE_SITE = { site: 'hdsky', sid: 4, host: 'hdsky.me' } as const;
@@ -181,6 +181,17 @@ export class TestTracker {
 }
 
 /** One content and its torrents on both trackers. */
+/**
+ * The settings of this world's user, for `settings:save`: the token, the page's and the candidate's
+ * sites held (and `alsoOver` listed too), their addresses over http (the router is a plain HTTP proxy).
+ */
+export function crossSeedUserSettings(alsoOver: number[] = []) {
+  const http = { scheme: 'http' };
+  const overrides: Record<string, { scheme: string }> = { [PAGE_SITE.sid]: http, [CANDIDATE_SITE.sid]: http };
+  for (const sid of alsoOver) overrides[sid] = http;
+  return { baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid], askedForSites: true, siteOverrides: overrides };
+}
+
 export interface CrossSeedPair {
   title: string;
   /** Where the files go is the test's choice (`placeContent`); the torrents do not depend on it. */
