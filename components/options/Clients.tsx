@@ -60,6 +60,9 @@ function permissionFor(url: string): Promise<boolean> {
   return browser.permissions.request({ origins: [pattern] }).catch(() => false);
 }
 
+/** What the page says when the background gave no answer at all. */
+const NO_ANSWER = { kind: 'bad-answer', detail: 'no answer' } as const;
+
 function describe(client: ClientView): string {
   return `${CLIENT_NAMES[client.type]} ${client.url}`;
 }
@@ -93,19 +96,28 @@ export function ClientsSection() {
     skipCheckWhenFilesMatch: values.skipCheckWhenFilesMatch,
   });
 
-  const save = (event: Event) => {
-    event.preventDefault();
+  /**
+   * Save and Test both need the client's origin: asked for within the click (a permission prompt
+   * needs the user's gesture), a refusal said in `refused`'s words, else `run` with the form's values.
+   */
+  const withOrigin = (refused: 'permissionRefused' | 'clientTestPermissionRefused', working: string, run: (values: FormValues) => Promise<void>) => {
     const values = form;
-    const permission = permissionFor(values.url);
-    void permission.then(async (granted) => {
+    void permissionFor(values.url).then(async (granted) => {
       if (!granted) {
-        setOutcome({ kind: 'problem', text: t('permissionRefused', originOf(values.url)) });
+        setOutcome({ kind: 'problem', text: t(refused, originOf(values.url)) });
         return;
       }
-      setOutcome({ kind: 'working', text: t('saving') });
+      setOutcome({ kind: 'working', text: working });
+      await run(values);
+    });
+  };
+
+  const save = (event: Event) => {
+    event.preventDefault();
+    withOrigin('permissionRefused', t('saving'), async (values) => {
       const answer = await sendToBackground('clients:save', { client: message(values) });
       if (!answer || 'problem' in answer) {
-        const problem = answer?.problem ?? { kind: 'bad-answer' as const, detail: 'no answer' };
+        const problem = answer?.problem ?? NO_ANSWER;
         setInvalid(problem.field ?? (problem.kind === 'bad-config' ? 'url' : undefined));
         setOutcome(problemOutcome(problem));
         return;
@@ -120,18 +132,11 @@ export function ClientsSection() {
   };
 
   const test = () => {
-    const values = form;
-    const permission = permissionFor(values.url);
-    void permission.then(async (granted) => {
-      if (!granted) {
-        setOutcome({ kind: 'problem', text: t('clientTestPermissionRefused', originOf(values.url)) });
-        return;
-      }
-      setOutcome({ kind: 'working', text: t('clientTesting') });
+    withOrigin('clientTestPermissionRefused', t('clientTesting'), async (values) => {
       const answer = await sendToBackground('clients:test', { client: message(values) });
       if (answer && 'info' in answer) setOutcome({ kind: 'ok', text: clientInfoText(answer.info) });
       else {
-        const problem = answer?.problem ?? { kind: 'bad-answer' as const, detail: 'no answer' };
+        const problem = answer?.problem ?? NO_ANSWER;
         setInvalid(problem.field);
         setOutcome(problemOutcome(problem));
       }
