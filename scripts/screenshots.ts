@@ -27,6 +27,7 @@ import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser, type UiLa
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn, type World } from '../test/e2e/world';
 import { createClient } from '../utils/clients/index';
+import { ensureSystemPackages } from './system-packages.mjs';
 import { startQbittorrent } from '../test/clients/daemons';
 import { nodeClientFetch } from '../test/clients/node-fetch';
 import { crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
@@ -47,6 +48,8 @@ function fail(lines: string[]): never {
 
 /** Chinese text renders as boxes without a CJK font, and the pictures would be useless. */
 function checkPrerequisites(): void {
+  // The demo's packages (Chromium, a CJK font) installed when missing, as `npm run demo` does.
+  ensureSystemPackages('demo');
   if (!existsSync(CHROMIUM_PATH)) {
     fail([`Chromium was not found at ${CHROMIUM_PATH}.`, 'Install it (Debian/Ubuntu: sudo apt-get install -y chromium) or set RESEED_CHROMIUM_PATH.']);
   }

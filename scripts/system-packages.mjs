@@ -31,9 +31,13 @@ export const SYSTEM_PACKAGES = {
     'transmission-daemon',
     'deluged',
     'deluge-web',
+    // Chinese text in the zh-CN tests' pages and the screenshots: without a CJK font a fresh
+    // machine draws boxes instead of characters.
+    'fonts-noto-cjk',
   ],
-  // The demo drives Chromium and (for one-click cross-seeding) a qBittorrent it starts itself.
-  demo: ['chromium', 'qbittorrent-nox'],
+  // The demo drives Chromium and (for one-click cross-seeding) a qBittorrent it starts itself; its
+  // tracker-page screenshot shows Chinese titles, which need a CJK font.
+  demo: ['chromium', 'qbittorrent-nox', 'fonts-noto-cjk'],
 };
 
 /** Packages whose install enables and starts a system service (package → its services). */

@@ -121,4 +121,27 @@ describe.each(BROWSER_KINDS)('%s in Chinese (zh-CN)', (kind) => {
     for (const word of ENGLISH) expect(panel!.shown).not.toContain(word);
     await page.close();
   });
+
+  // A fresh machine without a CJK font draws every Chinese character as the same empty box (the
+  // demo's screenshots showed boxes). Two different characters drawn alike means no font has them.
+  it.runIf(kind === 'chromium')('draws Chinese characters with real glyphs (a CJK font is installed)', async () => {
+    const popup = await browser.openExtensionPage('popup.html');
+    const drawn = await popup.evaluate(() => {
+      const pixels = (text: string) => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 48;
+        canvas.height = 48;
+        const context = canvas.getContext('2d')!;
+        context.font = '32px sans-serif';
+        context.fillText(text, 4, 38);
+        return Array.from(context.getImageData(0, 0, 48, 48).data).join(',');
+      };
+      const blank = pixels('');
+      return { seed: pixels('种'), child: pixels('子'), blank };
+    });
+    expect(drawn.seed).not.toBe(drawn.blank);
+    expect(drawn.child).not.toBe(drawn.blank);
+    expect(drawn.seed).not.toBe(drawn.child);
+    await popup.close();
+  });
 });

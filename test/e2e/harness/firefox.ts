@@ -109,7 +109,18 @@ class FirefoxPage implements HarnessPage {
     });
   }
   async click(selector: string): Promise<void> {
-    await this.raw.locator(selector).setTimeout(this.timeoutMs).click();
+    // An element handle's click, not a locator's: in Firefox ESR 140 Puppeteer's locator never
+    // ended its wait for an element below the fold (the click timed out with the element visible
+    // and enabled); the handle scrolls it into view and clicks its centre, as a person would.
+    const element = await this.raw.waitForSelector(selector, { visible: true, timeout: this.timeoutMs });
+    if (!element) throw new Error(`no element ${selector} to click`);
+    try {
+      // As the locator (and Playwright) did: a disabled control is waited for, not clicked in vain.
+      await this.raw.waitForFunction((node: Element) => !(node as HTMLButtonElement).disabled, { timeout: this.timeoutMs }, element);
+      await element.click();
+    } finally {
+      await element.dispose();
+    }
   }
   async fill(selector: string, value: string): Promise<void> {
     await this.raw.locator(selector).setTimeout(this.timeoutMs).fill(value);
