@@ -140,7 +140,7 @@ describe('scripts/system-packages.mjs', () => {
     const apt = calls.filter((call) => call.startsWith('apt-get '));
     expect(apt).toEqual([
       'apt-get DEBIAN_FRONTEND=noninteractive update -q',
-      'apt-get DEBIAN_FRONTEND=noninteractive install -y -q --no-install-recommends qbittorrent-nox',
+      'apt-get DEBIAN_FRONTEND=noninteractive install -y -q --no-install-recommends qbittorrent-nox fonts-noto-cjk',
     ]);
   });
 
@@ -168,7 +168,7 @@ describe('scripts/system-packages.mjs', () => {
   it('--check only reports what is missing', () => {
     const { status, output, calls } = machine(['chromium']).run(['demo', '--check']);
     expect(status).toBe(1);
-    expect(output).toContain('Missing Debian packages the demo needs: qbittorrent-nox.');
+    expect(output).toContain('Missing Debian packages the demo needs: qbittorrent-nox, fonts-noto-cjk.');
     expect(calls.filter((call) => !call.startsWith('dpkg-query '))).toEqual([]);
   });
 
