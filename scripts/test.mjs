@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm test`: install the Debian packages the tests need when missing (scripts/system-packages.mjs),
-// build both browsers' extensions, lint the Firefox build, run every Vitest project, and end with
+// build (the first time) or check the root holding today's torrent clients
+// (scripts/clients/install-current-clients.sh), build both browsers' extensions, lint the Firefox
+// build, run every Vitest project, and end with
 // one plain line "N passed, N failed" that counts Vitest tests, the lint check, and the package
-// step and builds when they fail. Exit code 1 when anything failed.
+// step, the clients root and builds when they fail. Exit code 1 when anything failed.
 //
 //   npm test                         everything
 //   npm test -- --no-build           reuse .output/ as it is (no build, no copy)
@@ -17,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { killBrowserProcesses } from '../test/e2e/harness/strays.mjs';
 import { killClientProcesses } from '../test/clients/processes.mjs';
 import { ensureSystemPackages } from './system-packages.mjs';
+import { currentClientsDir, ensureCurrentClients } from './clients/current-clients.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 process.chdir(root);
@@ -205,6 +208,11 @@ const env = { RESEED_E2E_RUN_ID: runId, RESEED_E2E_RUN_DIR: runDir, TMPDIR: runT
 heading('system packages');
 const packages = await timed('system packages', async () => ensureSystemPackages('test'));
 checks.push({ name: 'system packages', ok: packages.ok, countedWhenOk: false, detail: packages.ok ? undefined : `missing ${packages.missing.join(', ')}` });
+// Today's torrent-client releases, beside Debian 12's own: the client tests start both
+// generations, so a missing root fails here (counted) and again in every test that needs it.
+heading('current torrent clients');
+const currentClients = await timed('current clients', async () => ensureCurrentClients());
+checks.push({ name: 'current torrent clients', ok: currentClients.ok, countedWhenOk: false, detail: currentClients.ok ? undefined : `no complete root at ${currentClientsDir()}` });
 if (skipBuild) {
   console.log('--no-build: testing .output/ as it is');
 } else {

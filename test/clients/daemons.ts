@@ -1,10 +1,16 @@
 /**
- * Real torrent clients for the tests: Debian's qbittorrent-nox, transmission-daemon and
- * deluged + deluge-web, each on free loopback ports with its own profile folder and known
+ * Real torrent clients for the tests, in two generations (see `clientBuilds()`):
+ * - 'bookworm': the host's Debian 12 packages (qBittorrent 4.5.2, Transmission 3.00, Deluge 2.0.3);
+ * - 'current': today's releases from the trixie root that scripts/clients/install-current-clients.sh
+ *   builds (qBittorrent 5.1 and 5.3, Transmission 4.1.x, Deluge 2.2), run through its wrappers
+ *   (unshare + chroot; the PID started is the daemon's own).
+ * Each daemon runs on free loopback ports with its own profile folder and known
  * credentials. Nothing is weakened for the tests: qBittorrent keeps its CSRF protection and Host
  * header validation on (their defaults), Transmission its session-id exchange, whitelist and
  * password, Deluge its web password. Only what would reach outside is off (DHT, LSD, PeX, UPnP),
- * and queueing, so a torrent never waits for a slot.
+ * and queueing, so a torrent never waits for a slot. Deluge's daemon is started through
+ * deluged-quiet (its libtorrent session is born with UPnP, NAT-PMP, LSD and DHT off; plain deluged
+ * sends those before it reads core.conf).
  *
  * `stop()` kills the daemon and deletes its folder; a process 'exit' hook does the same for any
  * daemon a failed test left behind (found by its folder on its command line or in its environment;
@@ -15,12 +21,16 @@ import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ClientKind } from '../../utils/clients/types';
+import { currentClientsDir } from '../../scripts/clients/current-clients.mjs';
 import { killClientProcesses } from './processes.mjs';
 
 export interface RunningDaemon {
   kind: ClientKind;
+  /** Which program this is (generation, version line, binaries). */
+  build: ClientBuild;
   /** The address a user would type: the web UI's root. */
   url: string;
   username: string;
@@ -35,6 +45,93 @@ export interface RunningDaemon {
   /** The configuration the library's createClient() takes. */
   config: { type: ClientKind; url: string; username: string; password: string };
   stop(): Promise<void>;
+}
+
+// --------------------------------------------------------------------------------------------
+// Generations and builds
+
+export type ClientGeneration = 'bookworm' | 'current';
+export const CLIENT_GENERATIONS: readonly ClientGeneration[] = ['bookworm', 'current'];
+
+/** One program the tests can start: a client kind in one generation (and release line). */
+export interface ClientBuild {
+  kind: ClientKind;
+  generation: ClientGeneration;
+  /** The release line: "4.5", "5.1", "5.3", "3.00", "4.1", "2.0", "2.2". */
+  release: string;
+  /** For test titles: "qBittorrent 5.3 (current)". */
+  label: string;
+  /** The executables by role (qbittorrent-nox, transmission-daemon, deluged, deluge-web) → command line. */
+  commands: Record<string, string[]>;
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The host's Debian Python (a pyenv or venv python3 first on PATH lacks python3-libtorrent). */
+const HOST_PYTHON = '/usr/bin/python3';
+
+function hostCommand(name: string): string[] {
+  return [requireBinary(name)];
+}
+
+function rootCommand(wrapper: string): string[] {
+  const path = join(currentClientsDir(), 'bin', wrapper);
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new Error(
+      `${path} is missing: today's clients are not installed. Run "npm test" once, or as root: bash scripts/clients/install-current-clients.sh (about 380 MB, 2-4 minutes)`,
+    );
+  }
+  return [path];
+}
+
+const NAMES: Record<ClientKind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge' };
+
+function build(kind: ClientKind, generation: ClientGeneration, release: string): ClientBuild {
+  return { kind, generation, release, label: `${NAMES[kind]} ${release} (${generation})`, commands: {} };
+}
+
+/** Every build the tests run, optionally of one kind or generation. Commands are resolved when started. */
+export function clientBuilds(filter: { kind?: ClientKind; generation?: ClientGeneration } = {}): ClientBuild[] {
+  const all: ClientBuild[] = [
+    build('qbittorrent', 'bookworm', '4.5'),
+    build('qbittorrent', 'current', '5.1'),
+    build('qbittorrent', 'current', '5.3'),
+    build('transmission', 'bookworm', '3.00'),
+    build('transmission', 'current', '4.1'),
+    build('deluge', 'bookworm', '2.0'),
+    build('deluge', 'current', '2.2'),
+  ];
+  return all.filter((one) => (!filter.kind || one.kind === filter.kind) && (!filter.generation || one.generation === filter.generation));
+}
+
+/** Whether `version` ("v5.3.0", "4.1.4 (…)") is at least `major.minor`. */
+export function versionAtLeast(version: string, major: number, minor: number): boolean {
+  const [a = 0, b = 0] = (/(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
+  return a > major || (a === major && b >= minor);
+}
+
+/** The command line for one role of a build (host binaries for bookworm, the root's wrappers for current). */
+function commandOf(build: ClientBuild, role: string): string[] {
+  const given = build.commands[role];
+  if (given) return given;
+  if (build.generation === 'bookworm') {
+    // deluged-quiet.py is the host's own deluged with a quiet first moment (see its header).
+    if (role === 'deluged') return [HOST_PYTHON, join(HERE, 'deluged-quiet.py')];
+    return hostCommand(role);
+  }
+  if (role === 'qbittorrent-nox' && build.release === '5.1') return rootCommand('qbittorrent-nox-5.1');
+  return rootCommand(role);
+}
+
+/** The bookworm build of `kind`: what the start functions run when given no build. */
+function defaultBuild(kind: ClientKind): ClientBuild {
+  return clientBuilds({ kind, generation: 'bookworm' })[0]!;
+}
+
+/** `[label, build]` rows for describe.each, over every build of `kind` (or of every kind). */
+export function buildRows(kind?: ClientKind): [string, ClientBuild][] {
+  return clientBuilds({ kind }).map((build) => [build.label, build]);
 }
 
 export const TEST_USER = 'reseed';
@@ -92,13 +189,30 @@ export function requireBinary(name: string): string {
   throw new Error(`${name} is not installed. The client tests need Debian's "${pkg}" package: apt-get install -y ${pkg}`);
 }
 
-export function binaryVersion(binary: string, pattern: RegExp): string {
-  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, HOME: tmpdir() } });
-  const text = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
-  const match = pattern.exec(text);
-  if (!match?.[1]) throw new Error(`cannot read the version of ${binary}: ${text.trim().slice(0, 200)}`);
-  return match[1];
+export function binaryVersion(binary: string | string[], pattern: RegExp): string {
+  const [command, ...args] = typeof binary === 'string' ? [binary] : binary;
+  // HOME in a throw-away folder: qBittorrent writes its config folders even for --version.
+  const home = mkdtempSync(join(tmpdir(), 'version-'));
+  try {
+    const result = spawnSync(command!, [...args, '--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: home } });
+    const text = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
+    const match = pattern.exec(text);
+    if (!match?.[1]) throw new Error(`cannot read the version of ${[command, ...args].join(' ')}: ${text.trim().slice(0, 200)}`);
+    return match[1];
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
+
+/**
+ * Version lines as each program prints them; release candidates and development builds included:
+ * "qBittorrent v5.1.0", "transmission-daemon 4.1.0-beta.2 (…)", "deluged 2.2.1.dev0+g…".
+ */
+export const VERSION_PATTERNS = {
+  qbittorrent: /qBittorrent (v\d[\w.+~-]*)/,
+  transmission: /transmission-daemon (\d[\w.+~-]*(?: \([0-9a-f]+\))?)/,
+  deluge: /deluged (\d[\w.+~-]*)/,
+} as const;
 
 /** A TCP port nobody listens on right now (the OS picks it). */
 export function freePort(): Promise<number> {
@@ -113,9 +227,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-function spawnDaemon(dir: string, binary: string, args: string[], logName: string): ChildProcess {
+function spawnDaemon(dir: string, command: string[], args: string[], logName: string): ChildProcess {
   const log = openSync(join(dir, logName), 'a');
-  const child = spawn(binary, args, {
+  const child = spawn(command[0]!, [...command.slice(1), ...args], {
     cwd: dir,
     stdio: ['ignore', log, log],
     env: {
@@ -203,6 +317,16 @@ export interface QbittorrentOptions {
   maxAuthFailCount?: number;
   /** Serve the web UI over https with a self-signed certificate made with openssl. */
   https?: boolean;
+  /** An API key the web UI accepts (`WebUI\\APIKey`, qBittorrent 5.2 and later): `qbt_` + 28 letters or digits. */
+  apiKey?: string;
+  /** Which qBittorrent (default: bookworm's). */
+  build?: ClientBuild;
+}
+
+/** A fresh key of the documented form (`qbt_` + 28 letters or digits). */
+export function qbittorrentApiKey(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return `qbt_${[...randomBytes(28)].map((byte) => alphabet[byte % alphabet.length]).join('')}`;
 }
 
 /** `WebUI\Password_PBKDF2` as qBittorrent writes it: PBKDF2-HMAC-SHA512, 100000 rounds, 16-byte salt, 64-byte key. */
@@ -213,8 +337,9 @@ export function qbittorrentPasswordHash(password: string): string {
 }
 
 export async function startQbittorrent(options: QbittorrentOptions = {}): Promise<RunningDaemon> {
-  const binary = requireBinary('qbittorrent-nox');
-  const version = binaryVersion(binary, /qBittorrent (v[\w.]+)/);
+  const build = options.build ?? defaultBuild('qbittorrent');
+  const binary = commandOf(build, 'qbittorrent-nox');
+  const version = binaryVersion(binary, VERSION_PATTERNS.qbittorrent);
   const dir = profileFolder('qbittorrent');
   const downloadDir = join(dir, 'downloads');
   const dataDir = join(dir, 'data');
@@ -239,8 +364,13 @@ export async function startQbittorrent(options: QbittorrentOptions = {}): Promis
     `Session\\DefaultSavePath=${downloadDir}`,
     'Session\\TempPathEnabled=false',
     '',
+    '[Network]',
+    'PortForwardingEnabled=false',
+    '',
     '[Preferences]',
     'Connection\\UPnP=false',
+    'Connection\\ResolvePeerCountries=false',
+    'WebUI\\UseUPnP=false',
     `Downloads\\SavePath=${downloadDir}`,
     'General\\Locale=en',
     'WebUI\\Address=127.0.0.1',
@@ -251,6 +381,7 @@ export async function startQbittorrent(options: QbittorrentOptions = {}): Promis
     `WebUI\\MaxAuthenticationFailCount=${options.maxAuthFailCount ?? 5}`,
     'WebUI\\BanDuration=3600',
   ];
+  if (options.apiKey) lines.push(`WebUI\\APIKey=${options.apiKey}`);
   let scheme = 'http';
   if (options.https) {
     const cert = join(dir, 'webui.crt');
@@ -279,7 +410,7 @@ export async function startQbittorrent(options: QbittorrentOptions = {}): Promis
     await stop();
     throw error;
   }
-  return { kind: 'qbittorrent', url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'qbittorrent', url, username, password }, stop };
+  return { kind: 'qbittorrent', build, url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'qbittorrent', url, username, password }, stop };
 }
 
 // --------------------------------------------------------------------------------------------
@@ -288,11 +419,14 @@ export async function startQbittorrent(options: QbittorrentOptions = {}): Promis
 export interface TransmissionOptions {
   username?: string;
   password?: string;
+  /** Which Transmission (default: bookworm's). */
+  build?: ClientBuild;
 }
 
 export async function startTransmission(options: TransmissionOptions = {}): Promise<RunningDaemon> {
-  const binary = requireBinary('transmission-daemon');
-  const version = binaryVersion(binary, /transmission-daemon ([\w.]+(?: \([0-9a-f]+\))?)/);
+  const build = options.build ?? defaultBuild('transmission');
+  const binary = commandOf(build, 'transmission-daemon');
+  const version = binaryVersion(binary, VERSION_PATTERNS.transmission);
   const dir = profileFolder('transmission');
   const downloadDir = join(dir, 'downloads');
   const dataDir = join(dir, 'data');
@@ -317,6 +451,8 @@ export async function startTransmission(options: TransmissionOptions = {}): Prom
         'peer-port': peerPort,
         'peer-port-random-on-start': false,
         'bind-address-ipv4': '127.0.0.1',
+        'bind-address-ipv6': '::1',
+        'blocklist-enabled': false,
         'rpc-enabled': true,
         'rpc-bind-address': '127.0.0.1',
         'rpc-port': port,
@@ -349,7 +485,7 @@ export async function startTransmission(options: TransmissionOptions = {}): Prom
     await stop();
     throw error;
   }
-  return { kind: 'transmission', url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'transmission', url, username, password }, stop };
+  return { kind: 'transmission', build, url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'transmission', url, username, password }, stop };
 }
 
 // --------------------------------------------------------------------------------------------
@@ -357,6 +493,8 @@ export async function startTransmission(options: TransmissionOptions = {}): Prom
 
 export interface DelugeOptions {
   password?: string;
+  /** Which Deluge (default: bookworm's). */
+  build?: ClientBuild;
 }
 
 /** A Deluge config file: a version object, then the values (deluge/config.py). */
@@ -370,9 +508,10 @@ export interface RunningDeluge extends RunningDaemon {
 }
 
 export async function startDeluge(options: DelugeOptions = {}): Promise<RunningDeluge> {
-  const daemonBinary = requireBinary('deluged');
-  const webBinary = requireBinary('deluge-web');
-  const version = binaryVersion(daemonBinary, /deluged ([\w.]+)/);
+  const build = options.build ?? defaultBuild('deluge');
+  const daemonBinary = commandOf(build, 'deluged');
+  const webBinary = commandOf(build, 'deluge-web');
+  const version = binaryVersion(daemonBinary, VERSION_PATTERNS.deluge);
   const dir = profileFolder('deluge');
   const downloadDir = join(dir, 'downloads');
   const dataDir = join(dir, 'data');
@@ -448,6 +587,7 @@ export async function startDeluge(options: DelugeOptions = {}): Promise<RunningD
   }
   return {
     kind: 'deluge',
+    build,
     url,
     username: '',
     password,
@@ -459,4 +599,14 @@ export async function startDeluge(options: DelugeOptions = {}): Promise<RunningD
     stop,
     stopDaemon: () => stopChild(daemon),
   };
+}
+
+// --------------------------------------------------------------------------------------------
+// Any build
+
+/** Starts `build` with its defaults (the start functions above take the options of each kind). */
+export function startClient(build: ClientBuild): Promise<RunningDaemon> {
+  if (build.kind === 'qbittorrent') return startQbittorrent({ build });
+  if (build.kind === 'transmission') return startTransmission({ build });
+  return startDeluge({ build });
 }

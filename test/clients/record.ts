@@ -1,6 +1,7 @@
 /**
- * Records what the real clients answer, for the unit tests to replay (`npm run record:clients`,
- * or `npm run record:clients -- qbittorrent` for one). Each client is started fresh by the
+ * Records what the real clients answer, for the unit tests to replay (`npm run record:clients`
+ * for every build of both generations; arguments narrow it down: a kind, a generation, a release,
+ * e.g. `npm run record:clients -- qbittorrent current`). Each client is started fresh by the
  * harness, a fixed scenario is run through the library, and every HTTP exchange the library made is
  * written with the daemon's version to test/fixtures/clients/<client>-<version>.json.
  *
@@ -15,7 +16,7 @@ import { toClientFailure } from '../../utils/clients/errors';
 import type { AddOptions, ClientKind, TorrentClient } from '../../utils/clients/types';
 import { until } from '../e2e/support/wait';
 import { torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './content';
-import { startDeluge, startQbittorrent, startTransmission, type RunningDaemon } from './daemons';
+import { clientBuilds, startDeluge, startQbittorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 import { recordingFetch, type Exchange, type Recording } from './recording';
 import { addSeeding, untilSeeding } from './seed';
@@ -163,8 +164,8 @@ async function commonScenarios(session: Session): Promise<void> {
   await session.scenario('lookup-paused', 'lookup() of the torrent added paused', (client) => client.lookup([torrents.singleBeta!.hash]));
 }
 
-async function recordQbittorrent(): Promise<string> {
-  const daemon = await startQbittorrent({ maxAuthFailCount: 5 });
+async function recordQbittorrent(build: ClientBuild): Promise<string> {
+  const daemon = await startQbittorrent({ maxAuthFailCount: 5, build });
   try {
     console.log(`qBittorrent ${daemon.version} at ${daemon.url}`);
     const session = new Session(daemon);
@@ -196,8 +197,8 @@ async function recordQbittorrent(): Promise<string> {
   }
 }
 
-async function recordTransmission(): Promise<string> {
-  const daemon = await startTransmission();
+async function recordTransmission(build: ClientBuild): Promise<string> {
+  const daemon = await startTransmission({ build });
   try {
     console.log(`Transmission ${daemon.version} at ${daemon.url}`);
     const session = new Session(daemon);
@@ -205,7 +206,9 @@ async function recordTransmission(): Promise<string> {
     await session.scenario('add-relative-save-path', 'add() with a relative download dir', (client) =>
       client.add(session.torrents.singleBeta!.bytes, { savePath: 'relative/folder', paused: true, skipCheck: false }),
     );
-    // Transmission 3.00 locks logins out after 100 failures, until it restarts.
+    // Transmission 3.00 locks logins out after 100 failures, until it restarts. 4.x does so only with
+    // anti-brute-force-enabled (off by default, as here), and then answers a bare "403: Forbidden",
+    // the same words as for an address off its whitelist.
     const wrong = `Basic ${Buffer.from(`${daemon.username}:wrong`).toString('base64')}`;
     for (let attempt = 0; attempt < 100; attempt++) {
       await fetch(`${daemon.url}/transmission/rpc`, { method: 'POST', headers: { Authorization: wrong }, body: '{}' });
@@ -219,8 +222,8 @@ async function recordTransmission(): Promise<string> {
   }
 }
 
-async function recordDeluge(): Promise<string> {
-  const daemon = await startDeluge();
+async function recordDeluge(build: ClientBuild): Promise<string> {
+  const daemon = await startDeluge({ build });
   try {
     console.log(`Deluge ${daemon.version} at ${daemon.url}`);
     const session = new Session(daemon);
@@ -245,7 +248,7 @@ async function recordDeluge(): Promise<string> {
   }
 }
 
-const recorders: Record<ClientKind, () => Promise<string>> = {
+const recorders: Record<ClientKind, (build: ClientBuild) => Promise<string>> = {
   qbittorrent: recordQbittorrent,
   transmission: recordTransmission,
   deluge: recordDeluge,
@@ -253,9 +256,12 @@ const recorders: Record<ClientKind, () => Promise<string>> = {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const wanted = process.argv.slice(2);
-  for (const [kind, record] of Object.entries(recorders)) {
-    if (wanted.length > 0 && !wanted.includes(kind)) continue;
-    const file = await record();
+  // Every word given must name the build: its kind, generation or release ("qbittorrent current 5.3").
+  const builds = clientBuilds().filter((build) => wanted.every((word) => [build.kind, build.generation, build.release].includes(word)));
+  if (builds.length === 0) throw new Error(`no client build matches ${wanted.join(' ')}`);
+  for (const build of builds) {
+    console.log(`\n${build.label}`);
+    const file = await recorders[build.kind](build);
     console.log(`wrote ${file}`);
   }
 }

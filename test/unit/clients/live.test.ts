@@ -1,6 +1,7 @@
 /**
- * The library against the real daemons, started here (Debian's qbittorrent-nox 4.5.2,
- * transmission-daemon 3.00, deluged/deluge-web 2.0.3): a cross-seed is added beside the existing
+ * The library against the real daemons, started here, in both generations (test/clients/daemons.ts:
+ * Debian 12's qbittorrent-nox 4.5.2, transmission-daemon 3.00, deluged/deluge-web 2.0.3, and
+ * today's qBittorrent 5.1 and 5.3, Transmission 4.1, Deluge 2.2): a cross-seed is added beside the existing
  * data and verified to 100 % with no peer anywhere (DHT and friends are off, the trackers do not
  * resolve), so the data can only have come from the disk.
  */
@@ -9,7 +10,7 @@ import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
 import { makeTorrent, tinyTorrents, torrentOn, TRACKERS, writeSampleContent, type Content } from '../../clients/content';
-import { startDeluge, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
+import { buildRows, clientBuilds, qbittorrentApiKey, startClient, startQbittorrent, versionAtLeast, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../../clients/seed';
 import { until } from '../../e2e/support/wait';
@@ -25,13 +26,9 @@ function browserLikeFetch(daemon: RunningDaemon): JarFetch {
   return nodeClientFetch({ origin });
 }
 
-const starters: [ClientKind, () => Promise<RunningDaemon>][] = [
-  ['qbittorrent', () => startQbittorrent()],
-  ['transmission', () => startTransmission()],
-  ['deluge', () => startDeluge()],
-];
-
-describe.each(starters)('%s (live daemon)', (kind, start) => {
+describe.each(buildRows())('%s (live daemon)', (_, build) => {
+  const kind: ClientKind = build.kind;
+  const start = () => startClient(build);
   let daemon: RunningDaemon;
   let fetch: JarFetch;
   let client: TorrentClient;
@@ -49,6 +46,7 @@ describe.each(starters)('%s (live daemon)', (kind, start) => {
   }, 30_000);
 
   it('test() reports its version and how many torrents it holds', LIVE, async () => {
+    expect(daemon.version).toContain(build.release); // the build asked for is the one that runs
     expect(await client.test()).toMatchObject({ client: kind, version: daemon.version, torrentCount: 0, auth: 'password' });
   });
 
@@ -109,11 +107,11 @@ describe.each(starters)('%s (live daemon)', (kind, start) => {
   });
 });
 
-describe('qBittorrent protections (live daemon)', () => {
+describe.each(buildRows('qbittorrent'))('%s: protections (live daemon)', (_, build) => {
   let daemon: RunningDaemon;
 
   beforeAll(async () => {
-    daemon = await startQbittorrent();
+    daemon = await startQbittorrent({ build });
   }, 90_000);
 
   afterAll(async () => {
@@ -129,12 +127,55 @@ describe('qBittorrent protections (live daemon)', () => {
   });
 
   it('an https web UI with an untrusted certificate fails as certificate', LIVE, async () => {
-    const secure = await startQbittorrent({ https: true });
+    const secure = await startQbittorrent({ https: true, build });
     try {
       expect(secure.url).toMatch(/^https:/);
       expect(await failureOf(createClient(secure.config).test())).toMatchObject({ kind: 'certificate' });
     } finally {
       await secure.stop();
     }
+  });
+});
+
+// API keys came with qBittorrent 5.2 (Web API 2.14.1): every installed build that has them.
+describe.each(buildRows('qbittorrent').filter(([, build]) => build.release >= '5.2'))('%s: API key (live daemon)', (_, build) => {
+  let daemon: RunningDaemon;
+  const apiKey = qbittorrentApiKey();
+
+  beforeAll(async () => {
+    daemon = await startQbittorrent({ build, apiKey });
+  }, 90_000);
+
+  afterAll(async () => {
+    await daemon?.stop();
+  }, 30_000);
+
+  it('a key in the password field is used as the key: no login, no cookie, and the CSRF check does not apply', LIVE, async () => {
+    expect(versionAtLeast(daemon.version, 5, 2)).toBe(true);
+    // The extension's own Origin, which a password session gets refused for (see the test above).
+    const fetch = nodeClientFetch({ origin: EXTENSION_URL.replace(/\/$/, '') });
+    const client = createClient({ ...daemon.config, username: '', password: apiKey }, { fetch });
+    expect(await client.test()).toMatchObject({ client: 'qbittorrent', version: daemon.version, torrentCount: 0, auth: 'api-key' });
+    expect(fetch.sent.some((request) => request.url.endsWith('/auth/login'))).toBe(false);
+    expect(fetch.jar.size).toBe(0);
+  });
+
+  it('a wrong key of the right form fails as auth', LIVE, async () => {
+    const wrong = createClient({ ...daemon.config, username: '', password: qbittorrentApiKey() }, { fetch: nodeClientFetch() });
+    expect(await failureOf(wrong.test())).toMatchObject({ kind: 'auth' });
+  });
+});
+
+describe('the builds under test', () => {
+  it('are both generations of every client: qBittorrent 4.5, 5.1, 5.3; Transmission 3.00, 4.1; Deluge 2.0, 2.2', () => {
+    expect(clientBuilds().map((build) => build.label)).toEqual([
+      'qBittorrent 4.5 (bookworm)',
+      'qBittorrent 5.1 (current)',
+      'qBittorrent 5.3 (current)',
+      'Transmission 3.00 (bookworm)',
+      'Transmission 4.1 (current)',
+      'Deluge 2.0 (bookworm)',
+      'Deluge 2.2 (current)',
+    ]);
   });
 });
