@@ -30,10 +30,14 @@ export interface Content {
   seed: string;
 }
 
-/** Two private trackers carrying the same content. Hosts under .test never resolve. */
+/**
+ * Two private trackers carrying the same content. Their announce URLs are on loopback's discard
+ * port, where nothing listens: a client announcing there asks no resolver (a host name, even under
+ * .test, sent a DNS query off loopback) and reaches no peer.
+ */
 export const TRACKERS = {
-  alpha: { announce: 'http://tracker-alpha.reseed.test/announce.php?passkey=0a0a0a0a0a0a0a0a', source: 'ALPHA' },
-  beta: { announce: 'http://tracker-beta.reseed.test/announce.php?passkey=0b0b0b0b0b0b0b0b', source: 'BETA' },
+  alpha: { announce: 'http://127.0.0.1:9/alpha/announce.php?passkey=0a0a0a0a0a0a0a0a', source: 'ALPHA' },
+  beta: { announce: 'http://127.0.0.1:9/beta/announce.php?passkey=0b0b0b0b0b0b0b0b', source: 'BETA' },
 } as const;
 export type TrackerName = keyof typeof TRACKERS;
 

@@ -38,7 +38,7 @@ async function seedingDaemon(kind: Extract<ClientKind, 'qbittorrent' | 'transmis
   const torrents = {
     page: torrentOn('alpha', folder),
     held: torrentOn('beta', folder),
-    absent: makeTorrent(folder, { announce: 'http://tracker-gamma.reseed.test/announce.php', source: 'GAMMA' }),
+    absent: makeTorrent(folder, { announce: 'http://127.0.0.1:9/gamma/announce.php', source: 'GAMMA' }),
   };
   // As the user's own web UI added them (same-origin requests).
   const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });

@@ -16,8 +16,8 @@
  * - the reference service (answering as 2025.iyuu.cn) with data in which the page's hash has these
  *   candidates.
  *
- * Announce URLs are on *.reseed.test (test/clients/content.ts), which never resolves: no client
- * ever talks to a real tracker.
+ * Announce URLs are on loopback's discard port (test/clients/content.ts): no client ever talks to
+ * a real tracker or asks a resolver.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -286,7 +286,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
   let other: CrossSeedWorld['other'];
   if (options.otherSite) {
     const tracker = new TestTracker(OTHER_SITE.host, OTHER_SITE.sid, OTHER_SITE.site);
-    const torrent = makeTorrent(asContent(pairContent(0), ''), { announce: 'http://tracker-gamma.reseed.test/announce.php?passkey=0c0c0c0c0c0c0c0c', source: 'GAMMA' });
+    const torrent = makeTorrent(asContent(pairContent(0), ''), { announce: 'http://127.0.0.1:9/gamma/announce.php?passkey=0c0c0c0c0c0c0c0c', source: 'GAMMA' });
     const id = 3001;
     tracker.list(id, torrent, main.name);
     other = { tracker, torrent, id, ref: { sid: OTHER_SITE.sid, torrentId: id, infoHash: torrent.hash } };

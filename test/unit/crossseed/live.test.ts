@@ -4,7 +4,7 @@
  * gives) and the two test trackers of test/e2e/support/cross-seed-world.ts behind the e2e router,
  * with a cookie-jar fetch standing in for the browser's session on each site.
  *
- * No peer exists anywhere (DHT, PeX, LSD off; announce hosts never resolve): a cross-seed that
+ * No peer exists anywhere (DHT, PeX, LSD off; announce URLs on loopback): a cross-seed that
  * reaches 100 % found its data on disk, at the source's save path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
