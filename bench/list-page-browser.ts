@@ -8,7 +8,9 @@
  *  - from the page's DOMContentLoaded (when the reader reads the rows) until the toolbar badge shows
  *    the page's can-cross-seed count, polled from an extension page as fast as it answers;
  *  - then the popup's question (`index:page`), answered with those rows, timed from the same start;
- *  - requests to the service during those views (must be 0).
+ *  - requests to the service during those views (must be 0);
+ *  - with the site's row marks on, from the badge until the page holds its 30 "Can cross-seed"
+ *    marks, seen by the page's own MutationObserver (what a tracker's script would see).
  *
  * The page's own badge (its hashes' candidates on other sites: the 60 rows on HDSky) counts another
  * number than 30, so the figure is the index's badge, not the page's.
@@ -34,6 +36,8 @@ const CAN = 30;
 /** Rows on no other site the user could cross-seed from the client, but on HDSky and M-Team. */
 const ELSEWHERE = 30;
 const VIEWS = 9;
+/** Views with the row marks on. */
+const MARK_VIEWS = 9;
 
 interface Sample {
   /** DOMContentLoaded → the background announced the tab's view with its rows (it has the reading). */
@@ -41,6 +45,8 @@ interface Sample {
   toBadgeMs: number;
   toListMs: number;
   listed: number;
+  /** Marks on: DOMContentLoaded → the page holds every mark (NaN when marks are off). */
+  toMarksMs: number;
 }
 
 export async function measureListPage(options: { extensionDir: string; log?: (line: string) => void }): Promise<BenchOutcome> {
@@ -101,8 +107,21 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
     const url = `http://${HOST}/torrents.php`;
     /** One view in a new tab: the times from its DOMContentLoaded to the badge and to the popup's list. */
     let views = 0;
-    const view = async (): Promise<Sample> => {
+    const view = async (marks = false): Promise<Sample> => {
       const tab = await b.newPage();
+      if (marks) {
+        // The page's own observer, from its first script on: it stamps the moment the last mark lands.
+        const raw = (tab as unknown as { raw?: { addInitScript(script: (expected: number) => void, arg: number): Promise<void> } }).raw;
+        if (!raw?.addInitScript) throw new Error('the marks figure needs the Chromium harness page');
+        await raw.addInitScript((expected: number) => {
+          const store = window as unknown as { benchMarksAt?: number };
+          new MutationObserver((_records, observer) => {
+            if (document.querySelectorAll('reseed-lens-mark').length < expected) return;
+            store.benchMarksAt = performance.timeOrigin + performance.now();
+            observer.disconnect();
+          }).observe(document, { childList: true, subtree: true });
+        }, CAN);
+      }
       const start = `/start-${views++}`;
       await tab.goto(`http://${HOST}${start}`);
       const tabId = await b.tabIdOf(`${HOST}${start}`);
@@ -140,6 +159,15 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
         const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
         return performance.timeOrigin + navigation.domContentLoadedEventStart;
       });
+      let marksAt = Number.NaN;
+      if (marks) {
+        for (let tries = 0; ; tries++) {
+          marksAt = await tab.evaluate(() => (window as unknown as { benchMarksAt?: number }).benchMarksAt ?? Number.NaN);
+          if (Number.isFinite(marksAt)) break;
+          if (tries > 300) throw new Error(`the page never held its ${CAN} marks`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
       // The page's own lookup of its hashes ends before the tab closes (the first view's fills the cache).
       for (let tries = 0; ; tries++) {
         const seen = await b.evaluateInExtension((api, id) => api.runtime.sendMessage({ type: 'view:get', tabId: id }) as Promise<{ status: string }>, tabId);
@@ -148,7 +176,7 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       await tab.close();
-      return { toBadgeMs: badgeAt - readAt, toListMs: listAt - readAt, toViewMs: viewAt - readAt, listed };
+      return { toBadgeMs: badgeAt - readAt, toListMs: listAt - readAt, toViewMs: viewAt - readAt, listed, toMarksMs: marksAt - readAt };
     };
 
     // The first view asks the service about the page's hashes (cold); the rest find them cached.
@@ -158,7 +186,12 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
     for (let index = 0; index < VIEWS; index++) samples.push(await view());
     const during = world.router.requestsTo(SERVICE_HOST).slice(before);
     const requests = during.length;
-    for (const sample of samples) {
+    // The site's row marks on (the popup's switch), then views that wait for the marks as well.
+    await send({ type: 'settings:save', update: { indexMarkHosts: [HOST] } });
+    const marked: Sample[] = [];
+    for (let index = 0; index < MARK_VIEWS; index++) marked.push(await view(true));
+    const afterBadge = marked.map((sample) => sample.toMarksMs - sample.toBadgeMs);
+    for (const sample of [...samples, ...marked]) {
       if (!Number.isFinite(sample.toBadgeMs)) problems.push(`the badge never showed ${CAN}`);
       if (sample.listed !== CAN) problems.push(`the popup's list had ${sample.listed} rows, not ${CAN}`);
     }
@@ -187,11 +220,27 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
         unit: 'ms',
       },
       { id: 'index.browser.requests', bench: 'index', label: '  … service requests during those views', value: requests, unit: 'requests', budget: { op: '<=', limit: 0 } },
+      {
+        id: 'index.browser.marks',
+        bench: 'index',
+        label: `  … row marks on: the badge → the page holds its ${CAN} marks (its own MutationObserver; median of ${MARK_VIEWS})`,
+        value: Math.round(median(afterBadge) * 10) / 10,
+        unit: 'ms',
+        budget: { op: '<=', limit: 100 },
+      },
+      {
+        id: 'index.browser.marks-max',
+        bench: 'index',
+        label: '  … the same, slowest view',
+        value: Math.round(Math.max(...afterBadge) * 10) / 10,
+        unit: 'ms',
+        budget: { op: '<=', limit: 100 },
+      },
     ];
     return {
       figures,
       problems,
-      report: [`list page in Chromium: requests during the views: ${during.map((request) => request.path).join(', ') || 'none'}`, `list page in Chromium: badge ${samples.map((sample) => sample.toBadgeMs.toFixed(1)).join(', ')} ms; list ${samples.map((sample) => sample.toListMs.toFixed(1)).join(', ')} ms; view ${samples.map((sample) => sample.toViewMs.toFixed(1)).join(', ')} ms`],
+      report: [`list page in Chromium: requests during the views: ${during.map((request) => request.path).join(', ') || 'none'}`, `list page in Chromium: badge ${samples.map((sample) => sample.toBadgeMs.toFixed(1)).join(', ')} ms; list ${samples.map((sample) => sample.toListMs.toFixed(1)).join(', ')} ms; view ${samples.map((sample) => sample.toViewMs.toFixed(1)).join(', ')} ms`, `list page in Chromium, marks on: badge → marks ${afterBadge.map((value) => value.toFixed(1)).join(', ')} ms`],
     };
   } finally {
     await browser?.close();
