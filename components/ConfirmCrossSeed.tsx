@@ -5,8 +5,9 @@
  * to; only its own "Cross-seed" cross-seeds, through the popup's path (useCrossSeeds: the same
  * `crossseed:one`, de-duplication, pace and per-tab record), and the outcome is shown here.
  *
- * The button arms itself a moment after the window shows or takes focus: a click the user aimed
- * at the page (a page asking for a double click) must not land on it as the window opens.
+ * The button arms itself a moment after the window shows, and again after the user comes back to
+ * it: a click the user aimed at the page (a page asking for a double click) must not land on it as
+ * the window opens or comes to the front.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
@@ -35,19 +36,31 @@ function candidateIn(view: TabView | undefined, sid: number, torrentId: number):
   return view?.candidates.find((candidate) => candidate.sid === sid && candidate.torrentId === torrentId && hashes.has(candidate.forHash));
 }
 
-/** False until ARM_DELAY_MS after mounting, and again for as long after each time the window takes focus. */
+/**
+ * False until ARM_DELAY_MS after mounting, and from the moment the window loses focus until
+ * ARM_DELAY_MS after it has it back (the user went to the page meanwhile).
+ */
 function useArmed(): boolean {
   const [armed, setArmed] = useState(false);
   useEffect(() => {
     let timer = setTimeout(() => setArmed(true), ARM_DELAY_MS);
-    const onFocus = () => {
+    let away = false;
+    const onBlur = () => {
+      away = true;
       clearTimeout(timer);
       setArmed(false);
+    };
+    const onFocus = () => {
+      if (!away) return;
+      away = false;
+      clearTimeout(timer);
       timer = setTimeout(() => setArmed(true), ARM_DELAY_MS);
     };
+    addEventListener('blur', onBlur);
     addEventListener('focus', onFocus);
     return () => {
       clearTimeout(timer);
+      removeEventListener('blur', onBlur);
       removeEventListener('focus', onFocus);
     };
   }, []);

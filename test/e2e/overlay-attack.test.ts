@@ -21,7 +21,7 @@ import { untilSeeding } from '../clients/seed';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { confirmationFacts, confirmationFor, confirmCrossSeed, openConfirmations } from './support/confirm';
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';
-import { clickPanelButton, settledView } from './support/popup';
+import { clickInPanel, settledView } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
 
@@ -60,8 +60,8 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
     [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 3 }), startQbittorrent()]);
     readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
     for (const index of [0, 1, 2]) await cs.seed(readBack, daemon.dataDir, index);
-    cs.page.pageExtras.set(cs.pairs[0]!.sourceId, CSS_TRICK);
-    cs.page.pageExtras.set(cs.pairs[1]!.sourceId, WRAPPER_TRICK);
+    cs.page.pageExtras.set(cs.pairs[1]!.sourceId, CSS_TRICK);
+    cs.page.pageExtras.set(cs.pairs[2]!.sourceId, WRAPPER_TRICK);
     browser = await launchBrowser(kind, { proxyPort: cs.world.router.port });
     await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), crossSeedUserSettings());
     const saved = await browser.evaluateInExtension(
@@ -138,8 +138,8 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
     inPanel(tab, (root, at: { x: number; y: number }) => root.elementFromPoint(at.x, at.y)?.closest('button.cross-seed') != null, point);
 
   for (const [variant, index] of [
-    ['its own CSS makes the panel host fixed and transparent over a bait button', 0],
-    ['its own script wraps the panel host in a transparent fixed element over a bait button', 1],
+    ['its own CSS makes the panel host fixed and transparent over a bait button', 1],
+    ['its own script wraps the panel host in a transparent fixed element over a bait button', 2],
   ] as const) {
     it(`${variant}: the real click only opens the confirmation — no .torrent downloaded, nothing in the client`, async () => {
       const pair = cs.pairs[index]!;
@@ -175,17 +175,15 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
   }
 
   it('the honest path: the panel\'s "Cross-seed", then the confirmation\'s own "Cross-seed"; qBittorrent lists the torrent', async () => {
-    const pair = cs.pairs[2]!;
-    const { tab, tabId } = await openDetails(2, 'honest=1');
+    // pairs[0] has two candidates on the other site: its copy, and a release with other files.
+    const pair = cs.pairs[0]!;
+    const { tab, tabId } = await openDetails(0, 'honest=1');
+    const crossSeedOf = (torrentId: number) => `li.torrent:has(a.candidate-link[href$="id=${torrentId}"]) button.cross-seed`;
     const before = downloadsOf(cs.candidate, pair.candidateId).length;
-    expect(await clickPanelButton(tab, 'Cross-seed')).toBe(true);
+    await clickInPanel(tab, crossSeedOf(pair.candidateId));
     const confirmation = await confirmationFor(browser, tabId);
+    expect(await confirmation.url()).toContain(`torrentId=${pair.candidateId}`);
     expect(downloadsOf(cs.candidate, pair.candidateId).slice(before)).toEqual([]);
-    // A second click in the panel brings the same window to the front: still one.
-    await tab.bringToFront();
-    expect(await clickPanelButton(tab, 'Cross-seed')).toBe(true);
-    await confirmation.bringToFront();
-    expect((await openConfirmations(browser)).filter((url) => url.includes(`tabId=${tabId}&`))).toHaveLength(1);
 
     expect(await confirmCrossSeed(confirmation)).toBe('Added to qBittorrent: it checks the files on disk, then seeds.');
     expect(downloadsOf(cs.candidate, pair.candidateId).slice(before)).toEqual([expect.objectContaining({ served: true })]);
@@ -197,6 +195,15 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
       'the outcome in the panel',
     );
     expect(words).toEqual(['Added to qBittorrent: it checks the files on disk, then seeds.']);
+
+    // The panel's "Cross-seed" on the other candidate: the same window shows it (one per tab), nothing downloaded.
+    const other = downloadsOf(cs.candidate, cs.differentFiles.id).length;
+    await tab.bringToFront();
+    await clickInPanel(tab, crossSeedOf(cs.differentFiles.id));
+    await until(() => confirmation.url(), (url) => url.includes(`torrentId=${cs.differentFiles.id}`), 'the confirmation showing the other candidate');
+    await confirmation.waitForSelector('#confirm-cross-seed');
+    expect((await openConfirmations(browser)).filter((url) => url.includes(`tabId=${tabId}&`))).toHaveLength(1);
+    expect(downloadsOf(cs.candidate, cs.differentFiles.id).length).toBe(other);
     await confirmation.close();
     await tab.close();
   });

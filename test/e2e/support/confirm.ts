@@ -2,6 +2,8 @@
  * The panel's confirmation window (issue 15): the extension page the background opens in a popup
  * window of its own when the page's panel "Cross-seed" is clicked.
  */
+import type { Page as PlaywrightPage } from 'playwright-core';
+import type { Page as PuppeteerPage } from 'puppeteer-core';
 import type { HarnessBrowser, HarnessPage } from '../harness/index.ts';
 import { until } from './wait';
 
@@ -40,7 +42,13 @@ export function confirmationFacts(page: HarnessPage): Promise<{ torrent: string;
 /** Presses the confirmation's own "Cross-seed" once it takes clicks, and waits for its outcome sentence. */
 export async function confirmCrossSeed(page: HarnessPage, timeoutMs = 60_000): Promise<string> {
   await page.waitForSelector('#confirm-cross-seed:not([disabled])', { state: 'visible', timeoutMs });
-  await page.click('#confirm-cross-seed');
+  // With the mouse, where the button is (a popup window's page, which Puppeteer's locators do not
+  // count as in the viewport in headless Firefox).
+  const point = await page.evaluate(() => {
+    const box = document.querySelector('#confirm-cross-seed')!.getBoundingClientRect();
+    return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+  });
+  await (page.raw as PlaywrightPage | PuppeteerPage).mouse.click(point.x, point.y);
   return until(
     () => page.evaluate(() => document.querySelector('.cross-seed-outcome:not(.running) .cross-seed-sentence')?.textContent ?? null),
     (sentence) => !!sentence,

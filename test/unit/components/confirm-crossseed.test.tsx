@@ -77,7 +77,7 @@ describe('the confirmation window of the panel\'s "Cross-seed"', () => {
     expect(text(root.querySelector('.confirm-site'))).toBe('SSD, torrent #3001');
   });
 
-  it('takes no click until it has been shown for a moment, and again after it takes focus; then sends the popup\'s crossseed:one and shows the outcome', async () => {
+  it('takes no click until it has been shown for a moment, nor while the user is away and a moment after; then sends the popup\'s crossseed:one and shows the outcome', async () => {
     let finish: (state: TabCrossSeeds) => void = () => undefined;
     const background = answerBackground({
       'view:get': () => view(),
@@ -94,7 +94,16 @@ describe('the confirmation window of the panel\'s "Cross-seed"', () => {
 
     await pass(ARM_DELAY_MS + 50);
     expect(button(root)!.disabled).toBe(false);
-    // The window takes focus again (the user was in the page meanwhile): disarmed for as long again.
+    // A focus without having been away changes nothing.
+    await act(() => {
+      window.dispatchEvent(new Event('focus'));
+    });
+    expect(button(root)!.disabled).toBe(false);
+    // The user goes to the page and comes back: disarmed while away, and for a moment after.
+    await act(() => {
+      window.dispatchEvent(new Event('blur'));
+    });
+    expect(button(root)!.disabled).toBe(true);
     await act(() => {
       window.dispatchEvent(new Event('focus'));
     });
