@@ -150,7 +150,7 @@ export function useCrossSeeds(tabId: number, view: TabView | undefined): CrossSe
 }
 
 /** The outcome of one cross-seed in words: the sentence, and for different files the first differences. */
-function Outcome({ item, onAllow }: { item: CrossSeedItem; onAllow: (origin: string) => void }) {
+export function Outcome({ item, onAllow }: { item: CrossSeedItem; onAllow: (origin: string) => void }) {
   if (item.state === 'running' || !item.result) {
     return (
       <div class="cross-seed-outcome running" role="status">

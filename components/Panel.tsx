@@ -17,7 +17,7 @@ export interface PanelProps {
   onRefresh: () => void;
   /** The card opened or closed (the mount re-places a floating badge while it is closed). */
   onToggle?: (open: boolean) => void;
-  /** "Cross-seed" on a candidate (a trusted click only). */
+  /** "Cross-seed" on a candidate (a trusted click only): opens the extension's confirmation window, never a cross-seed itself. */
   onCrossSeed: (candidate: PageCandidate) => void;
   /** The outcomes of this page's cross-seeds, as sentences (from the background). */
   crossSeeds?: readonly PageCrossSeed[];

@@ -38,6 +38,8 @@ export default defineBackground(() => {
       void app.crossSeeds.forget(tabId);
     }
   });
+  // A panel's confirmation window the user closed (utils/background/confirm-windows.ts).
+  browser.windows.onRemoved.addListener((windowId) => void app.crossSeeds.confirmations.closed(windowId));
   browser.tabs.onRemoved.addListener((tabId) => {
     app.pages.budget.reset(tabId);
     void app.tabs.forget(tabId);

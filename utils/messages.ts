@@ -194,8 +194,11 @@ export interface BackgroundProtocol {
   'crossseed:one': { request: { tabId: number; sid: number; torrentId: number; infoHash: string }; response: TabCrossSeeds };
   /** Popup "Cross-seed all": the candidates on the user's sites, at most 20, paced; progress is announced (CrossSeedsChanged). */
   'crossseed:all': { request: { tabId: number }; response: TabCrossSeeds };
-  /** Content script, on a trusted click of the panel's "Cross-seed": the tab comes from the sender. */
-  'page:cross-seed': { request: { sid: number; torrentId: number }; response: PageCrossSeed | undefined };
+  /**
+   * Content script, on a trusted click of the panel's "Cross-seed" (the tab comes from the sender):
+   * opens the extension's confirmation window for that candidate, nothing more (issue 15). No answer.
+   */
+  'page:cross-seed': { request: { sid: number; torrentId: number }; response: undefined };
 }
 
 /** One candidate's cross-seed in a tab, as the popup shows it: running, or how it ended. */

@@ -65,7 +65,8 @@ async function runReader(signal: AbortSignal): Promise<void> {
       },
       onHashFromTorrent: () => void hashFromTorrent(),
       onRefresh: () => void (browser.runtime.sendMessage({ type: 'page:refresh' }) as Promise<PageView>).then(show),
-      // Sent only from a trusted click (Panel's trusted()): the background takes the candidate from this tab's view.
+      // Opens the extension's confirmation window, nothing more: the page can steer a click onto its
+      // panel (issue 15). The background takes the candidate from this tab's view.
       onCrossSeed: ({ sid, torrentId }) => void browser.runtime.sendMessage({ type: 'page:cross-seed', sid, torrentId }),
     });
     panel.update(view, crossSeeds);

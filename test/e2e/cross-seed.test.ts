@@ -7,7 +7,7 @@
  * Save client, Test client with its version and torrent count); the user is logged in on the
  * trackers in a tab, opens the seeding torrent's details page, sees "In your client" (state and
  * save path) in the popup, and presses "Cross-seed" on a candidate (in the popup, and with the
- * mouse in the page's panel). Then the client's own API says the candidate is there, at the same
+ * mouse in the page's panel, then in the confirmation window that opens). Then the client's own API says the candidate is there, at the same
  * save path, and reaches 100 % — from disk, as no peer exists anywhere. Also: a candidate with other
  * files is not added and the popup names the differences; a logged-out site, a wrong password and
  * a stopped client each say so; "Cross-seed all" adds every candidate on the user's sites and no
@@ -31,6 +31,7 @@ import { untilSeeding } from '../clients/seed';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { clientFieldLabels, fillClientForm, openClientsOptions, pressSaveClient, pressTestClient, removeAllClients } from './support/client-options';
 import { CANDIDATE_SITE, OTHER_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';
+import { confirmationFor, confirmCrossSeed } from './support/confirm';
 import { clickPanelButton, settledView } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
@@ -207,11 +208,12 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         await tab.close();
       });
 
-      it('"Cross-seed" in the page\'s panel, clicked with the mouse, adds its candidate', async () => {
+      it('"Cross-seed" in the page\'s panel, clicked with the mouse, opens the confirmation window, whose own "Cross-seed" adds its candidate', async () => {
         const pair = cs.pairs[2]!;
         const tab = await browser.newPage();
         await tab.goto(`${cs.page.detailsUrl(pair.sourceId)}&panel=${client}`);
         await tab.bringToFront();
+        const tabId = await browser.tabIdOf(`panel=${client}`);
         const buttons = await until(
           () => inPanel(tab, (root) => [...root.querySelectorAll('button.cross-seed')].map((button) => button.getAttribute('data-text'))),
           (found) => !!found?.length,
@@ -219,7 +221,12 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
           30_000,
         );
         expect(buttons).toEqual(['Cross-seed']);
+        const before = downloads(cs.candidate).length;
         expect(await clickPanelButton(tab, 'Cross-seed')).toBe(true);
+        // The panel's click only opens the extension's confirmation (issue 15): nothing downloaded yet.
+        const confirmation = await confirmationFor(browser, tabId);
+        expect(downloads(cs.candidate).length).toBe(before);
+        expect(await confirmCrossSeed(confirmation)).toBe(`Added to ${NAMES[client]}: it checks the files on disk, then seeds.`);
         await expectCrossSeeded(client, pair.candidate.hash, pair.source.hash);
         // The panel says so, as generated content only.
         const words = await until(
@@ -228,6 +235,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
           'the outcome in the panel',
         );
         expect(words).toEqual([`Added to ${NAMES[client]}: it checks the files on disk, then seeds.|`]);
+        await confirmation.close();
         await tab.close();
       });
 

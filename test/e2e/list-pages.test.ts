@@ -8,8 +8,10 @@
  * - The index is turned on through the options page: a sync runs with its progress shown, every
  *   client hash reaches the service once, and "Sync now" again sends nothing.
  * - On each list page the popup lists exactly the row to cross-seed (its count on the badge) and
- *   the row in the client; the page itself is the same DOM as with the index off, and only with
- *   the site's row-marks switch on do those two rows get their marks (gone again when it is off).
+ *   the row in the client; the page itself is the same DOM as with the index off (for NexusPHP's
+ *   list and search pages, byte for byte the DOM of a browser without the extension: no panel,
+ *   issue 15), and only with the site's row-marks switch on do those two rows get their marks
+ *   (gone again when it is off).
  * - "Cross-seed" on a row downloads its .torrent from the test tracker with the user's session and
  *   adds it to the client beside its data: read back through the client's own API, seeding at 100 %.
  * - The default client changes to Transmission: its own sync, and a cross-seed into it.
@@ -118,6 +120,8 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
   const pages = PAGES.map((page, index) => ({ ...page, index, served: served(page, index, kind) }));
   /** Each page's DOM with the index off, to compare with. */
   const withIndexOff = new Map<string, string>();
+  /** The NexusPHP pages' DOM in the same browser without the extension. */
+  const withoutExtension = new Map<string, string>();
 
   async function startDaemon(clientKind: 'qbittorrent' | 'transmission') {
     const daemon = clientKind === 'qbittorrent' ? await startQbittorrent() : await startTransmission();
@@ -146,6 +150,20 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
     for (const page of pages) {
       if (page.host === 'ourbits.club' || page.served.scheme !== 'http') continue;
       world.router.setHost(page.host, { [page.served.path]: page.served.html });
+    }
+    // The NexusPHP list pages as a browser without the extension shows them (launched and closed
+    // first: the browser under test is the only one from then on).
+    const plain = await launchBrowser(kind, { proxyPort: world.router.port, withoutExtension: true });
+    try {
+      for (const page of pages.filter((candidate) => candidate.key.startsWith('NexusPHP'))) {
+        const tab = await plain.newPage();
+        if (page.served.scheme === 'https') await serveOverHttps(tab, [page.served]);
+        await tab.goto(page.served.url);
+        withoutExtension.set(page.key, await tab.evaluate(() => document.documentElement.outerHTML));
+        await tab.close();
+      }
+    } finally {
+      await plain.close();
     }
     browser = await launchBrowser(kind, { proxyPort: world.router.port });
     await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), {
@@ -198,31 +216,36 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
     const tabId = await browser.tabIdOf(`${page.host}${page.served.path}`.slice(0, 48));
     const view = await until(() => tabView(browser, tabId), (seen) => seen.kind === 'list' && !!seen.rows?.length && ['done', 'no-hash', 'error'].includes(seen.status), `the ${page.key} page read`, 30_000);
     expect(view.rows!.map((row) => row.id)).toEqual(expect.arrayContaining([page.can, page.held]));
-    // A list that shows hashes gets the in-page panel (its own, answer-blind): wait for it before looking at the page.
-    if (view.hashes.length) await tab.waitForSelector('reseed-lens-panel');
     return { tab, tabId };
   }
 
-  /**
-   * The page's DOM. The folded panel's corner (its host's inline style) is left out: it is chosen
-   * by where the page's own controls lie at the moment it is placed (mount.tsx), which a page still
-   * laying out may answer differently from one load to the next, index or not.
-   */
-  const pageDom = (tab: HarnessPage) =>
-    tab.evaluate(() => {
-      const copy = document.documentElement.cloneNode(true) as HTMLElement;
-      for (const host of copy.querySelectorAll('reseed-lens-panel')) host.removeAttribute('style');
-      return copy.outerHTML;
-    });
+  /** The page's DOM, every byte of it (issue 15: a list page gains no panel, no element, no attribute). */
+  const pageDom = (tab: HarnessPage) => tab.evaluate(() => document.documentElement.outerHTML);
   const marksIn = (tab: HarnessPage) =>
     tab.evaluate(() => [...document.querySelectorAll('reseed-lens-mark')].map((mark) => ({ text: mark.textContent, href: mark.previousElementSibling?.getAttribute('href') ?? '' })));
 
   it('with the index off, a list page learns nothing of it and the popup says how to turn it on', async () => {
     for (const page of pages) {
       const { tab, tabId } = await openList(page);
-      withIndexOff.set(page.key, await pageDom(tab));
       expect(await message<IndexPageAnswer>({ type: 'index:page', tabId })).toEqual({ state: 'off' });
+      withIndexOff.set(page.key, await pageDom(tab));
       expect(await marksIn(tab)).toEqual([]);
+      await tab.close();
+    }
+  });
+
+  it('a NexusPHP list or search page (with and without hashes) is byte for byte the page a browser without the extension shows (issue 15)', async () => {
+    const nexus = pages.filter((page) => page.key.startsWith('NexusPHP'));
+    expect([...withoutExtension.keys()]).toEqual(nexus.map((page) => page.key));
+    const without = withoutExtension;
+    for (const page of nexus) {
+      // The same page with the extension, once the background has answered it (the popup's answer).
+      const { tab, tabId } = await openList(page);
+      expect(await message<IndexPageAnswer>({ type: 'index:page', tabId })).toEqual({ state: 'off' });
+      const dom = await pageDom(tab);
+      expect(dom.includes('reseed-lens'), page.key).toBe(false);
+      expect(dom, page.key).toBe(without.get(page.key));
+      expect(withIndexOff.get(page.key), page.key).toBe(without.get(page.key));
       await tab.close();
     }
   });

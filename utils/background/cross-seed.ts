@@ -1,9 +1,10 @@
 /**
- * Feature: "Cross-seed" and "Cross-seed all" (issue #9), the only way a cross-seed starts. The
- * popup's `crossseed:one` / `crossseed:all` and the panel's `page:cross-seed` (sent only from a
- * trusted click; its tab comes from the browser) name a candidate; the candidate itself — its
+ * Feature: "Cross-seed" and "Cross-seed all" (issue #9), the only way a cross-seed starts. Only
+ * the extension's own pages start one: the popup's (and the panel's confirmation window's)
+ * `crossseed:one` and the popup's `crossseed:all` name a candidate; the candidate itself — its
  * info-hash and the page hash it answers — is taken from the tab's current view, never from the
- * message. The engine (utils/crossseed) downloads one .torrent per candidate, paced per site.
+ * message. The panel's `page:cross-seed` only opens that confirmation (issue 15: a page can steer
+ * a click onto its panel). The engine (utils/crossseed) downloads one .torrent per candidate, paced per site.
  *
  * One run per candidate at a time: a second click while it runs (from the popup, the panel, or a
  * "Cross-seed all" that will reach it) joins it. Outcomes are kept per tab and page (and mirrored to
@@ -16,6 +17,7 @@ import { crossSeedText } from '../crossseed/messages';
 import { t } from '../i18n';
 import type { CandidateView, CrossSeedAllView, CrossSeedItem, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds, TabView } from '../messages';
 import type { Clients } from './clients';
+import { ConfirmWindows } from './confirm-windows';
 import { crossSeedEnvironment } from './cross-seed-env';
 import type { ContentHandlers, PageHandlers, PageOrigin, Shared } from './shared';
 
@@ -24,6 +26,8 @@ const SESSION_PREFIX = 'crossseed:tab:';
 export interface CrossSeedOptions {
   /** The fetch .torrent files are downloaded with (tests: a cookie jar through the router); the browser's own when absent. */
   siteFetch?: typeof fetch;
+  /** Where the panel's clicks open their confirmation (tests: a recorder); browser windows when absent. */
+  confirmations?: ConfirmWindows;
 }
 
 /** One candidate answering one page hash: what a run is keyed by. */
@@ -73,11 +77,16 @@ export class CrossSeeds {
   /** Writes of one tab's state, in order. */
   private writes: Promise<unknown> = Promise.resolve();
 
+  /** The panel's confirmations, one window per tab at most. */
+  readonly confirmations: ConfirmWindows;
+
   constructor(
     private readonly shared: Shared,
     private readonly clients: Clients,
     private readonly options: CrossSeedOptions = {},
-  ) {}
+  ) {
+    this.confirmations = options.confirmations ?? new ConfirmWindows();
+  }
 
   readonly pageHandlers: Pick<PageHandlers, 'crossseed:get' | 'crossseed:one' | 'crossseed:all'> = {
     'crossseed:get': (message) => this.state(message.tabId),
@@ -97,9 +106,10 @@ export class CrossSeeds {
     return known;
   }
 
-  /** A new document in the tab (or the tab closed): its outcomes go with the old page. */
+  /** A new document in the tab (or the tab closed): its outcomes (and its confirmation) go with the old page. */
   async forget(tabId: number): Promise<void> {
     this.tabs.delete(tabId);
+    await this.confirmations.close(tabId).catch(() => undefined);
     await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
   }
 
@@ -115,15 +125,20 @@ export class CrossSeeds {
     return this.state(tabId);
   }
 
-  /** The panel's "Cross-seed" (a trusted click in that tab): its candidate by site and torrent id. */
-  async fromPage(from: PageOrigin, wanted: { sid: number; torrentId: number }): Promise<PageCrossSeed | undefined> {
+  /**
+   * The panel's "Cross-seed": never a cross-seed itself (issue 15). The page can place, hide or
+   * cover the panel, so its click only opens the extension's own confirmation for that candidate
+   * (confirm-windows.ts), whose click sends `crossseed:one` as the popup does. Opened for any
+   * candidate the panel shows, whatever the client or the user's sites: the page learns nothing
+   * from it, and it gets no answer.
+   */
+  async fromPage(from: PageOrigin, wanted: { sid: number; torrentId: number }): Promise<undefined> {
     const view = await this.shared.tabs.get(from.tabId);
     // The view of this tab's page (a single-page site may have moved on within its origin).
     if (!view?.url || !sameOrigin(view.url, from.url)) return undefined;
     const candidate = this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId);
-    if (!candidate) return undefined;
-    const result = await this.runOne(from.tabId, view.url, candidate);
-    return { sid: candidate.sid, torrentId: candidate.torrentId, running: false, ok: inClient(result), lines: crossSeedText(result, candidate.siteName) };
+    if (candidate) await this.confirmations.show(from.tabId, candidate).catch(() => undefined);
+    return undefined;
   }
 
   /** A candidate of the view that answers one of the page's own hashes. */

@@ -50,8 +50,13 @@ export class PageBudget {
   }
 }
 
-function panelWanted(settings: Settings, host: string | undefined): boolean {
-  return settings.panelEnabled && !(host && settings.panelDisabledHosts.includes(host));
+/**
+ * The in-page panel: on torrent pages where the user has not turned it off. Never on a list page
+ * (issue 15): there the popup answers, and the page gains nothing at all unless the user turns the
+ * site's row marks on — a panel (even folded) would tell the tracker the extension is installed.
+ */
+function panelWanted(settings: Settings, view: Pick<TabView, 'host' | 'kind'>): boolean {
+  return view.kind !== 'list' && settings.panelEnabled && !(view.host && settings.panelDisabledHosts.includes(view.host));
 }
 
 function accessFor(settings: Settings, host: string | undefined): TabView['access'] {
@@ -210,7 +215,7 @@ export class PageViews {
     const settings = await this.shared.settings.get();
     const base: TabView = {
       ...view,
-      panel: panelWanted(settings, view.host),
+      panel: panelWanted(settings, view),
       access: accessFor(settings, view.host),
       torrentFileProblem: undefined,
     };

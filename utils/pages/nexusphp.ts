@@ -128,26 +128,40 @@ function readDetails(context: ReadContext, id: string): PageReading | null {
   return reading;
 }
 
-const ROW_LINK = /(?:details\.php\?(?:[^#]*&)?id=|\/t\/|^\/?t-)(\d+)/;
+/**
+ * A torrent's own page, and nothing else: details.php / plugin_details.php?…id=N (not
+ * userdetails.php, not viewsnatches.php), TTG's /t/N/, HDCity's t-N; relative, root-relative or on
+ * the page's own host (group 1), the id in group 2, 3 or 4.
+ */
+const ROW_LINK = /^(?:https?:\/\/([^/?#]+))?(?:\.?\/)?(?:(?:plugin_)?details\.php\?(?:[^#]*&)?id=(\d+)(?:[&#]|$)|t\/(\d+)(?:[/?#]|$)|t-(\d+)(?:[/?#]|$))/i;
 const ROW_LINK_SELECTOR = 'a[href*="details.php?"], a[href*="/t/"], a[href^="t-"], a[href^="/t-"]';
 /** Links to a part of the row's torrent page (comments, peer list): not the row's own title link. */
 const PART_OF_PAGE = /#|[?&](?:cmtpage|tocomm|dllist)=/;
 
-/** The row's own details link: the first link to a torrent page that is not to its comments or peers. */
-function rowLink(row: Element): { link: Element; id: string } | null {
+/** The torrent id a list row's link names, when it is a link to a torrent's own page on this host. */
+export function nexusTorrentId(href: string, host: string): string | undefined {
+  if (PART_OF_PAGE.test(href)) return undefined;
+  const match = ROW_LINK.exec(href);
+  if (!match || (match[1] && match[1].toLowerCase().replace(/^www\./, '') !== host.toLowerCase().replace(/^www\./, ''))) return undefined;
+  return match[2] ?? match[3] ?? match[4];
+}
+
+/** The row's own details link: the first link to a torrent page that is not to its comments or peers, nor to a user. */
+function rowLink(row: Element, host: string): { link: Element; id: string } | null {
   // native selector matching first: reading every link's href in script costs more on 100 rows
   const first = row.querySelector(ROW_LINK_SELECTOR);
-  const links = first && PART_OF_PAGE.test(first.getAttribute('href') ?? '') ? Array.from(row.querySelectorAll(ROW_LINK_SELECTOR)) : [first];
-  for (const link of links) {
-    const href = link?.getAttribute('href') ?? '';
-    const id = PART_OF_PAGE.test(href) ? undefined : ROW_LINK.exec(href)?.[1];
-    if (id) return { link: link!, id };
+  if (!first) return null;
+  const id = nexusTorrentId(first.getAttribute('href') ?? '', host);
+  if (id) return { link: first, id };
+  for (const link of Array.from(row.querySelectorAll(ROW_LINK_SELECTOR))) {
+    const other = nexusTorrentId(link.getAttribute('href') ?? '', host);
+    if (other) return { link, id: other };
   }
   return null;
 }
 
 /** The list's torrent rows (torrents.php, special.php, TTG's browse.php): rows of its table only, one per torrent. */
-function nexusRows(document: Document): LinkedRow[] | null {
+function nexusRows(document: Document, host: string): LinkedRow[] | null {
   const table = document.querySelector('table.torrents') ?? document.getElementById('torrent_table');
   if (!table || table.localName !== 'table') return null;
   const found: LinkedRow[] = [];
@@ -156,7 +170,7 @@ function nexusRows(document: Document): LinkedRow[] | null {
   const rows = (table as HTMLTableElement).rows;
   for (let index = 0; index < rows.length && found.length < MOST_ROWS; index++) {
     const element = rows[index]!;
-    const own = rowLink(element);
+    const own = rowLink(element, host);
     if (!own || ids.has(own.id)) continue;
     ids.add(own.id);
     found.push({ id: own.id, element, link: own.link });
@@ -165,7 +179,7 @@ function nexusRows(document: Document): LinkedRow[] | null {
 }
 
 function readList(context: ReadContext): PageReading | null {
-  const found = nexusRows(context.document);
+  const found = nexusRows(context.document, context.url.host);
   if (!found?.length) return null; // not a NexusPHP list after all (e.g. Gazelle's torrents.php)
   const hashes: FoundHash[] = [];
   const rows: ListRow[] = [];
@@ -199,6 +213,6 @@ export const nexusphp: PageEngine = {
     return id ? readDetails(context, id) : readList(context);
   },
   listRows(context) {
-    return detailsId(context.url) ? [] : (nexusRows(context.document) ?? []);
+    return detailsId(context.url) ? [] : (nexusRows(context.document, context.url.host) ?? []);
   },
 };

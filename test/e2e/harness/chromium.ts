@@ -58,13 +58,13 @@ class ChromiumPage implements HarnessPage {
 export async function launchChromium(options: LaunchOptions = {}): Promise<HarnessBrowser> {
   const started = Date.now();
   const extensionDir = options.extensionDir ?? DEFAULT_EXTENSION_DIRS.chromium;
-  assertBuilt('chromium', extensionDir);
+  const withExtension = !options.withoutExtension;
+  if (withExtension) assertBuilt('chromium', extensionDir);
   const timeoutMs = options.timeoutMs ?? 15_000;
   const lang = options.lang === 'zh-CN' ? 'zh-CN' : 'en-US';
   const profileDir = createProfileDir('chromium');
   const args = [
-    `--load-extension=${extensionDir}`,
-    `--disable-extensions-except=${extensionDir}`,
+    ...(withExtension ? [`--load-extension=${extensionDir}`, `--disable-extensions-except=${extensionDir}`] : ['--disable-extensions']),
     '--no-sandbox',
     '--disable-gpu',
     '--no-first-run',
@@ -96,8 +96,8 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Harne
   }
   const shut = () => shutDown(profileDir, () => context.close());
 
-  let extensionId: string;
-  try {
+  let extensionId = '';
+  if (withExtension) try {
     const isOurs = (url: string) => url.startsWith('chrome-extension://');
     const worker =
       context.serviceWorkers().find((w) => isOurs(w.url())) ??
@@ -107,7 +107,7 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Harne
     await shut();
     throw new Error(`Chromium started but the extension's service worker did not (is ${extensionDir} a valid MV3 build?): ${String(error)}`);
   }
-  const extensionOrigin = `chrome-extension://${extensionId}`;
+  const extensionOrigin = withExtension ? `chrome-extension://${extensionId}` : '';
   context.setDefaultTimeout(timeoutMs);
 
   const wrap = new Map<Page, ChromiumPage>();
@@ -134,12 +134,16 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Harne
       initialPage = undefined;
       return adapt(reuse ?? (await context.newPage()));
     },
+    async openPages() {
+      return context.pages().map(adapt);
+    },
     async openExtensionPage(path) {
       const page = await browser.newPage();
       await page.goto(`${extensionOrigin}/${path.replace(/^\//, '')}`);
       return page;
     },
     async evaluateInExtension<R, A = undefined>(fn: (api: ExtensionApi, arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>> {
+      if (!withExtension) throw new Error('this browser was launched without the extension');
       helper ??= (async () => {
         const page = await context.newPage();
         await page.goto(`${extensionOrigin}/manifest.json`);

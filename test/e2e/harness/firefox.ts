@@ -149,10 +149,11 @@ class FirefoxPage implements HarnessPage {
 export async function launchFirefox(options: LaunchOptions = {}): Promise<HarnessBrowser> {
   const started = Date.now();
   const extensionDir = options.extensionDir ?? DEFAULT_EXTENSION_DIRS.firefox;
-  assertBuilt('firefox', extensionDir);
-  const manifest = JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')) as {
-    browser_specific_settings?: { gecko?: { id?: string } };
-  };
+  const withExtension = !options.withoutExtension;
+  if (withExtension) assertBuilt('firefox', extensionDir);
+  const manifest = withExtension
+    ? (JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')) as { browser_specific_settings?: { gecko?: { id?: string } } })
+    : { browser_specific_settings: { gecko: { id: 'no-extension@reseed-lens.invalid' } } };
   const geckoId = manifest.browser_specific_settings?.gecko?.id;
   if (!geckoId) throw new Error(`${extensionDir}/manifest.json has no browser_specific_settings.gecko.id; Firefox needs one to pin the extension's origin.`);
   const lang = options.lang ?? 'en';
@@ -200,12 +201,12 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
   }
   const shut = () => shutDown(profileDir, () => browser.close());
   try {
-    await browser.installExtension(extensionDir);
+    if (withExtension) await browser.installExtension(extensionDir);
   } catch (error) {
     await shut();
     throw new Error(`Firefox did not install ${extensionDir}: ${String(error)}`);
   }
-  const extensionOrigin = `moz-extension://${uuid}`;
+  const extensionOrigin = withExtension ? `moz-extension://${uuid}` : '';
 
   const wrap = new Map<Page, FirefoxPage>();
   const adapt = (page: Page) => {
@@ -223,7 +224,7 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
 
   const harness: HarnessBrowser = {
     kind: 'firefox',
-    extensionId: geckoId,
+    extensionId: withExtension ? geckoId : '',
     extensionOrigin,
     profileDir,
     launchMs: Date.now() - started,
@@ -232,12 +233,16 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
       initialPage = undefined;
       return adapt(reuse ?? (await browser.newPage()));
     },
+    async openPages() {
+      return (await browser.pages()).map(adapt);
+    },
     async openExtensionPage(path) {
       const page = await harness.newPage();
       await page.goto(`${extensionOrigin}/${path.replace(/^\//, '')}`);
       return page;
     },
     async evaluateInExtension<R, A = undefined>(fn: (api: ExtensionApi, arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>> {
+      if (!withExtension) throw new Error('this browser was launched without the extension');
       helper ??= (async () => {
         const page = adapt(await browser.newPage());
         await page.goto(`${extensionOrigin}/manifest.json`);

@@ -9,6 +9,11 @@ export type UiLanguage = 'en' | 'zh-CN';
 export interface LaunchOptions {
   /** Unpacked build to load; defaults to .output/chrome-mv3 or .output/firefox-mv2. */
   extensionDir?: string;
+  /**
+   * The same browser with no extension at all (to compare what a page is without it). Its
+   * extensionOrigin and extensionId are empty, and evaluateInExtension / openExtensionPage throw.
+   */
+  withoutExtension?: boolean;
   /** Port of the test router (proxy) on 127.0.0.1; every http and https request goes there. Omit for no proxy. */
   proxyPort?: number;
   /** Browser UI language, which is also what the extension's i18n picks. Default 'en'. */
@@ -74,6 +79,8 @@ export interface HarnessBrowser {
   readonly profileDir: string;
   /** A new tab (the first call reuses the browser's initial blank tab). */
   newPage(): Promise<HarnessPage>;
+  /** Every open page, in every window (a window the extension opened too, e.g. its confirmation). */
+  openPages(): Promise<HarnessPage[]>;
   /** Opens `<extensionOrigin>/<path>` (e.g. 'popup.html?tabId=3') in a new tab and waits for it to load. */
   openExtensionPage(path: string): Promise<HarnessPage>;
   /**

@@ -70,6 +70,8 @@ export class TestTracker {
   readonly downloads: TrackerDownload[] = [];
   /** What download.php gives a logged-in user (tests switch it). */
   downloadAnswer: DownloadAnswer = 'torrent';
+  /** The site's own markup (styles, scripts) added to a details page, by torrent id: a hostile page's tricks. */
+  readonly pageExtras = new Map<number, string>();
   /** What download.php does without a session: NexusPHP redirects to login.php; some forks show the login page. */
   loggedOut: 'redirect' | 'login-page' = 'redirect';
   /** The user's passkey on this site (download.php?id=N&passkey=… works without a session). */
@@ -143,6 +145,8 @@ export class TestTracker {
       if (!listed) return html('<h1>Not Found</h1>', 404);
       let page = nexusDetailsPage({ site: this.site, torrentId: id, hash: listed.torrent.hash, title: listed.title });
       if (this.signedDownloads) page = page.replaceAll(`download.php?id=${id}"`, `download.php?id=${id}&amp;passkey=${this.passkey}&amp;sign=${this.signOf(id)}"`);
+      const extra = this.pageExtras.get(id);
+      if (extra) page = page.replace('</body>', `${extra}</body>`);
       return html(page);
     }
     if (url.pathname === '/download.php') {

@@ -129,3 +129,27 @@ describe('Controller settings', () => {
     expect(stored).not.toHaveProperty('apiBase');
   });
 });
+
+describe('the in-page panel on list pages (issue 15)', () => {
+  it('is never wanted on a list page, with or without hashes; a details page on the same site keeps it', async () => {
+    const { hash } = groupOnHdsky();
+    const withoutHashes = await app.pages.onPageReading(5, 'https://hdsky.me/torrents.php', {
+      engine: 'nexusphp',
+      kind: 'list',
+      hashes: [],
+      problem: 'site-gives-no-hash',
+      rows: [{ id: '1' }, { id: '2' }],
+    });
+    expect(withoutHashes.panel).toBe(false);
+    const withHashes = await app.pages.onPageReading(6, 'https://hdsky.me/torrents.php?cat=1', {
+      engine: 'nexusphp',
+      kind: 'list',
+      hashes: [{ hash, source: 'magnet', row: '1' }],
+      rows: [{ id: '1', hash }],
+    });
+    expect(withHashes.status).toBe('done');
+    expect(withHashes.panel).toBe(false);
+    const details = await app.pages.onPageReading(7, 'https://hdsky.me/details.php?id=1', { engine: 'nexusphp', kind: 'details', hashes: [{ hash, source: 'info-row' }] });
+    expect(details.panel).toBe(true);
+  });
+});

@@ -150,54 +150,101 @@ describe('"Cross-seed" from the popup', () => {
     expect(toPopup).toEqual([]);
   });
 
-  it('two clicks while it runs (the popup twice and the panel) join one run: one download', LIVE, async () => {
+  it('two clicks while it runs (the popup twice, and the panel\'s confirmation) join one run: one download', LIVE, async () => {
     const pair = cs.pairs[2]!;
     await openPage(13, 2);
     const before = downloadsFrom(cs.candidate).length;
     const ask = { type: 'crossseed:one', tabId: 13, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash };
-    const [first, second, panel] = await Promise.all([
+    // The confirmation window is an extension page: its click is the popup's own message.
+    const confirmation = { id: extension.id, url: `${extension.origin}confirm.html?tabId=13&sid=${CANDIDATE_SITE.sid}&torrentId=${pair.candidateId}` };
+    const [first, second, confirmed] = await Promise.all([
       fromPopup<TabCrossSeeds>(ask),
       fromPopup<TabCrossSeeds>(ask),
-      fromTab<PageCrossSeed>(13, 2, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId }),
+      routeMessage(app, ask, confirmation, extension) as Promise<TabCrossSeeds>,
     ]);
     expect(downloadsFrom(cs.candidate).slice(before)).toHaveLength(1);
     expect(first.items[0]!.result).toMatchObject({ kind: 'added' });
     expect(second.items).toEqual(first.items);
-    expect(panel).toEqual({ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent: it checks the files on disk, then seeds.'] });
+    expect(confirmed.items).toEqual(first.items);
   });
 });
 
-describe('"Cross-seed" from the panel', () => {
-  it("takes the candidate from the sender's tab view; nothing for a candidate the page does not show", LIVE, async () => {
+/** The extension's windows the background opened (the panel's confirmations), as the fake browser holds them. */
+async function confirmationWindows(): Promise<{ id?: number; type?: string }[]> {
+  return (await fakeBrowser.windows.getAll()).filter((window) => window.type === 'popup');
+}
+
+describe('"Cross-seed" from the panel (issue 15: only opens the confirmation)', () => {
+  it('opens one confirmation window for a candidate the page shows, downloads and adds nothing, and answers the page nothing', LIVE, async () => {
+    const pair = cs.pairs[0]!;
     await openPage(14, 0);
     const before = cs.world.router.requests.length;
+    const opened: string[] = [];
+    const create = fakeBrowser.windows.create.bind(fakeBrowser.windows);
+    Object.assign(fakeBrowser.windows, {
+      create: (data: { url?: string | string[] }) => {
+        opened.push(String(data.url));
+        return create(data as never);
+      },
+    });
+    // A candidate the page does not show, or one of another tab's page: nothing opens.
     expect(await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: 424242 })).toBeUndefined();
-    // The same candidate from a tab showing another page (its view has no such candidate).
     await openPage(15, 1);
     expect(await fromTab(15, 1, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id })).toBeUndefined();
-    expect(cs.world.router.requests.slice(before).filter((request) => request.host !== '2025.iyuu.cn')).toEqual([]);
+    expect(opened).toEqual([]);
 
-    // The candidate with other files: not added, and the panel is told the first differences.
-    const answer = await fromTab<PageCrossSeed>(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id });
-    expect(answer).toEqual({
-      sid: CANDIDATE_SITE.sid,
-      torrentId: cs.differentFiles.id,
-      running: false,
-      ok: false,
-      lines: [
-        "The files differ from this page's torrent: not added.",
-        `${cs.pairs[0]!.name}/01 - Opening.flac — 180,000 bytes in this page's torrent, 180,001 bytes in the candidate`,
-        `${cs.pairs[0]!.name}/extra.nfo — not in this page's torrent`,
-        `${cs.pairs[0]!.name}/Scans/cover.jpg — only in this page's torrent`,
-      ],
-    });
-    expect((await readBack.lookup([cs.differentFiles.torrent.hash])).size).toBe(0);
+    // The candidate shown: its confirmation opens, naming the tab and the candidate; the page hears nothing back.
+    expect(await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId })).toBeUndefined();
+    expect(opened).toEqual([`${extension.origin}confirm.html?tabId=14&sid=${CANDIDATE_SITE.sid}&torrentId=${pair.candidateId}`]);
+    // Clicked again (and on another candidate): no second window.
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId });
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id });
+    expect(opened).toHaveLength(1);
+    expect(await confirmationWindows()).toHaveLength(1);
+
+    // Not a single request to any tracker, nothing in the client, no outcome recorded or told.
+    expect(cs.world.router.requests.slice(before).filter((request) => request.host !== '2025.iyuu.cn')).toEqual([]);
+    expect((await readBack.lookup([pair.candidate.hash])).size).toBe(0);
+    expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 14 })).items).toEqual([]);
+    expect(toPages).toEqual([]);
+
+    // The tab's page goes: so does its confirmation; a later click opens a new one.
+    await app.crossSeeds.forget(14);
+    expect(await confirmationWindows()).toEqual([]);
+    await openPage(14, 0);
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId });
+    expect(opened).toHaveLength(2);
+    // The user closes it: the next click opens it again.
+    await app.crossSeeds.confirmations.closed((await confirmationWindows())[0]!.id!);
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId });
+    expect(opened).toHaveLength(3);
   });
 
   it('a page the tab no longer shows keeps none of the old outcomes', LIVE, async () => {
     await openPage(16, 0);
-    await fromTab(16, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id });
+    await fromPopup({ type: 'crossseed:one', tabId: 16, sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id, infoHash: cs.differentFiles.torrent.hash });
     expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 16 })).items).toHaveLength(1);
+    // The candidate with other files: not added, and the tab's panel is told the first differences.
+    expect(toPages.at(-1)).toEqual({
+      tabId: 16,
+      message: {
+        type: 'crossseed:changed',
+        outcomes: [
+          {
+            sid: CANDIDATE_SITE.sid,
+            torrentId: cs.differentFiles.id,
+            running: false,
+            ok: false,
+            lines: [
+              "The files differ from this page's torrent: not added.",
+              `${cs.pairs[0]!.name}/01 - Opening.flac — 180,000 bytes in this page's torrent, 180,001 bytes in the candidate`,
+              `${cs.pairs[0]!.name}/extra.nfo — not in this page's torrent`,
+              `${cs.pairs[0]!.name}/Scans/cover.jpg — only in this page's torrent`,
+            ],
+          } satisfies PageCrossSeed,
+        ],
+      },
+    });
     await openPage(16, 1);
     expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 16 })).items).toEqual([]);
   });

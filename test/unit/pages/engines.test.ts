@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { listRowElements, readPage } from '../../../utils/pages';
 import { forgetGazelleAnswers, gazelle } from '../../../utils/pages/gazelle';
 import { engines } from '../../../utils/pages/registry';
-import { nexusphp } from '../../../utils/pages/nexusphp';
+import { nexusphp, nexusTorrentId } from '../../../utils/pages/nexusphp';
 import { unit3d } from '../../../utils/pages/unit3d';
 import { mteam } from '../../../utils/pages/mteam';
 import { UNIT3D_INFO_HASH_LABELS } from '../../../utils/pages/unit3d-labels';
@@ -382,6 +382,75 @@ describe('list rows (torrent ids for marking rows, with or without a hash)', () 
       { id: '12', hash: HASH, title: 'Twelve' },
     ]);
     expect(reading?.hashes).toEqual([{ hash: HASH, source: 'magnet', row: '12', title: 'Twelve' }]);
+  });
+
+  it('NexusPHP: a row link is a torrent page only — userdetails.php and other id=N links name no torrent (issue 15)', () => {
+    const host = 'pt.example.org';
+    const accepted: [string, string][] = [
+      ['details.php?id=11&hit=1', '11'],
+      ['details.php?hit=1&id=12', '12'],
+      ['/details.php?id=13', '13'],
+      ['./details.php?id=14', '14'],
+      ['https://pt.example.org/details.php?id=15&hit=1', '15'],
+      ['https://www.pt.example.org/details.php?id=16', '16'],
+      ['plugin_details.php?id=17', '17'],
+      ['/t/18/', '18'],
+      ['https://pt.example.org/t/19', '19'],
+      ['t-20', '20'],
+      ['/t-21/', '21'],
+    ];
+    for (const [href, id] of accepted) expect(nexusTorrentId(href, host), href).toBe(id);
+    const rejected = [
+      'userdetails.php?id=5',
+      '/userdetails.php?id=5',
+      'https://pt.example.org/userdetails.php?id=5',
+      'viewsnatches.php?id=11',
+      'viewfilelist.php?id=11',
+      'torrentdetails.php?id=11',
+      'forums.php?action=viewtopic&topicid=3&id=4',
+      'https://other.example/details.php?id=11',
+      'details.php?id=11&cmtpage=1',
+      'details.php?id=11#startcomments',
+      'details.php?id=abc',
+      '/t/abc/',
+      '/forum/t/22/',
+      'download.php?id=11',
+    ];
+    for (const href of rejected) expect(nexusTorrentId(href, host), href).toBeUndefined();
+  });
+
+  it("every list engine takes a row by its torrent link only: a user's link first in the row does not make it a torrent row (issue 15)", async () => {
+    const cases = [
+      {
+        url: 'https://pt.example.org/torrents.php',
+        html: `<table class="torrents"><tr><td class="colhead">标题</td></tr>
+          <tr><td><a href="userdetails.php?id=501">uploader only</a></td></tr>
+          <tr><td><a href="userdetails.php?id=502">uploader</a> <a href="details.php?id=61&amp;hit=1"><b>Sixty-one</b></a></td></tr>
+          <tr><td><a href="/t/62/">Sixty-two</a> <a href="/userdetails.php?id=503">by</a></td></tr></table>`,
+        rows: ['61', '62'],
+      },
+      {
+        url: 'https://u.c/torrents',
+        html: `<table><tr><td><a href="https://u.c/users/bob">bob</a> <a href="https://u.c/torrents/31/edit">edit</a></td></tr>
+          <tr><td><a href="https://u.c/users/ann">ann</a> <a href="https://u.c/torrents/32">T</a></td></tr></table>`,
+        rows: ['32'],
+      },
+      {
+        url: 'https://g.n/torrents.php',
+        html: `<table id="torrent_table"><tr><td><a href="user.php?id=7">u</a> <a href="torrents.php?id=3">group</a></td></tr>
+          <tr><td><a href="user.php?id=8">u</a> <a href="torrents.php?id=3&amp;torrentid=42">T</a></td></tr></table>`,
+        rows: ['42'],
+      },
+      {
+        url: 'https://kp.m-team.cc/browse',
+        html: `<table><tr><td><a href="/profile/detail/77">u</a></td></tr><tr><td><a href="/profile/detail/78">u</a> <a href="/detail/900001">T</a></td></tr></table>`,
+        rows: ['900001'],
+      },
+    ];
+    for (const { url, html, rows } of cases) {
+      const reading = await readPage(context(url, html));
+      expect(reading?.rows?.map((row) => row.id) ?? [], url).toEqual(rows);
+    }
   });
 
   it('at most 500 rows, in page order', async () => {
