@@ -134,7 +134,7 @@ export interface BackgroundProtocol {
    * A previously exported document, read field by field; what could not be read is named. Without
    * `apply` nothing changes: the answer previews the changes for the user to confirm.
    */
-  'settings:import': { request: { data: unknown; apply?: boolean; keepCredentials?: boolean }; response: ImportAnswer };
+  'settings:import': { request: { data: unknown; apply?: boolean; keepCredentials?: boolean; confirmSiteHosts?: number[] }; response: ImportAnswer };
   /** Every site the user may pick as their own (the service's list, else the catalog), and the ones seen. */
   'sites:list': {
     request: { refresh?: boolean };
@@ -490,10 +490,28 @@ export interface ImportPreview {
   /** Saved credentials the document would carry to that other address (kept only when the user says so). */
   carriedCredentials: SettingsField[];
   /**
+   * Sites the document moves to a host that is not one of their catalogued hosts: each its own
+   * change, applied only for the sids the user confirms (`confirmSiteHosts`); `changes` shows the
+   * rest of the document as it would be applied without them.
+   */
+  siteHosts?: SiteHostMove[];
+  /**
    * Client addresses in the document the browser has not granted: asked for within the Apply click
    * (as patterns for permissions.request).
    */
   clientPermissions?: string[];
+}
+
+/** A site's new address in an import: "SpringSunday: springsunday.net → tjupt.org". */
+export interface SiteHostMove {
+  sid: number;
+  /** The site's name as the user knows it. */
+  name: string;
+  /** Where its links (and downloads) go now. */
+  from: string;
+  to: string;
+  /** `to` is this other catalogued site's host: downloads for this site are never sent there. */
+  owner?: string;
 }
 
 export interface ImportAnswer {

@@ -80,10 +80,17 @@ function listOf<T>(item: z.ZodType<T>, max: number) {
   });
 }
 
-/** A per-site override: a mirror domain and/or the scheme to link with. */
+/**
+ * A per-site override: a mirror domain and/or the scheme to link with. Links follow the mirror; a
+ * site's passkey and the user's session go to it only when it is one of that site's catalogued
+ * hosts, or the user confirmed that exact host for that site (`confirmedHost`, honoured only while
+ * it equals `host`, never for another catalogued site's host, never taken from a settings file:
+ * utils/crossseed/source.ts and utils/background/preferences.ts).
+ */
 export const siteOverrideSchema = z.object({
   host: linkHostSchema.optional(),
   scheme: z.enum(['http', 'https']).optional(),
+  confirmedHost: linkHostSchema.optional(),
 });
 export type SiteOverride = z.infer<typeof siteOverrideSchema>;
 

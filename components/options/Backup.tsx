@@ -83,7 +83,7 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
    * Apply, on the user's click: a new service address and the clients' addresses not granted yet
    * get their permission asked first, within the click, in one prompt.
    */
-  const apply = (data: unknown, preview: ImportPreview, keepCredentials: boolean) => {
+  const apply = (data: unknown, preview: ImportPreview, keepCredentials: boolean, confirmSiteHosts: number[]) => {
     const service = preview.service;
     const origins = [
       ...(service && !service.known && !service.granted ? [permissionPattern(service.baseUrl)] : []),
@@ -97,7 +97,7 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
       }
       setImportProblem(undefined);
       setOutcome({ kind: 'working' });
-      const answer = (await sendToBackground('settings:import', { data, apply: true, keepCredentials })) ?? {
+      const answer = (await sendToBackground('settings:import', { data, apply: true, keepCredentials, confirmSiteHosts })) ?? {
         imported: [],
         skipped: [],
         error: 'unreadable',
@@ -150,7 +150,7 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
         <ImportPreviewCard
           answer={outcome.answer}
           problem={importProblem}
-          onApply={(keepCredentials) => apply(outcome.data, outcome.answer.preview, keepCredentials)}
+          onApply={(keepCredentials, confirmSiteHosts) => apply(outcome.data, outcome.answer.preview, keepCredentials, confirmSiteHosts)}
           onCancel={() => {
             setImportProblem(undefined);
             setOutcome({ kind: 'none' });
@@ -200,25 +200,52 @@ function ImportPreviewCard({
 }: {
   answer: ImportAnswer & { preview: ImportPreview };
   problem?: string;
-  onApply: (keepCredentials: boolean) => void;
+  onApply: (keepCredentials: boolean, confirmSiteHosts: number[]) => void;
   onCancel: () => void;
 }) {
   const [keep, setKeep] = useState(false);
+  // Each site's new address waits for its own yes: none is ticked to begin with.
+  const [confirmed, setConfirmed] = useState<number[]>([]);
   const { preview } = answer;
   const service = preview.service;
   const carried = preview.carriedCredentials.length > 0;
+  const moves = preview.siteHosts ?? [];
+  const anything = preview.changes.length > 0 || moves.length > 0;
   return (
     <div class="notice info import-preview" id="import-result" role="region" aria-labelledby="import-preview-title">
       <strong class="notice-title" id="import-preview-title">
-        {preview.changes.length ? t('importPreviewTitle') : t('importPreviewNothing')}
+        {anything ? t('importPreviewTitle') : t('importPreviewNothing')}
       </strong>
-      {preview.changes.length > 0 && (
+      {anything && (
         <dl class="import-changes" id="import-preview">
           {preview.changes.map((change) => (
             <div key={change.field} class="import-change" data-field={change.field}>
               <dt>{fieldLabel(change.field)}</dt>
               <dd>
                 <span class="before">{shownValue(change.field, change.before)}</span> → <span class="after">{shownValue(change.field, change.after)}</span>
+              </dd>
+            </div>
+          ))}
+          {moves.map((move) => (
+            <div key={`site-host-${move.sid}`} class="import-change site-host" data-field="siteHost" data-sid={move.sid}>
+              <dt>{t('importSiteHostLabel')}</dt>
+              <dd>
+                <span class="site">{move.name}</span>: <span class="before">{move.from || t('valueNone')}</span> → <span class="after">{move.to}</span>
+                <p class="warn-text site-host-warning">
+                  {move.owner ? t('importSiteHostOtherSite', move.to, move.owner, move.name) : t('importSiteHostNew', move.name, move.to)}
+                </p>
+                <label class="check">
+                  <input
+                    type="checkbox"
+                    id={`import-site-host-${move.sid}`}
+                    checked={confirmed.includes(move.sid)}
+                    onChange={(event) => {
+                      const on = (event.currentTarget as HTMLInputElement).checked;
+                      setConfirmed((list) => (on ? [...list.filter((sid) => sid !== move.sid), move.sid] : list.filter((sid) => sid !== move.sid)));
+                    }}
+                  />
+                  {move.owner ? t('importSiteHostConfirmLinks', move.to, move.name) : t('importSiteHostConfirm', move.to, move.name)}
+                </label>
               </dd>
             </div>
           ))}
@@ -242,7 +269,7 @@ function ImportPreviewCard({
         </p>
       )}
       <div class="buttons">
-        <button type="button" class="primary" id="import-apply" onClick={() => onApply(carried && keep)} disabled={!preview.changes.length}>
+        <button type="button" class="primary" id="import-apply" onClick={() => onApply(carried && keep, confirmed)} disabled={!anything}>
           {t('importApply')}
         </button>
         <button type="button" id="import-cancel" onClick={onCancel}>

@@ -8,9 +8,10 @@ import { FailureNotice } from '../FailureNotice';
 import { formatNumber, t } from '../../utils/i18n';
 import type { BackgroundProtocol, SettingsView, SiteChoice } from '../../utils/messages';
 import { sendToBackground } from '../../utils/send';
-import { siteForSid } from '../../utils/sites/catalog';
+import { siteForHost, siteForSid } from '../../utils/sites/catalog';
+import { catalogEntryOf } from '../../utils/sites/pinning';
 import { fieldLabel } from './fields';
-import { parseOverride, type OverrideDraft } from './overrides';
+import { mirrorOf, parseOverride, type OverrideDraft } from './overrides';
 import { IDLE, StatusLine, type Status } from './StatusLine';
 
 type SiteList = BackgroundProtocol['sites:list']['response'];
@@ -175,7 +176,8 @@ function YourSites({ view, onSaved, list, onRefresh }: SectionProps & { list?: S
 /** What a site's passkey must look like (the settings' own rule): a paste accident is refused, not dropped. */
 const PASSKEY = /^[A-Za-z0-9_-]{8,128}$/;
 
-type AddressDraft = OverrideDraft & { passkey: string };
+/** `confirm`: the user's yes to downloads from a mirror (their passkey and session go there). */
+type AddressDraft = OverrideDraft & { passkey: string; confirm: boolean };
 
 function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList }) {
   const held = view.settings.heldSites ?? [];
@@ -186,10 +188,26 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
   const [keyErrors, setKeyErrors] = useState<Record<string, boolean>>({});
   const [status, setStatus] = useState<Status>(IDLE);
 
-  const draftFor = (sid: number): AddressDraft =>
-    drafts[sid] ?? { host: saved[String(sid)]?.host ?? '', scheme: saved[String(sid)]?.scheme ?? '', passkey: savedKeys[String(sid)] ?? '' };
+  const draftFor = (sid: number): AddressDraft => {
+    const override = saved[String(sid)];
+    return (
+      drafts[sid] ?? {
+        host: override?.host ?? '',
+        scheme: override?.scheme ?? '',
+        passkey: savedKeys[String(sid)] ?? '',
+        confirm: !!override?.host && override.confirmedHost === override.host,
+      }
+    );
+  };
+  /** The catalog's site the user sees under this sid (by the service's list's name when there is one). */
+  const entryOf = (sid: number) => {
+    const choice = list?.sites.find((site) => site.sid === sid);
+    return choice ? catalogEntryOf({ id: sid, site: choice.site, base_url: choice.host }) : siteForSid(sid);
+  };
   const edit = (sid: number, change: Partial<AddressDraft>) => {
-    setDrafts({ ...drafts, [sid]: { ...draftFor(sid), ...change } });
+    // A new address needs its own yes: a tick given to another address does not carry over.
+    const reset = change.host !== undefined && change.host.trim() !== draftFor(sid).host.trim() ? { confirm: false } : {};
+    setDrafts({ ...drafts, [sid]: { ...draftFor(sid), ...reset, ...change } });
     if (errors[sid]) setErrors({ ...errors, [sid]: false });
     if (keyErrors[sid] && change.passkey !== undefined) setKeyErrors({ ...keyErrors, [sid]: false });
   };
@@ -207,8 +225,11 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
       const draft = draftFor(sid);
       const parsed = parseOverride(draft);
       if (parsed === 'invalid') bad[sid] = true;
-      else if (parsed) next[String(sid)] = parsed;
-      else delete next[String(sid)];
+      else if (parsed) {
+        // Downloads follow a mirror only on the user's yes for that exact host (utils/crossseed/source.ts).
+        const mirror = mirrorOf(parsed.host, entryOf(sid));
+        next[String(sid)] = mirror?.kind === 'mirror' && draft.confirm ? { ...parsed, confirmedHost: mirror.host } : parsed;
+      } else delete next[String(sid)];
       const passkey = draft.passkey.trim();
       if (passkey && !PASSKEY.test(passkey)) badKey[sid] = true;
       else if (passkey) keys[String(sid)] = passkey;
@@ -279,6 +300,7 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
                         {t('overrideBadHost')}
                       </p>
                     )}
+                    <MirrorChoice sid={sid} name={nameOf(sid)} draft={draft} entry={entryOf(sid)} onConfirm={(confirm) => edit(sid, { confirm })} />
                     <label for={`site-passkey-${sid}`}>{t('sitePasskeyLabel')}</label>
                     <input
                       id={`site-passkey-${sid}`}
@@ -310,5 +332,41 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
       )}
       <StatusLine status={status} id="overrides-status" />
     </section>
+  );
+}
+
+/**
+ * Under a typed address that is not one of the site's own: a mirror gets a yes of its own for
+ * downloads (the site's passkey and the user's session go there), unticked until the user ticks it;
+ * another known site's address is said to be refused for downloads.
+ */
+function MirrorChoice({
+  sid,
+  name,
+  draft,
+  entry,
+  onConfirm,
+}: {
+  sid: number;
+  name: string;
+  draft: AddressDraft;
+  entry: ReturnType<typeof siteForSid>;
+  onConfirm: (confirm: boolean) => void;
+}) {
+  const parsed = parseOverride(draft);
+  const mirror = parsed && parsed !== 'invalid' ? mirrorOf(parsed.host, entry) : undefined;
+  if (!mirror) return null;
+  if (mirror.kind === 'other-site') {
+    return (
+      <p class="hint warn-text override-other-site" id={`override-other-site-${sid}`}>
+        {t('overrideOtherSiteHost', mirror.host, siteForHost(mirror.host)?.nickname ?? mirror.host, name)}
+      </p>
+    );
+  }
+  return (
+    <label class="check override-confirm">
+      <input type="checkbox" id={`override-confirm-${sid}`} checked={draft.confirm} onChange={(event) => onConfirm((event.currentTarget as HTMLInputElement).checked)} />
+      {t('overrideConfirmHost', mirror.host, name)}
+    </label>
   );
 }

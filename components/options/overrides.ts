@@ -1,5 +1,7 @@
 /** Reading what a person types as a site's address override, checked by the settings' own schema. */
 import { siteOverrideSchema, type SiteOverride } from '../../utils/settings';
+import { siteForHost } from '../../utils/sites/catalog';
+import type { CatalogSite } from '../../utils/sites/types';
 
 export interface OverrideDraft {
   host: string;
@@ -31,4 +33,16 @@ export function parseOverride(draft: OverrideDraft): SiteOverride | undefined | 
   if (!host && !scheme) return undefined;
   const parsed = siteOverrideSchema.safeParse({ ...(host ? { host } : {}), ...(scheme ? { scheme } : {}) });
   return parsed.success ? parsed.data : 'invalid';
+}
+
+/**
+ * What a typed host is to the site `entry`: none of its concern (empty, or one of the site's own
+ * catalogued hosts), a mirror (downloads may follow it only on the user's yes), or another known
+ * site's host (never for downloads).
+ */
+export function mirrorOf(host: string | undefined, entry: CatalogSite | undefined): { kind: 'mirror' | 'other-site'; host: string } | undefined {
+  if (!host) return undefined;
+  const owner = siteForHost(host);
+  if (owner && owner === entry) return undefined;
+  return { kind: owner ? 'other-site' : 'mirror', host };
 }

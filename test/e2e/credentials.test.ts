@@ -52,7 +52,9 @@ describe.each(BROWSER_KINDS)('%s: a settings file cannot send the token elsewher
     await importFile(options, JSON.stringify({ app: 'reseed-lens', version: 1, baseUrl: `http://${STRANGER}`, siteOverrides: { '7': { host: STRANGER } } }), `${kind}-stranger`);
     await options.waitForSelector('#import-preview');
     expect(await options.textContent('#import-service-warning')).toContain(`http://${STRANGER}`);
-    expect(await options.textContent('.import-change[data-field=siteOverrides]')).toContain(STRANGER);
+    // Issue 15 point 4: a site's new host is its own change (not part of "Site addresses"), unticked.
+    expect(await options.textContent('.import-change[data-field=siteHost][data-sid="7"]')).toContain(`HDHome: hdhome.org → ${STRANGER}`);
+    expect(await options.evaluate(() => (document.getElementById('import-site-host-7') as HTMLInputElement).checked)).toBe(false);
     expect(await options.evaluate(() => (document.getElementById('import-keep-credentials') as HTMLInputElement).checked)).toBe(false);
     await options.click('#import-cancel');
     await options.waitForSelector('#import-preview', { state: 'hidden' });

@@ -125,3 +125,20 @@ export function indexReferenceData(data: ReferenceData): DataIndex {
   for (const token of data.tokens) if (token.bound && !siteByName.has(token.bound.site)) unknown.add(token.bound.site);
   return { siteByName, memberByHash, groups, unknownSites: [...unknown].sort(), duplicateHashes };
 }
+
+/**
+ * The same data as served by a service that renumbered sites (the live one has before): the sites
+ * named (by short name) get these ids, in the site list and the recommended list, so every answer
+ * names their torrents under the new ids. Two sites given each other's ids are a swap.
+ */
+export function renumberSites(data: ReferenceData, ids: Readonly<Record<string, number>>): ReferenceData {
+  const idOf = (site: string, id: number) => (Object.hasOwn(ids, site) ? ids[site]! : id);
+  const sites = data.sites.map((site) => ({ ...site, id: idOf(site.site, site.id) }));
+  const taken = new Map<number, string>();
+  for (const site of sites) {
+    const other = taken.get(site.id);
+    if (other !== undefined) throw new Error(`renumberSites: ${site.site} and ${other} would share id ${site.id}`);
+    taken.set(site.id, site.site);
+  }
+  return { ...data, sites, recommend: data.recommend.map((entry) => ({ ...entry, id: idOf(entry.site, entry.id) })) };
+}

@@ -14,7 +14,7 @@ import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMess
 import type { AddressInfo } from 'node:net';
 import { spoil, type BadBodyMode, type JsonAnswer, type RawAnswerOut, type SERVER_FAILURE_BODY_MODES } from './bad-bodies';
 import { realisticLookup, realisticProfile, realisticRecommend, realisticSigned, realisticSites, type Shapes } from './realistic';
-import { indexReferenceData, loadReferenceData, type DataIndex, type IndexedMember, type ReferenceData } from './data';
+import { indexReferenceData, loadReferenceData, renumberSites, type DataIndex, type IndexedMember, type ReferenceData } from './data';
 
 export { BAD_BODY_MODES, ODD_BODY_MODES, SERVER_FAILURE_BODY_MODES, INVENTED_HASH, type BadBodyMode } from './bad-bodies';
 export { UNUSABLE_SITES, type Shapes } from './realistic';
@@ -59,6 +59,11 @@ export interface ReferenceOptions extends Partial<Omit<ServiceSettings, 'rateLim
   port?: number;
   /** Default: test/service/sites.json + data.json. */
   data?: ReferenceData;
+  /**
+   * Serve the data as a service that renumbered these sites (short name → new id): its site list
+   * and every answer use the new ids (data.ts renumberSites). Two sites given each other's ids: a swap.
+   */
+  renumberedSites?: Record<string, number>;
   /** One line per answered request. */
   log?: (line: string) => void;
   /** Oldest requests are dropped beyond this (default 10000). */
@@ -182,7 +187,8 @@ interface IssuedSiteHash {
 }
 
 export async function startReferenceService(options: ReferenceOptions = {}): Promise<ReferenceService> {
-  const data = options.data ?? loadReferenceData();
+  const loaded = options.data ?? loadReferenceData();
+  const data = options.renumberedSites ? renumberSites(loaded, options.renumberedSites) : loaded;
   const index = indexReferenceData(data);
   const tokens = new Map(data.tokens.map((token) => [token.token, token]));
   const apps = new Map(data.apps.map((app) => [app.appid, app.secret]));

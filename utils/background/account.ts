@@ -9,7 +9,8 @@ import { toFailure, type ServiceFailure } from '../service/errors';
 import type { Profile, ServiceSite } from '../service/schemas';
 import { bindingAllowed } from '../data-collection';
 import { normaliseBaseUrl } from '../settings';
-import { catalog, siteForSid } from '../sites';
+import { catalog } from '../sites';
+import { catalogEntryOf } from '../sites/pinning';
 import { prefersChinese, recommendedViews, siteName } from './candidates';
 import { seenSites } from './seen-sites';
 import type { PageHandlers, Shared } from './shared';
@@ -85,7 +86,7 @@ export class Account {
           sid: site.id,
           site: site.site,
           nickname: siteName(site.id, listed.value, chinese).name,
-          host: siteForSid(site.id)?.hosts[0] ?? site.base_url,
+          host: catalogEntryOf(site)?.hosts[0] ?? site.base_url,
         }))
       : catalog.flatMap((entry) =>
           entry.sid === undefined

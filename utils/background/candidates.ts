@@ -8,7 +8,8 @@ import type { FoundHash } from '../pages/types';
 import type { CachedAnswer } from '../lookup/cache';
 import type { RecommendedSite, ServiceSite } from '../service/schemas';
 import type { SiteOverride } from '../settings';
-import { buildDetailsUrl, buildDetailsUrlFromCatalog, homeUrl, siteForHost, siteForSid } from '../sites';
+import { buildDetailsUrl, buildDetailsUrlFromCatalog, homeUrl, siteForHost } from '../sites';
+import { serviceSidOf, siteForServiceSid } from '../sites/pinning';
 
 export interface SiteContext {
   /** The service's site list, when it could be had. */
@@ -22,7 +23,9 @@ export interface SiteContext {
 /** The sid of the site a host belongs to: the catalog first, then the service's own list. */
 export function sidForHost(host: string | undefined, sites: ServiceSite[] | undefined): number | undefined {
   if (!host) return undefined;
-  const catalogued = siteForHost(host)?.sid;
+  // The id the service gives the host's site now (it has renumbered sites before).
+  const entry = siteForHost(host);
+  const catalogued = entry && serviceSidOf(entry, sites);
   if (catalogued !== undefined) return catalogued;
   const match = sites?.find((site) => host === site.base_url || host.endsWith(`.${site.base_url}`));
   return match?.id;
@@ -43,9 +46,9 @@ export function prefersChinese(): boolean {
   }
 }
 
-export function siteName(sid: number, sites: ServiceSite[] | undefined, chinese = prefersChinese()): { name: string; key?: string } {
+export function siteName(sid: number, sites: readonly ServiceSite[] | undefined, chinese = prefersChinese()): { name: string; key?: string } {
   const listed = sites?.find((site) => site.id === sid);
-  const catalogued = siteForSid(sid);
+  const catalogued = siteForServiceSid(sid, sites);
   const key = listed?.site || catalogued?.site;
   const name = chinese
     ? listed?.nickname || catalogued?.nameZh || catalogued?.nickname || key
@@ -65,7 +68,7 @@ export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, Ca
       seen.add(key);
       const override = context.overrides[String(candidate.sid)];
       const listed = context.sites?.find((site) => site.id === candidate.sid);
-      const catalogued = siteForSid(candidate.sid);
+      const catalogued = siteForServiceSid(candidate.sid, context.sites);
       const detailsUrl = listed
         ? buildDetailsUrl(listed, candidate.torrent_id, override)
         : catalogued
@@ -98,7 +101,7 @@ export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, Ca
 export function recommendedViews(list: RecommendedSite[], sites: ServiceSite[] | undefined): RecommendedSiteView[] {
   return list.map((entry) => {
     const listed = sites?.find((site) => site.id === entry.id);
-    const catalogued = siteForSid(entry.id);
+    const catalogued = siteForServiceSid(entry.id, sites);
     return {
       sid: entry.id,
       site: entry.site,

@@ -357,8 +357,9 @@ export class ClientIndexFeature {
     if (!settings.clientIndexEnabled) return { state: 'off' };
     const found = await this.clients.defaultClient();
     if (!found) return { state: 'no-client' };
-    // The catalog first; a site only the service lists is known from the list as stored (never fetched here).
-    const sid = sidForHost(view.host, siteForHostNeedsList(view.host) ? await this.shared.directory.sites.peek(settings.baseUrl) : undefined);
+    // The id the service's list as stored gives the host's site (never fetched here): the catalog's
+    // sid may be an old one (the service renumbers), and a site only the service lists needs it.
+    const sid = sidForHost(view.host, view.host ? await this.shared.directory.sites.peek(settings.baseUrl) : undefined);
     if (sid === undefined || !view.host) return { state: 'unknown-site', host: view.host };
     const index = await this.indexes.open(identityOf(found.config));
     if (!index) return { state: 'off' };
@@ -545,7 +546,3 @@ export class ClientIndexFeature {
   }
 }
 
-/** Whether a host needs the service's stored site list to be known (the catalog does not know it). */
-function siteForHostNeedsList(host: string | undefined): boolean {
-  return !!host && sidForHost(host, undefined) === undefined;
-}

@@ -81,7 +81,13 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('site:disable'), host: z.string().max(253) }),
   z.object({ type: z.literal('settings:get') }),
   z.object({ type: z.literal('settings:export'), includeCredentials: z.boolean() }),
-  z.object({ type: z.literal('settings:import'), data: z.unknown(), apply: z.boolean().optional(), keepCredentials: z.boolean().optional() }),
+  z.object({
+    type: z.literal('settings:import'),
+    data: z.unknown(),
+    apply: z.boolean().optional(),
+    keepCredentials: z.boolean().optional(),
+    confirmSiteHosts: z.array(z.number().int().nonnegative()).max(2000).optional(),
+  }),
   z.object({ type: z.literal('sites:list'), refresh: z.boolean().optional() }),
   z.object({ type: z.literal('profile:get') }),
   z.object({

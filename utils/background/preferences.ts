@@ -11,7 +11,7 @@
  */
 import { browser } from 'wxt/browser';
 import type { z } from 'zod';
-import type { ImportAnswer, ImportField, ImportPreview, PreviewValue, SaveAnswer, SettingsView } from '../messages';
+import type { ImportAnswer, ImportField, ImportPreview, PreviewValue, SaveAnswer, SettingsView, SiteHostMove } from '../messages';
 import {
   applySettingsUpdate,
   CREDENTIAL_FIELDS,
@@ -22,11 +22,16 @@ import {
   settingsFields,
   type Settings,
   type SettingsField,
+  type SiteOverride,
 } from '../settings';
 import { clientPreview, type Clients, type StoredClient } from './clients';
 import { syncCustomSites } from './custom-sites';
 import type { PageHandlers, Shared } from './shared';
 import { permissionPattern } from '../permission-pattern';
+import type { ServiceSite } from '../service/schemas';
+import { normalizeHost, siteForHost } from '../sites';
+import { siteForServiceSid } from '../sites/pinning';
+import { siteName } from './candidates';
 
 function originOf(url: string): string | undefined {
   try {
@@ -71,6 +76,62 @@ export function previewValue(field: SettingsField, value: unknown): PreviewValue
   return value as PreviewValue;
 }
 
+/**
+ * The sites an imported `siteOverrides` moves to a host that is not one of that site's catalogued
+ * hosts (current, old or API): a site's passkey and the user's session follow only a host the user
+ * confirmed, so each is shown and asked for on its own. Moving back to the catalogued host, or to
+ * another of the site's own hosts, asks nothing.
+ */
+export function siteHostMoves(
+  current: Readonly<Record<string, SiteOverride>>,
+  next: Readonly<Record<string, SiteOverride>>,
+  list: readonly ServiceSite[] | undefined,
+): SiteHostMove[] {
+  const moves: SiteHostMove[] = [];
+  for (const [key, override] of Object.entries(next)) {
+    const to = override.host && normalizeHost(override.host);
+    if (!to || to === current[key]?.host) continue;
+    const sid = Number(key);
+    const entry = siteForServiceSid(sid, list);
+    const owner = siteForHost(to);
+    if (entry && owner === entry) continue;
+    const listed = list?.find((site) => site.id === sid);
+    moves.push({
+      sid,
+      name: siteName(sid, list).name,
+      from: current[key]?.host ?? entry?.hosts[0] ?? listed?.base_url ?? '',
+      to,
+      ...(owner ? { owner: owner.nickname } : {}),
+    });
+  }
+  return moves.sort((a, b) => a.sid - b.sid);
+}
+
+/**
+ * The overrides an import stores: a confirmation is never read from the file; a host move the user
+ * did not confirm leaves that site as it was; a confirmed move to a host no catalogued site has is
+ * confirmed for that site (downloads may follow it); an unchanged host keeps its confirmation.
+ */
+export function importedOverrides(
+  current: Readonly<Record<string, SiteOverride>>,
+  next: Readonly<Record<string, SiteOverride>>,
+  moves: readonly SiteHostMove[],
+  confirmed: readonly number[],
+): Record<string, SiteOverride> {
+  const result: Record<string, SiteOverride> = {};
+  for (const [key, { confirmedHost: _fromFile, ...override }] of Object.entries(next)) {
+    const move = moves.find((entry) => String(entry.sid) === key);
+    if (move && !confirmed.includes(move.sid)) {
+      if (current[key]) result[key] = current[key];
+      continue;
+    }
+    const kept = current[key]?.confirmedHost;
+    if (move) result[key] = move.owner ? override : { ...override, confirmedHost: move.to };
+    else result[key] = kept && kept === override.host ? { ...override, confirmedHost: kept } : override;
+  }
+  return result;
+}
+
 /** Whether two client lists differ in anything an import would change (passwords included). */
 function sameClients(a: StoredClient[], b: StoredClient[]): boolean {
   const key = (clients: StoredClient[]) =>
@@ -88,7 +149,8 @@ export class Preferences {
     'settings:get': () => this.settingsView(),
     'settings:save': (message) => this.saveSettings(message.update, message.keepCredentials ?? false),
     'settings:export': (message) => this.exportSettings(message.includeCredentials),
-    'settings:import': (message) => this.importSettings(message.data, message.apply ? { keepCredentials: message.keepCredentials ?? false } : undefined),
+    'settings:import': (message) =>
+      this.importSettings(message.data, message.apply ? { keepCredentials: message.keepCredentials ?? false, confirmSiteHosts: message.confirmSiteHosts ?? [] } : undefined),
   };
 
   async settingsView(): Promise<SettingsView> {
@@ -138,7 +200,7 @@ export class Preferences {
    * the document moves the service elsewhere and the user did not confirm keeping them.
    * Without `apply` nothing is written: the answer is the list of changes to show the user.
    */
-  async importSettings(data: unknown, apply?: { keepCredentials: boolean }): Promise<ImportAnswer> {
+  async importSettings(data: unknown, apply?: { keepCredentials: boolean; confirmSiteHosts?: number[] }): Promise<ImportAnswer> {
     if (!data || typeof data !== 'object' || Array.isArray(data)) return { imported: [], skipped: [], error: 'unreadable' };
     const document = data as Record<string, unknown>;
     if (document.app !== 'reseed-lens') return { imported: [], skipped: [], error: 'not-ours' };
@@ -163,7 +225,11 @@ export class Preferences {
       else skipped.push('clients');
     }
     const read = next as Settings;
-    if (!apply) return { imported, skipped, preview: await this.preview(current, read, currentClients, nextClients) };
+    // A site moved to a host not its own is its own change, applied only on the user's yes for it.
+    const list = await this.shared.directory.sites.peek(current.baseUrl).catch(() => undefined);
+    const moves = siteHostMoves(current.siteOverrides, read.siteOverrides, list);
+    read.siteOverrides = importedOverrides(current.siteOverrides, read.siteOverrides, moves, apply?.confirmSiteHosts ?? []);
+    if (!apply) return { imported, skipped, preview: { ...(await this.preview(current, read, currentClients, nextClients)), ...(moves.length ? { siteHosts: moves } : {}) } };
     const applied = apply.keepCredentials ? read : withoutCarried(current, read);
     await this.shared.settings.save(applied);
     await syncCustomSites(applied.customHosts).catch(() => undefined);

@@ -7,6 +7,7 @@ import { getRecommendedSites, getSites, type ServiceConfig } from '../service/cl
 import type { RecommendedSite, ServiceSite } from '../service/schemas';
 import type { ServiceFailure } from '../service/errors';
 import { ServiceError, toFailure } from '../service/errors';
+import { renumberings, renumberingText } from '../sites/pinning';
 
 export const SITE_LIST_FRESH_MS = 24 * 60 * 60 * 1000;
 const SITE_LIST_KEY = 'siteList';
@@ -31,6 +32,8 @@ class CachedList<T> {
     private readonly now: () => number,
     /** An answer that fails this is not kept: it would stand in for the real list for a whole day. */
     private readonly usable: (value: T) => boolean = () => true,
+    /** Told of each list newly had from the service. */
+    private readonly received: (value: T) => void = () => undefined,
   ) {}
 
   async get(origin: string, call: Caller, options: { refresh?: boolean } = {}): Promise<{ value?: T; at?: number; error?: ServiceFailure }> {
@@ -41,6 +44,7 @@ class CachedList<T> {
       const value = await this.pending;
       if (!this.usable(value)) throw new ServiceError({ kind: 'bad-answer', detail: `${this.key}: the service listed nothing usable` });
       this.memory = { origin, at: this.now(), value };
+      this.received(value);
       await browser.storage.local.set({ [this.key]: this.memory });
       return { value, at: this.memory.at };
     } catch (error) {
@@ -73,11 +77,20 @@ export class SiteDirectory {
 
   constructor(now: () => number = Date.now) {
     // Every entry skipped (wrong types, string ids, markup in hosts) is a bad answer, not an empty list.
-    this.sites = new CachedList(SITE_LIST_KEY, async (config) => (await getSites(config)).sites, now, (sites) => sites.length > 0);
+    this.sites = new CachedList(SITE_LIST_KEY, async (config) => (await getSites(config)).sites, now, (sites) => sites.length > 0, warnOfRenumberings);
     this.recommended = new CachedList(RECOMMENDED_KEY, getRecommendedSites, now);
   }
 
   async forget(): Promise<void> {
     await Promise.all([this.sites.forget(), this.recommended.forget()]);
   }
+}
+
+/**
+ * The service has renumbered sites before: where its list and the catalog pin a site differently,
+ * links follow the list (utils/sites/pinning.ts), and the background's console says so, with both
+ * ids and both names, once per list had.
+ */
+export function warnOfRenumberings(sites: readonly ServiceSite[]): void {
+  for (const change of renumberings(sites)) console.warn(renumberingText(change));
 }

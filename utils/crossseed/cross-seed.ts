@@ -69,6 +69,8 @@ export type CrossSeedResult =
   /** The page's own torrent is in the client but not complete (0 ≤ progress < 1). */
   | { kind: 'source-incomplete'; pageHash: string; progress: number }
   | { kind: 'unsupported-site'; reason: 'unknown-site' | 'needs-api' | 'no-address' }
+  /** The user's address for the site is another catalogued site's host (`owner`): its passkey and session never go there. */
+  | { kind: 'other-site-host'; host: string; owner: string }
   /** The site gives .torrent files by passkey only, and the user entered none for it. */
   | { kind: 'needs-passkey' }
   /** The candidate's details page showed no download link of the expected shape. */
@@ -155,22 +157,28 @@ async function prepare(pageHash: string, candidateHashes: string[], env: CrossSe
 /** The candidate's .torrent bytes from its site, or what went wrong. */
 async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvironment): Promise<{ bytes: Uint8Array } | CrossSeedResult> {
   const source = downloadSource(candidate, env.sites);
-  if (source.way === 'unsupported') return source.reason === 'needs-passkey' ? { kind: 'needs-passkey' } : { kind: 'unsupported-site', reason: source.reason };
+  if (source.way === 'unsupported') {
+    if (source.reason === 'other-site-host') return { kind: 'other-site-host', host: source.host, owner: source.owner };
+    return source.reason === 'needs-passkey' ? { kind: 'needs-passkey' } : { kind: 'unsupported-site', reason: source.reason };
+  }
+  // A login page from a mirror the user set is that host's: the message names it, not the site's own address.
+  const asked = <T extends CrossSeedResult>(problem: T): T | CrossSeedResult =>
+    problem.kind === 'not-logged-in' && source.mirror ? { ...problem, host: source.mirror } : problem;
   if (env.originAllowed && !(await env.originAllowed(source.origin))) return { kind: 'no-permission', for: 'site', origin: source.origin };
   const request = { siteKey: source.siteKey, fetch: env.fetch, pace: env.pace ?? sitePace, signal: env.signal };
   let url: string;
   if (source.way === 'details-page') {
     const page = await readSitePage(source.detailsUrl, request);
-    if (!page.ok) return page.problem;
+    if (!page.ok) return asked(page.problem);
     const link = downloadLinkFromPage(page.html, source.detailsUrl, source.shape, candidate.torrentId);
     if (!link) {
       const problem = problemOfPage(page.html);
-      return problem.kind === 'not-logged-in' ? problem : { kind: 'no-download-link' };
+      return problem.kind === 'not-logged-in' ? asked(problem) : { kind: 'no-download-link' };
     }
     url = link;
   } else url = source.url;
   const answer = await downloadFromSite(url, request);
-  return answer.ok ? { bytes: answer.bytes } : answer.problem;
+  return answer.ok ? { bytes: answer.bytes } : asked(answer.problem);
 }
 
 /** Polls the client briefly until it lists `hash` (qBittorrent adds asynchronously). */

@@ -75,7 +75,8 @@ export const sitePace = new SitePace();
 
 export type SiteProblem =
   /** The site answered with its login page, or sent us elsewhere (NexusPHP redirects to login.php). */
-  | { kind: 'not-logged-in'; evidence: 'login-page' | 'redirect' }
+  /** `host`: set when the address asked was a mirror the user set for the site, not its own host. */
+  | { kind: 'not-logged-in'; evidence: 'login-page' | 'redirect'; host?: string }
   /** The site limits downloads now (HTTP 429, or a page saying so). */
   | { kind: 'site-limit'; status?: number; retryAfterSeconds?: number; siteWords?: string }
   /** The site refused (an HTTP error, or a page that is neither a torrent nor a login form). */

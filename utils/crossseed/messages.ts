@@ -47,7 +47,10 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
     case 'no-download-link':
       return words('crossSeedNoDownloadLink', site);
     case 'not-logged-in':
+      if (result.host) return words(result.evidence === 'login-page' ? 'crossSeedMirrorNotLoggedIn' : 'crossSeedMirrorNotLoggedInRedirect', site, result.host);
       return words(result.evidence === 'login-page' ? 'crossSeedNotLoggedIn' : 'crossSeedNotLoggedInRedirect', site);
+    case 'other-site-host':
+      return words('crossSeedOtherSiteHost', site, result.host, result.owner);
     case 'site-limit':
       return result.retryAfterSeconds ? words('crossSeedSiteLimitFor', site, formatDuration(result.retryAfterSeconds)) : words('crossSeedSiteLimit', site);
     case 'site-refused':

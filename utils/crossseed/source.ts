@@ -17,13 +17,25 @@
  *    and upload tools read from the page), TTG (`/dl/N/<key>`), Gazelle (`torrents.php?action=
  *    download&id=N&authkey=…&torrent_pass=…`, as on DICMusic and GreatPosterWall's pages).
  *
+ * Whose hosts: a site's passkey and the user's session go only to that site's catalogued hosts
+ * (current, old and API hosts of THAT site in utils/sites/catalog.json). The user's address override
+ * for a site (a mirror) moves its links; downloads follow it only when it is one of those hosts, or
+ * the user confirmed that exact host for that site (`confirmedHost`: a tick in the options page or
+ * in an import's preview, never a settings file alone). A mirror not confirmed leaves downloads on
+ * the catalogued host; an override onto ANOTHER catalogued site's host is refused for downloads
+ * (every catalogued host is a granted permission: the browser would ask nothing). Every address
+ * built is checked against that rule once more before it is handed out. The site is the one the
+ * service's list names under the sid (utils/sites/pinning.ts); where the list and the catalog
+ * disagree on it, nothing keyed by the sid (passkey, confirmed mirror) is used.
+ *
  * Not supported: M-Team (it gives .torrent files only through its API with an API key and a
  * per-download token: nothing a browser session can fetch), Zhuque ({torrent_key}), and sites with
  * neither a known engine path nor a passkey template.
  */
 import type { ServiceSite } from '../service/schemas';
 import type { SiteOverride } from '../settings';
-import { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, isSiteKey, isTorrentId, siteForSid, type CatalogSite } from '../sites';
+import { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, isSiteKey, isTorrentId, normalizeHost, siteForHost, siteForSid, type CatalogSite } from '../sites';
+import { siteForServiceSid } from '../sites/pinning';
 
 /** What the source needs to know of the user's sites: the service's list, their overrides and passkeys (all by sid). */
 export interface SiteSettings {
@@ -37,10 +49,17 @@ export interface SiteSettings {
 /** How a download link on a details page must look, per engine. */
 export type PageLinkShape = 'nexusphp' | 'gazelle' | 'ttg';
 
+/** Set when the download goes to a mirror the user confirmed for the site (not a catalogued host). */
+interface Mirror {
+  mirror?: string;
+}
+
 export type DownloadSource =
-  | { way: 'passkey' | 'cookie'; url: string; origin: string; siteKey: string }
-  | { way: 'details-page'; detailsUrl: string; shape: PageLinkShape; origin: string; siteKey: string }
-  | { way: 'unsupported'; reason: 'unknown-site' | 'needs-api' | 'needs-passkey' | 'no-address' };
+  | ({ way: 'passkey' | 'cookie'; url: string; origin: string; siteKey: string } & Mirror)
+  | ({ way: 'details-page'; detailsUrl: string; shape: PageLinkShape; origin: string; siteKey: string } & Mirror)
+  | { way: 'unsupported'; reason: 'unknown-site' | 'needs-api' | 'needs-passkey' | 'no-address' }
+  /** The site's address override is another catalogued site's host (`owner`, its display name): no download. */
+  | { way: 'unsupported'; reason: 'other-site-host'; host: string; owner: string };
 
 /** The engine's own download path, used with the session (cookies). */
 const COOKIE_TEMPLATES: Partial<Record<CatalogSite['engine'], string>> = {
@@ -70,15 +89,63 @@ function originOf(url: string): string {
   return new URL(url).origin;
 }
 
+/** What a site's address override may do for its downloads. */
+type DownloadHost =
+  /** Downloads use this override (none, a scheme alone, one of the site's own hosts, or a confirmed mirror). */
+  | { override?: SiteOverride; mirror?: string }
+  | { refused: string; owner: CatalogSite };
+
+/**
+ * The override downloads may use: the site's own catalogued host, or a mirror the user confirmed
+ * for it (when `trusted`: the sid means the same site to the catalog and the service). A mirror
+ * not confirmed moves links only: downloads stay on the catalogued host, with its own scheme.
+ */
+function downloadHost(entry: CatalogSite, override: SiteOverride | undefined, trusted: boolean): DownloadHost {
+  if (!override?.host) return { override };
+  const host = normalizeHost(override.host);
+  if (!host) return {};
+  const owner = siteForHost(host);
+  if (owner === entry) return { override };
+  if (owner) return { refused: host, owner };
+  if (trusted && override.confirmedHost === host) return { override, mirror: host };
+  return {};
+}
+
+/** The last word on an address that would carry the site's passkey or the user's session. */
+function mayCarryCredentials(url: string, entry: CatalogSite, mirror: string | undefined): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return siteForHost(host) === entry || (mirror !== undefined && host === mirror && !siteForHost(host));
+}
+
 /** Where the candidate `torrentId` on site `sid` can be downloaded from, or why not. */
 export function downloadSource(candidate: { sid: number; torrentId: number }, settings: SiteSettings): DownloadSource {
+  const source = unchecked(candidate, settings);
+  if (source.way === 'unsupported') return source;
+  const entry = siteForServiceSid(candidate.sid, settings.list);
+  const url = source.way === 'details-page' ? source.detailsUrl : source.url;
+  return entry && mayCarryCredentials(url, entry, source.mirror) ? source : { way: 'unsupported', reason: 'no-address' };
+}
+
+function unchecked(candidate: { sid: number; torrentId: number }, settings: SiteSettings): DownloadSource {
   const { sid, torrentId } = candidate;
   if (!isTorrentId(torrentId)) return { way: 'unsupported', reason: 'no-address' };
   const listed = settings.list?.find((site) => site.id === sid);
-  const catalogued = siteForSid(sid);
+  // The site the service's list names under this id (it has renumbered sites before).
+  const catalogued = siteForServiceSid(sid, settings.list);
   if (!listed && !catalogued) return { way: 'unsupported', reason: 'unknown-site' };
-  const override = settings.overrides?.[String(sid)];
+  // What the user keyed by this sid (passkey, confirmed mirror) was for the site they saw under it:
+  // when the catalog and the service's list now disagree on which site that is, none of it is used.
+  const trusted = !!catalogued && catalogued === siteForSid(sid);
+  const hostRule = catalogued ? downloadHost(catalogued, settings.overrides?.[String(sid)], trusted) : {};
+  if ('refused' in hostRule) return { way: 'unsupported', reason: 'other-site-host', host: hostRule.refused, owner: hostRule.owner.nickname };
+  const { override, mirror } = hostRule;
   const site = listed ?? catalogued!;
+  const at = mirror ? { mirror } : {};
   const name = catalogued?.site ?? listed?.site ?? '';
   const engine = catalogued?.engine;
   const siteKey = `sid:${sid}`;
@@ -89,22 +156,22 @@ export function downloadSource(candidate: { sid: number; torrentId: number }, se
   const needsKey = /\{(passkey|rsskey)\}/.test(serviceTemplate);
   // The passkey only ever goes to a catalogued site's own hosts: for a site only the service's
   // list knows, that list alone would decide where the user's credential is sent.
-  if (isSiteKey(key) && catalogued) {
+  if (isSiteKey(key) && catalogued && trusted) {
     const template = needsKey ? serviceTemplate : !listed && engine === 'nexusphp' ? NEXUSPHP_PASSKEY_TEMPLATE : undefined;
     const url = template && buildDownloadUrl(site, torrentId, template, { key, override });
-    if (url) return { way: 'passkey', url, origin: originOf(url), siteKey };
+    if (url) return { way: 'passkey', url, origin: originOf(url), siteKey, ...at };
   }
 
   const shape = SITE_PAGE_SHAPES[name] ?? (engine ? ENGINE_PAGE_SHAPES[engine] : undefined);
   if (shape) {
     const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : buildDetailsUrlFromCatalog(catalogued!, torrentId, override);
-    return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl), siteKey } : { way: 'unsupported', reason: 'no-address' };
+    return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
 
   const cookieTemplate = SITE_COOKIE_TEMPLATES[name] ?? (engine ? COOKIE_TEMPLATES[engine] : undefined);
   if (cookieTemplate) {
     const url = buildDownloadUrl(site, torrentId, cookieTemplate, { override });
-    return url ? { way: 'cookie', url, origin: originOf(url), siteKey } : { way: 'unsupported', reason: 'no-address' };
+    return url ? { way: 'cookie', url, origin: originOf(url), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
   // An engine we have no path for: only the service's template can say, and it wants the key.
   return { way: 'unsupported', reason: needsKey ? 'needs-passkey' : 'needs-api' };

@@ -5,6 +5,7 @@
  */
 import { siteForHost, siteForSid } from './catalog';
 import { isHostName, isSameOrSubdomain } from './hosts';
+import { catalogEntryOf } from './pinning';
 import type { CatalogSite, LinkOverride, ServiceSiteLink } from './types';
 
 /** What NexusPHP sites use when the service leaves details_page empty (service-notes). */
@@ -105,11 +106,14 @@ export function homeUrl(
  * nothing); an old domain or API host becomes the current host. A site the catalog does not know
  * goes to the service's base_url, unless that host is a catalogued site's with another sid.
  */
-function serviceTarget(site: Pick<ServiceSiteLink, 'id' | 'base_url' | 'is_https'>, override?: LinkOverride): Target | undefined {
+function serviceTarget(site: Pick<ServiceSiteLink, 'id' | 'site' | 'base_url' | 'is_https'>, override?: LinkOverride): Target | undefined {
   const base = linkHost(site.base_url);
-  const bySid = typeof site.id === 'number' ? siteForSid(site.id) : undefined;
+  // Pinned by id and name: a renumbered site is the one the service now names under that id.
+  const named = typeof site.site === 'string' && site.site.trim() !== '';
+  const bySid = typeof site.id === 'number' ? (named ? catalogEntryOf({ id: site.id, site: site.site, base_url: base }) : siteForSid(site.id)) : undefined;
   const byHost = base ? siteForHost(base) : undefined;
   const entry = bySid ?? byHost;
+  // A site the catalog does not know, on another catalogued site's host: no link (it is not that site).
   if (!bySid && byHost?.sid !== undefined && typeof site.id === 'number' && byHost.sid !== site.id) return applyOverride(undefined, override);
   if (!entry) return applyOverride(base ? { host: base, scheme: site.is_https === 0 ? 'http' : 'https' } : undefined, override);
   const home = entry.hosts[0];

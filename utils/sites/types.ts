@@ -29,6 +29,11 @@ export interface CatalogSite {
 export interface ServiceSiteLink {
   /** The site's sid: when the catalog knows it, its links stay on the catalog's hosts for it. */
   id?: number;
+  /**
+   * The service's short name for it: with the id, it pins the site (utils/sites/pinning.ts); the
+   * service has renumbered sites before, and then the name decides which catalogued site it is.
+   */
+  site?: string;
   base_url: string;
   details_page: string;
   /** 0 http, 1 https, 2 both (https is used). */

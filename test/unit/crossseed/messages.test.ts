@@ -24,6 +24,9 @@ const RESULTS: CrossSeedResult[] = [
   { kind: 'no-download-link' },
   { kind: 'not-logged-in', evidence: 'login-page' },
   { kind: 'not-logged-in', evidence: 'redirect' },
+  { kind: 'not-logged-in', evidence: 'login-page', host: 'ob-mirror.example.org' },
+  { kind: 'not-logged-in', evidence: 'redirect', host: 'ob-mirror.example.org' },
+  { kind: 'other-site-host', host: 'tjupt.org', owner: 'TJUPT' },
   { kind: 'site-limit', status: 200, siteWords: '下载次数已达上限' },
   { kind: 'site-limit', status: 429, retryAfterSeconds: 120 },
   { kind: 'site-refused', status: 403 },
@@ -59,7 +62,7 @@ describe('cross-seed messages', () => {
     expect([...kinds].sort()).toEqual(
       [
         'added', 'already-in-client', 'bad-request', 'client-failed', 'client-refused', 'files-differ', 'needs-passkey', 'no-client', 'no-download-link',
-        'no-permission', 'not-a-torrent', 'not-confirmed', 'not-logged-in', 'other-torrent', 'site-limit', 'site-refused', 'site-skipped',
+        'no-permission', 'not-a-torrent', 'not-confirmed', 'not-logged-in', 'other-site-host', 'other-torrent', 'site-limit', 'site-refused', 'site-skipped',
         'site-unreachable', 'source-incomplete', 'source-missing', 'too-large', 'unsupported-site',
       ].sort(),
     );
@@ -75,6 +78,13 @@ describe('cross-seed messages', () => {
     const text = (result: CrossSeedResult) => crossSeedText(result, 'OurBits');
     expect(text(RESULTS[0]!)).toEqual(['Added to qBittorrent: it checks the files on disk, then seeds.']);
     expect(text({ kind: 'not-logged-in', evidence: 'login-page' })).toEqual(['OurBits answered with its login page: log in to OurBits, then try again.']);
+    // A mirror the user set answered: the host asked is named, not the site's own address.
+    expect(text({ kind: 'not-logged-in', evidence: 'login-page', host: 'ob-mirror.example.org' })).toEqual([
+      'ob-mirror.example.org, the address you set for OurBits, answered with its login page: log in there, or change the address of OurBits in the settings, then try again.',
+    ]);
+    expect(text({ kind: 'other-site-host', host: 'tjupt.org', owner: 'TJUPT' })).toEqual([
+      'Not downloaded: the address set for OurBits is tjupt.org, which is TJUPT’s. Your passkey and session for OurBits never go to another site: fix the address of OurBits in the settings.',
+    ]);
     expect(text({ kind: 'other-torrent', hash: 'c'.repeat(40) })).toEqual(['OurBits gave another torrent than the one IYUU lists: not added.']);
     expect(text({ kind: 'site-refused', status: 403 })).toEqual(['OurBits refused the download (HTTP 403).']);
     expect(text({ kind: 'site-refused', status: 200, siteWords: '权限不足！' })).toEqual(['OurBits did not give the torrent. It said: 权限不足！']);

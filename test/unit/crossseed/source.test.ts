@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { downloadLinkFromPage, downloadSource, type SiteSettings } from '../../../utils/crossseed/source';
+import { downloadLinkFromPage, downloadSource, type DownloadSource, type SiteSettings } from '../../../utils/crossseed/source';
 import { serviceSiteSchema, type ServiceSite } from '../../../utils/service/schemas';
-import { siteForName } from '../../../utils/sites/catalog';
+import { siteForHost, siteForName, siteForSid } from '../../../utils/sites/catalog';
 import { FIXTURE_PAGES_DIR } from '../../e2e/harness/router';
 
 const serviceList: ServiceSite[] = (JSON.parse(readFileSync(join(__dirname, '../../service/sites.json'), 'utf8')) as { sites: unknown[] }).sites.flatMap((entry) => {
@@ -62,6 +62,70 @@ describe('downloadSource', () => {
     expect(downloadSource({ sid: sid('ourbits'), torrentId: 1 }, { list: serviceList, overrides: { [String(sid('ourbits'))]: { scheme: 'http' } } })).toMatchObject({
       url: 'http://ourbits.club/download.php?id=1',
       origin: 'http://ourbits.club',
+    });
+  });
+
+  describe("a site's passkey and session go only to its catalogued hosts (issue 15, point 4)", () => {
+    const SSD = sid('ssd');
+    const passkeys = { [String(SSD)]: KEY, [String(sid('hdsky'))]: KEY };
+    const hostOf = (source: DownloadSource) => new URL(source.way === 'details-page' ? source.detailsUrl : source.way === 'unsupported' ? 'x:' : source.url).hostname;
+
+    it("an override onto another catalogued site's host is refused for downloads, with or without a confirmation", () => {
+      for (const override of [{ host: 'tjupt.org' }, { host: 'tjupt.org', confirmedHost: 'tjupt.org' }, { host: 'www.tjupt.org', scheme: 'http' as const }]) {
+        for (const list of [serviceList, undefined]) {
+          const source = downloadSource({ sid: SSD, torrentId: 7 }, { list, passkeys, overrides: { [String(SSD)]: override } });
+          expect(source).toEqual({ way: 'unsupported', reason: 'other-site-host', host: override.host, owner: 'TJUPT' });
+        }
+      }
+      // Details-page sites too: HDSky moved onto SpringSunday's host reads no page there.
+      expect(downloadSource({ sid: sid('hdsky'), torrentId: 7 }, { list: serviceList, overrides: { [String(sid('hdsky'))]: { host: 'springsunday.net' } } })).toMatchObject({
+        reason: 'other-site-host',
+        owner: 'SpringSunday',
+      });
+    });
+
+    it('a mirror the user did not confirm moves links only: the download stays on the catalogued host, the passkey with it', () => {
+      for (const override of [{ host: 'ssd-mirror.example.org' }, { host: 'ssd-mirror.example.org', confirmedHost: 'other-mirror.example.org' }]) {
+        const source = downloadSource({ sid: SSD, torrentId: 7 }, { list: serviceList, passkeys, overrides: { [String(SSD)]: override } });
+        expect(source).toMatchObject({ way: 'passkey', url: `https://springsunday.net/download.php?id=7&passkey=${KEY}` });
+        expect(source).not.toHaveProperty('mirror');
+        const cookie = downloadSource({ sid: SSD, torrentId: 7 }, { list: serviceList, overrides: { [String(SSD)]: override } });
+        expect(cookie).toMatchObject({ way: 'cookie', url: 'https://springsunday.net/download.php?id=7' });
+      }
+    });
+
+    it('a mirror the user confirmed for that site gets its downloads, and says so (its login page is its own)', () => {
+      const overrides = { [String(SSD)]: { host: 'ssd-mirror.example.org', confirmedHost: 'ssd-mirror.example.org' } };
+      expect(downloadSource({ sid: SSD, torrentId: 7 }, { list: serviceList, passkeys, overrides })).toMatchObject({
+        way: 'passkey',
+        url: `https://ssd-mirror.example.org/download.php?id=7&passkey=${KEY}`,
+        mirror: 'ssd-mirror.example.org',
+      });
+      // Its own old host is the site's: no confirmation needed.
+      expect(downloadSource({ sid: SSD, torrentId: 7 }, { list: serviceList, passkeys, overrides: { [String(SSD)]: { host: 'hdcmct.org' } } })).toMatchObject({
+        url: `https://hdcmct.org/download.php?id=7&passkey=${KEY}`,
+      });
+    });
+
+    it('whatever the overrides and the service list say, the passkey is never in an address on a host not that site’s', () => {
+      const hosts = ['tjupt.org', 'hdsky.me', 'evil.example', 'springsunday.net.evil.example', 'ourbits.club', 'kp.m-team.cc'];
+      const lists = [serviceList, undefined, serviceList.map((site) => (site.id === SSD ? { ...site, base_url: 'evil.example' } : site))];
+      for (const host of hosts) {
+        for (const confirmedHost of [undefined, host]) {
+          for (const list of lists) {
+            for (const candidateSid of [SSD, sid('hdsky'), sid('ttg')]) {
+              const overrides = { [String(candidateSid)]: { host, ...(confirmedHost ? { confirmedHost } : {}) } };
+              const source = downloadSource({ sid: candidateSid, torrentId: 1 }, { list, passkeys: { [String(candidateSid)]: KEY }, overrides });
+              if (source.way === 'unsupported') continue;
+              const at = hostOf(source);
+              const own = siteForHost(at) === siteForSid(candidateSid);
+              // Only the site's own host, or the mirror the user confirmed for it (a host no catalogued site has).
+              expect(own || (at === confirmedHost && !siteForHost(at)), `${candidateSid} → ${at}`).toBe(true);
+              if (!own) expect(source).toMatchObject({ mirror: at });
+            }
+          }
+        }
+      }
     });
   });
 

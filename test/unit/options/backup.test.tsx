@@ -182,15 +182,67 @@ describe('import', () => {
     expect(text(page, '#import-result .import-skipped')).toContain(en.fieldHeldSites!.message);
   });
 
+  // Issue 15 point 4 changed this contract: a site moved to a host not its own is no longer part of
+  // the "Site addresses" row but its own change (row `siteHost`), with its own yes.
   it('shows host overrides before applying them, and Cancel changes nothing', async () => {
     world = await startOptionsWorld();
     const page = await openOptions();
     const before = await storedSettings();
     await importFile(page, JSON.stringify({ app: 'reseed-lens', siteOverrides: { '7': { host: 'mirror.example.org', scheme: 'http' } } }));
-    expect(previewRows(page).siteOverrides).toMatch(/→ .+: http:\/\/mirror\.example\.org$/);
+    expect(previewRows(page).siteHost).toContain('HDHome: hdhome.org → mirror.example.org');
+    expect(previewRows(page).siteOverrides).toBeUndefined();
     await click($(page, '#import-cancel'));
     expect(page.querySelector('#import-preview')).toBeNull();
     expect(await storedSettings()).toEqual(before);
+  });
+
+  it("a site moved to another site's host is its own change naming the site and both hosts; unticked, it is not applied (the rest is)", async () => {
+    world = await startOptionsWorld({ settings: { sitePasskeys: { '23': 'ssd-passkey-0123456789' } } });
+    const page = await openOptions();
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', panelEnabled: false, siteOverrides: { '23': { host: 'tjupt.org' } } }));
+    const row = $(page, '.import-change[data-field=siteHost][data-sid="23"]');
+    expect(text(row, 'dt')).toBe(en.importSiteHostLabel!.message);
+    expect(row.querySelector('dd')!.textContent).toContain('SpringSunday: springsunday.net → tjupt.org');
+    // It names the site whose host it is, and that downloads never go there.
+    expect(text(row, '.site-host-warning')).toBe(en.importSiteHostOtherSite!.message.replace('$1', 'tjupt.org').replace('$2', 'TJUPT').replaceAll('$3', 'SpringSunday'));
+    // The "Site addresses" row is not where it hides.
+    expect(previewRows(page).siteOverrides).toBeUndefined();
+    expect($<HTMLInputElement>(page, '#import-site-host-23').checked).toBe(false);
+    await applyImport(page);
+    const stored = await storedSettings();
+    expect(stored.panelEnabled).toBe(false);
+    expect(stored.siteOverrides).toEqual({});
+  });
+
+  it('a new host for a site is applied, and confirmed for its downloads, only when ticked', async () => {
+    world = await startOptionsWorld();
+    const page = await openOptions();
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', siteOverrides: { '23': { host: 'ssd-mirror.example.org' }, '5': { host: 'tjupt.org', scheme: 'http' } } }));
+    // Moving TJUPT to one of its own hosts (only the scheme changes) asks nothing.
+    expect([...page.querySelectorAll('.import-change[data-field=siteHost]')].map((row) => row.getAttribute('data-sid'))).toEqual(['23']);
+    expect(previewRows(page).siteOverrides).toContain('tjupt.org');
+    expect(text(page, '.site-host-warning')).toBe(en.importSiteHostNew!.message.replaceAll('$1', 'SpringSunday').replace('$2', 'ssd-mirror.example.org'));
+    await click($(page, '#import-site-host-23'));
+    await applyImport(page);
+    expect((await storedSettings()).siteOverrides).toEqual({
+      '23': { host: 'ssd-mirror.example.org', confirmedHost: 'ssd-mirror.example.org' },
+      '5': { host: 'tjupt.org', scheme: 'http' },
+    });
+  });
+
+  it("a file's own confirmation is never taken: a move is applied only for the sids the user confirmed", async () => {
+    world = await startOptionsWorld();
+    const file = { app: 'reseed-lens', siteOverrides: { '23': { host: 'evil.example.org', confirmedHost: 'evil.example.org' }, '9': { host: 'tjupt.org', confirmedHost: 'tjupt.org' } } };
+    const preview = await world.app.preferences.importSettings(file);
+    expect(preview.preview?.siteHosts).toEqual([
+      { sid: 9, name: 'OurBits', from: 'ourbits.club', to: 'tjupt.org', owner: 'TJUPT' },
+      { sid: 23, name: 'SpringSunday', from: 'springsunday.net', to: 'evil.example.org' },
+    ]);
+    await world.app.preferences.importSettings(file, { keepCredentials: false });
+    expect((await storedSettings()).siteOverrides).toEqual({});
+    await world.app.preferences.importSettings(file, { keepCredentials: false, confirmSiteHosts: [9] });
+    // Another catalogued site's host: links only, never confirmed for downloads.
+    expect((await storedSettings()).siteOverrides).toEqual({ '9': { host: 'tjupt.org' } });
   });
 
   it('moving the service elsewhere asks for that address, and leaves the saved token behind unless the user keeps it', async () => {

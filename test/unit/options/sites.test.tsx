@@ -162,6 +162,37 @@ describe('addresses of your sites', () => {
     expect($<HTMLInputElement>(page, '#override-host-4').value).toBe('');
   });
 
+  it("a typed mirror moves links only until the user says yes to downloads from it; another site's host is said to be refused", async () => {
+    world = await startOptionsWorld({ settings: { heldSites: [9, 23] } });
+    const page = await renderSites(world);
+    // One of the site's own hosts asks nothing.
+    await type($(page, '#override-host-9'), 'pt.ourhelp.club');
+    expect(page.querySelector('#override-confirm-9')).toBeNull();
+    await type($(page, '#override-host-9'), 'ob-mirror.example.org');
+    const yes = $<HTMLInputElement>(page, '#override-confirm-9');
+    expect(yes.checked).toBe(false);
+    expect(yes.closest('label')!.textContent).toBe(message('overrideConfirmHost', 'ob-mirror.example.org', 'OurBits'));
+    await type($(page, '#override-host-23'), 'tjupt.org');
+    expect(page.querySelector('#override-confirm-23')).toBeNull();
+    expect(text(page, '#override-other-site-23')).toBe(message('overrideOtherSiteHost', 'tjupt.org', 'TJUPT', 'SpringSunday'));
+    await click($(page, '#overrides-save'));
+    await waitFor(() => page.querySelector('#overrides-status.ok'), 'saved');
+    expect((await storedSettings()).siteOverrides).toEqual({ '9': { host: 'ob-mirror.example.org' }, '23': { host: 'tjupt.org' } });
+
+    await click($(page, '#override-confirm-9'));
+    await click($(page, '#overrides-save'));
+    await waitFor(async () => ((await storedSettings()).siteOverrides as Record<string, object>)['9']?.hasOwnProperty('confirmedHost'), 'confirmed');
+    expect((await storedSettings()).siteOverrides).toEqual({ '9': { host: 'ob-mirror.example.org', confirmedHost: 'ob-mirror.example.org' }, '23': { host: 'tjupt.org' } });
+    await waitFor(() => $<HTMLInputElement>(page, '#override-confirm-9').checked, 'shown as confirmed');
+    // Another address needs its own yes: the tick does not carry over.
+    await type($(page, '#override-host-9'), 'other-mirror.example.org');
+    expect($<HTMLInputElement>(page, '#override-confirm-9').checked).toBe(false);
+    await click($(page, '#overrides-save'));
+    await waitFor(async () => ((await storedSettings()).siteOverrides as Record<string, { host?: string }>)['9']?.host === 'other-mirror.example.org', 'saved again');
+    expect((await storedSettings()).siteOverrides).toMatchObject({ '9': { host: 'other-mirror.example.org' } });
+    expect(((await storedSettings()).siteOverrides as Record<string, object>)['9']).not.toHaveProperty('confirmedHost');
+  });
+
   it("takes each site's passkey masked, refuses a paste accident, and keeps it in the settings only", async () => {
     world = await startOptionsWorld({ settings: { heldSites: [2, 4], sitePasskeys: { '1': 'keepfrds-passkey-0001' } } });
     const page = await renderSites(world);
