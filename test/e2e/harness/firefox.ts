@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
 import { assertBuilt, createProfileDir, DEFAULT_EXTENSION_DIRS, shutDown } from './profile.ts';
 import { callExpression, jsonArg, pollUntil, resolveTabId } from './shared.ts';
 import type { ExtensionApi, HarnessBrowser, HarnessPage, LaunchOptions, WaitOptions } from './types.ts';
@@ -108,6 +108,17 @@ class FirefoxPage implements HarnessPage {
       timeout: options.timeoutMs ?? this.timeoutMs,
     });
   }
+  /**
+   * Until the element is enabled. Polled with evaluate(): waitForFunction builds a Function, which
+   * an extension page's CSP refuses.
+   */
+  private async untilEnabled(element: ElementHandle<Element>, selector: string): Promise<void> {
+    const deadline = Date.now() + this.timeoutMs;
+    while (await element.evaluate((node) => (node as HTMLButtonElement).disabled === true)) {
+      if (Date.now() > deadline) throw new Error(`${selector} stayed disabled`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
   async click(selector: string): Promise<void> {
     // An element handle's click, not a locator's: in Firefox ESR 140 Puppeteer's locator never
     // ended its wait for an element below the fold (the click timed out with the element visible
@@ -116,14 +127,29 @@ class FirefoxPage implements HarnessPage {
     if (!element) throw new Error(`no element ${selector} to click`);
     try {
       // As the locator (and Playwright) did: a disabled control is waited for, not clicked in vain.
-      await this.raw.waitForFunction((node: Element) => !(node as HTMLButtonElement).disabled, { timeout: this.timeoutMs }, element);
+      await this.untilEnabled(element, selector);
       await element.click();
     } finally {
       await element.dispose();
     }
   }
   async fill(selector: string, value: string): Promise<void> {
-    await this.raw.locator(selector).setTimeout(this.timeoutMs).fill(value);
+    // An element handle, for the reason click() gives: the locator's wait never ended in Firefox ESR 140.
+    const element = await this.raw.waitForSelector(selector, { visible: true, timeout: this.timeoutMs });
+    if (!element) throw new Error(`no element ${selector} to fill`);
+    try {
+      await this.untilEnabled(element, selector);
+      // Puppeteer's handle has no fill(): select what is there and type over it, as a person would.
+      await element.click({ count: 3 });
+      await element.evaluate((node) => {
+        const input = node as HTMLInputElement;
+        input.select?.();
+      });
+      if (value === '') await this.raw.keyboard.press('Backspace');
+      else await element.type(value);
+    } finally {
+      await element.dispose();
+    }
   }
   async select(selector: string, value: string): Promise<void> {
     await this.raw.waitForSelector(selector, { timeout: this.timeoutMs });
