@@ -259,6 +259,16 @@ async function untilSettled(client: TorrentClient, hash: string): Promise<void> 
   }
 }
 
+/** The torrent as the client reports it once its state shows the start (its status lags by a refresh), within STALE_STATE_MS. */
+async function untilStarted(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+  const asked = Date.now();
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (!torrent || torrent.state !== 'paused' || Date.now() - asked >= STALE_STATE_MS) return torrent;
+    await delay(wait);
+  }
+}
+
 /**
  * The client added the torrent as `clientHash`, not as the `hash` that was checked: what it added is
  * not what was checked, so it goes again (without its data). One it held before is the user's.
@@ -286,7 +296,7 @@ async function checkThenStart(client: TorrentClient, hash: string, added: Client
   const { torrent, finished } = outcome;
   if (finished && torrent.progress === 1) {
     await client.start(hash);
-    const started = (await client.lookup([hash])).get(hash) ?? torrent;
+    const started = (await untilStarted(client, hash)) ?? torrent;
     return { kind: 'added', hash, savePath: started.savePath, client: client.kind, checked: true, state: started.state, progress: started.progress };
   }
   // Never running with data missing: qBittorrent and Deluge resume a torrent for its recheck and stop it after.
