@@ -158,3 +158,16 @@ export function tinyTorrents(count: number, prefix = 'tiny'): MadeTorrent[] {
     return { bytes, hash: createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex'), name, tracker: 'ALPHA' };
   });
 }
+
+/** The share of the data (in bytes) in pieces that do not touch file `damaged`: what a check finds when only that file is wrong. */
+export function shareOfValidPieces(files: ContentFile[], damaged: number, pieceLength = 16_384): number {
+  const total = files.reduce((sum, file) => sum + file.size, 0);
+  const start = files.slice(0, damaged).reduce((sum, file) => sum + file.size, 0);
+  const end = start + files[damaged]!.size;
+  let valid = 0;
+  for (let at = 0; at < total; at += pieceLength) {
+    const pieceEnd = Math.min(at + pieceLength, total);
+    if (pieceEnd <= start || at >= end) valid += pieceEnd - at;
+  }
+  return valid / total;
+}

@@ -124,7 +124,7 @@ describe('"Cross-seed" from the popup', () => {
     expect(toPages.map(({ tabId }) => tabId)).toEqual([11, 11]);
     expect(toPages.map(({ message }) => message.outcomes)).toEqual([
       [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: true, ok: false, lines: ['Cross-seeding…'] }],
-      [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent: it checks the files on disk, then seeds.'] }],
+      [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent: its check found every file on disk, and it is seeding.'] }],
     ]);
     expect(JSON.stringify(toPages)).not.toContain(daemon.url);
     expect(JSON.stringify(toPages)).not.toContain(daemon.dataDir);
@@ -163,7 +163,7 @@ describe('"Cross-seed" from the popup', () => {
     expect(downloadsFrom(cs.candidate).slice(before)).toHaveLength(1);
     expect(first.items[0]!.result).toMatchObject({ kind: 'added' });
     expect(second.items).toEqual(first.items);
-    expect(panel).toEqual({ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent: it checks the files on disk, then seeds.'] });
+    expect(panel).toEqual({ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent: its check found every file on disk, and it is seeding.'] });
   });
 });
 

@@ -16,7 +16,7 @@ import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
 import { crossSeed, crossSeedAll, INCOMPLETE_TAG, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/crossseed';
 import { crossSeedText } from '../../../utils/crossseed/messages';
 import { SITE_GAP_MS } from '../../../utils/crossseed/download';
-import { makeTorrent, tinyTorrents, TRACKERS, type ContentFile } from '../../clients/content';
+import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/content';
 import { startDeluge, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../../clients/seed';
@@ -62,19 +62,6 @@ async function setUp(start: () => Promise<RunningDaemon>, pairs: number): Promis
 async function tearDown(setup: Setup | undefined): Promise<void> {
   await setup?.cs.close();
   await setup?.daemon.stop();
-}
-
-/** The share of the data (in bytes) in pieces that do not touch file `damaged`: what a check finds when only that file is wrong. */
-function shareOfValidPieces(files: ContentFile[], damaged: number, pieceLength = 16_384): number {
-  const total = files.reduce((sum, file) => sum + file.size, 0);
-  const start = files.slice(0, damaged).reduce((sum, file) => sum + file.size, 0);
-  const end = start + files[damaged]!.size;
-  let valid = 0;
-  for (let at = 0; at < total; at += pieceLength) {
-    const pieceEnd = Math.min(at + pieceLength, total);
-    if (pieceEnd <= start || at >= end) valid += pieceEnd - at;
-  }
-  return valid / total;
 }
 
 const starters: [ClientKind, () => Promise<RunningDaemon>][] = [
