@@ -34,7 +34,38 @@ function browserLikeFetch(daemon: RunningDaemon): JarFetch {
   return nodeClientFetch({ origin });
 }
 
+/** One request the engine sent the client: its action (API path or RPC method) and, for an add, whether it asked for the torrent stopped. */
+interface Asked {
+  action: string;
+  stopped?: boolean;
+}
+
+const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file' };
+/** qBittorrent 4.5 answers 404 to torrents/start (5.0's name), then gets torrents/resume. */
+const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent']);
+
+/** Passes every request through to the daemon unchanged, noting what it asks for. */
+function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
+  return ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const body = init?.body;
+    const path = url.pathname.replace(/^.*\/api\/v2\//, '');
+    if (body instanceof FormData) log.push({ action: path, stopped: body.get('stopped') === 'true' && body.get('paused') === 'true' });
+    else if (body instanceof URLSearchParams) log.push({ action: path });
+    else if (typeof body === 'string' && body.startsWith('{')) {
+      const call = JSON.parse(body) as { method?: string; arguments?: { paused?: unknown }; params?: unknown[] };
+      const method = String(call.method);
+      if (method === 'torrent-add') log.push({ action: method, stopped: call.arguments?.paused === true });
+      else if (method === 'core.add_torrent_file') log.push({ action: method, stopped: (call.params?.[2] as { add_paused?: unknown } | undefined)?.add_paused === true });
+      else log.push({ action: method });
+    }
+    return inner(input, init);
+  }) as typeof fetch;
+}
+
 interface Setup {
+  /** Every request sent through `client`, in order. */
+  asked: Asked[];
   daemon: RunningDaemon;
   cs: CrossSeedWorld;
   client: TorrentClient;
@@ -45,7 +76,8 @@ interface Setup {
 async function setUp(start: () => Promise<RunningDaemon>, pairs: number): Promise<Setup> {
   const daemon = await start();
   const cs = await startCrossSeedWorld({ pairs });
-  const client = createClient(daemon.config, { fetch: browserLikeFetch(daemon) });
+  const asked: Asked[] = [];
+  const client = createClient(daemon.config, { fetch: watching(browserLikeFetch(daemon), asked) });
   const siteFetch = cs.siteFetch();
   await cs.logIn(siteFetch, cs.candidate);
   await cs.logIn(siteFetch, cs.page);
@@ -56,7 +88,7 @@ async function setUp(start: () => Promise<RunningDaemon>, pairs: number): Promis
     pace: new SitePace(),
     ...extra,
   });
-  return { daemon, cs, client, siteFetch, env };
+  return { asked, daemon, cs, client, siteFetch, env };
 }
 
 async function tearDown(setup: Setup | undefined): Promise<void> {
@@ -89,10 +121,16 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
   it('adds the candidate beside the source (its save path, category, tags + reseed-lens), stopped; the check finds 100 % and only then it is started', LIVE, async () => {
     const pair = s.cs.pairs[0]!;
     const before = downloadsOf(s.cs.candidate);
+    const sent = s.asked.length;
     const result = await crossSeed(pair.source.hash, pair.ref, s.env());
     // The result tells the check's outcome: complete, and started (no longer stopped).
     expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checked: true, progress: 1 });
     expect(result.kind === 'added' && result.state).not.toBe('paused');
+    // Added stopped, and started only after that.
+    const asked = s.asked.slice(sent);
+    const add = asked.findIndex((request) => request.action === ADD_ACTION[kind]);
+    expect(asked[add]).toEqual({ action: ADD_ACTION[kind], stopped: true });
+    expect(asked.findIndex((request) => START_ACTIONS.has(request.action))).toBeGreaterThan(add);
     const seeding = await untilSeeding(s.client, pair.candidate.hash);
     expect(seeding).toMatchObject({ savePath: s.daemon.dataDir, progress: 1, state: 'seeding' });
     if (kind === 'qbittorrent') {
@@ -116,8 +154,11 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
     // The data changed on disk after the source was checked (the client still says 100 %): one file's bytes are no longer the torrent's.
     const damaged = pair.files[1]!;
     writeFileSync(join(s.daemon.dataDir, pair.name, damaged.path), Buffer.alloc(damaged.size));
+    const sent = s.asked.length;
     const result = await crossSeed(pair.source.hash, pair.ref, s.env());
     const found = shareOfValidPieces(pair.files, 1);
+    // Added stopped, and never started.
+    expect(s.asked.slice(sent).filter((request) => request.action === ADD_ACTION[kind] || START_ACTIONS.has(request.action))).toEqual([{ action: ADD_ACTION[kind], stopped: true }]);
     expect(result).toMatchObject({ kind: 'left-stopped', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checkFinished: true, tagged: kind !== 'deluge' });
     expect(result.kind === 'left-stopped' && result.progress).toBeCloseTo(found, 3);
     // Read back from the client: stopped at that share, tagged where the client has tags.
