@@ -199,6 +199,11 @@ async function run(paced: boolean): Promise<NodeBenchOutput> {
       lookup: () => Promise.reject(new Error('not in this benchmark')),
       files: () => Promise.reject(new Error('not in this benchmark')),
       add: () => Promise.reject(new Error('not in this benchmark')),
+      start: () => Promise.reject(new Error('not in this benchmark')),
+      stop: () => Promise.reject(new Error('not in this benchmark')),
+      recheck: () => Promise.reject(new Error('not in this benchmark')),
+      remove: () => Promise.reject(new Error('not in this benchmark')),
+      addTags: () => Promise.reject(new Error('not in this benchmark')),
     };
     const identity = { type: 'qbittorrent' as const, url: 'http://127.0.0.1:8080' };
     // As the background runs them: a sync never places (utils/background/client-index.ts); placing

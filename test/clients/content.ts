@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { encode, sorted, type Value } from '../fixtures/torrents/bencode';
+import { Dict, encode, sorted, type Value } from '../fixtures/torrents/bencode';
 
 export interface ContentFile {
   /** Relative to the content's root (the file itself for a single file), `/`-separated. */
@@ -97,6 +97,12 @@ export interface TorrentOptions {
   /** Default 16 KiB: several pieces even for small files, so a wrong byte is noticed. */
   pieceLength?: number;
   private?: boolean;
+  /**
+   * Default true. False writes the info dictionary's keys in reverse order: valid for libtorrent,
+   * which hashes the bytes as written, while Transmission 3.00 re-encodes them (sorted) and so
+   * takes it under another info-hash.
+   */
+  canonical?: boolean;
 }
 
 function allBytes(content: Content): Buffer {
@@ -121,8 +127,9 @@ export function makeTorrent(content: Content, options: TorrentOptions): MadeTorr
   if (options.private ?? true) info.private = 1;
   if (options.source) info.source = options.source;
   const marks: { key: string; at?: [number, number] } = { key: 'info' };
+  const infoDict = options.canonical === false ? new Dict([...sorted(info).entries].reverse()) : sorted(info);
   const bytes = encode(
-    sorted({ announce: options.announce, 'created by': 'Reseed Lens tests', 'creation date': 1_700_000_000, info: sorted(info) }),
+    sorted({ announce: options.announce, 'created by': 'Reseed Lens tests', 'creation date': 1_700_000_000, info: infoDict }),
     marks,
   );
   const hash = createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex');
@@ -154,4 +161,17 @@ export function tinyTorrents(count: number, prefix = 'tiny'): MadeTorrent[] {
     const bytes = encode(sorted({ announce: TRACKERS.alpha.announce, info }), marks);
     return { bytes, hash: createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex'), name, tracker: 'ALPHA' };
   });
+}
+
+/** The share of the data (in bytes) in pieces that do not touch file `damaged`: what a check finds when only that file is wrong. */
+export function shareOfValidPieces(files: ContentFile[], damaged: number, pieceLength = 16_384): number {
+  const total = files.reduce((sum, file) => sum + file.size, 0);
+  const start = files.slice(0, damaged).reduce((sum, file) => sum + file.size, 0);
+  const end = start + files[damaged]!.size;
+  let valid = 0;
+  for (let at = 0; at < total; at += pieceLength) {
+    const pieceEnd = Math.min(at + pieceLength, total);
+    if (pieceEnd <= start || at >= end) valid += pieceEnd - at;
+  }
+  return valid / total;
 }

@@ -19,13 +19,16 @@
  * opaque redirect to login.php) and what clients.test.ts shows (Test client's wrong password, the
  * popup's marks) is not repeated here.
  */
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/types';
 import { SITE_GAP_MS } from '../../utils/crossseed/download';
 import type { TabView } from '../../utils/messages';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
+import { shareOfValidPieces } from '../clients/content';
 import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seed';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
@@ -69,10 +72,10 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
   const readers = {} as Record<Kind, TorrentClient>;
 
   beforeAll(async () => {
-    [cs, daemons.qbittorrent, daemons.transmission] = await Promise.all([startCrossSeedWorld({ pairs: 4, otherSite: true }), startQbittorrent(), startTransmission()]);
+    [cs, daemons.qbittorrent, daemons.transmission] = await Promise.all([startCrossSeedWorld({ pairs: 5, otherSite: true }), startQbittorrent(), startTransmission()]);
     for (const client of CLIENTS) {
       readers[client] = createClient(daemons[client].config, { fetch: nodeClientFetch({ origin: 'same' }) });
-      for (const index of [0, 1, 2, 3]) await cs.seed(readers[client], daemons[client].dataDir, index);
+      for (const index of [0, 1, 2, 3, 4]) await cs.seed(readers[client], daemons[client].dataDir, index);
     }
     browser = await launchBrowser(kind, { proxyPort: cs.world.router.port });
     // The token, the user's sites (HDSky and OurBits; not SpringSunday), and their addresses over
@@ -197,7 +200,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
 
         await pressCrossSeed(popup, pair.candidateId);
         const outcome = await outcomeOf(popup, pair.candidateId);
-        expect(outcome).toMatchObject({ kind: 'added', ok: true, sentence: `Added to ${NAMES[client]}: it checks the files on disk, then seeds.` });
+        expect(outcome).toMatchObject({ kind: 'added', ok: true, sentence: `Added to ${NAMES[client]}: its check found every file on disk, and it is seeding.` });
         expect(downloads(cs.candidate).slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
         // The client's own API: there, beside the source, complete — nothing could be downloaded (no peers).
         await expectCrossSeeded(client, pair.candidate.hash, pair.source.hash);
@@ -226,7 +229,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         // The panel's click only opens the extension's confirmation (issue 15): nothing downloaded yet.
         const confirmation = await confirmationFor(browser, tabId);
         expect(downloads(cs.candidate).length).toBe(before);
-        expect(await confirmCrossSeed(confirmation)).toBe(`Added to ${NAMES[client]}: it checks the files on disk, then seeds.`);
+        expect(await confirmCrossSeed(confirmation)).toBe(`Added to ${NAMES[client]}: its check found every file on disk, and it is seeding.`);
         await expectCrossSeeded(client, pair.candidate.hash, pair.source.hash);
         // The panel says so, as generated content only.
         const words = await until(
@@ -234,7 +237,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
           (found) => !!found?.length && !found[0]!.startsWith('Cross-seeding'),
           'the outcome in the panel',
         );
-        expect(words).toEqual([`Added to ${NAMES[client]}: it checks the files on disk, then seeds.|`]);
+        expect(words).toEqual([`Added to ${NAMES[client]}: its check found every file on disk, and it is seeding.|`]);
         await confirmation.close();
         await tab.close();
       });
@@ -270,6 +273,28 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         } finally {
           await logIn(cs.candidate);
         }
+        await popup.close();
+        await tab.close();
+      });
+
+      it('a candidate whose data is only partly on disk is left stopped and tagged, and the popup says how much was found', async () => {
+        const pair = cs.pairs[4]!;
+        // The data changed on disk after the client checked the page's torrent (it still says 100 %).
+        const damaged = pair.files[1]!;
+        writeFileSync(join(daemons[client].dataDir, pair.name, damaged.path), Buffer.alloc(damaged.size));
+        const found = shareOfValidPieces(pair.files, 1);
+        const { tab, popup } = await openPage(4, `incomplete=${client}`);
+        await pressCrossSeed(popup, pair.candidateId);
+        const outcome = await outcomeOf(popup, pair.candidateId);
+        expect(outcome).toMatchObject({ kind: 'left-stopped', ok: false });
+        expect(outcome.sentence).toBe(
+          `Left stopped in ${NAMES[client]}: its check found only ${Math.round(found * 1000) / 10}% of the data on disk, and started it would download the rest from the other site. Tagged “reseed-lens-incomplete”.`,
+        );
+        // The client's own API: there, stopped at that share, tagged; nothing is downloading.
+        const held = (await readers[client].lookup([pair.candidate.hash])).get(pair.candidate.hash);
+        expect(held).toMatchObject({ state: 'paused', savePath: daemons[client].dataDir });
+        expect(held!.progress).toBeCloseTo(found, 3);
+        expect(held!.tags).toContain('reseed-lens-incomplete');
         await popup.close();
         await tab.close();
       });

@@ -324,7 +324,7 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
     const downloads = ourbits.downloads.length;
     await popup.click(button);
     await popup.waitForSelector(`li[data-row-id="${page.can}"] .index-outcome`, { timeoutMs: 60_000 });
-    expect(await popup.textContent(`li[data-row-id="${page.can}"] .index-outcome`)).toBe(`Added to ${clientName}: it checks the files on disk, then seeds.`);
+    expect(await popup.textContent(`li[data-row-id="${page.can}"] .index-outcome`)).toBe(`Added to ${clientName}: its check found every file on disk, and it is seeding.`);
     // One .torrent, with the user's session, for that row.
     expect(ourbits.downloads.slice(downloads)).toEqual([expect.objectContaining({ id: Number(page.can), served: true })]);
     // In the client, beside its data, complete.

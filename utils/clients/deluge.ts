@@ -182,10 +182,34 @@ export class DelugeClient implements TorrentClient {
       }
       throw error;
     }
-    if (result !== null && reportedHash(result) !== hash) {
-      throw new ClientError({ kind: 'bad-answer', detail: `add: Deluge reports hash ${String(result).slice(0, 40)}, not ${hash}` });
-    }
-    return { status: 'added', hash };
+    if (result === null) return { status: 'added', hash };
+    const taken = reportedHash(result);
+    if (!taken) throw new ClientError({ kind: 'bad-answer', detail: `add: Deluge reports hash ${String(result).slice(0, 40)}` });
+    // Another hash than the file's is the caller's to see (the cross-seed removes such a stray).
+    return { status: 'added', hash: taken };
+  }
+
+  /** 2.0 takes one id as a string (a list is its deprecated 1.3 form). */
+  async start(hash: string): Promise<void> {
+    await this.call('core.resume_torrent', [normaliseHashes([hash])[0]]);
+  }
+
+  async stop(hash: string): Promise<void> {
+    await this.call('core.pause_torrent', [normaliseHashes([hash])[0]]);
+  }
+
+  async recheck(hash: string): Promise<void> {
+    await this.call('core.force_recheck', [normaliseHashes([hash])]);
+  }
+
+  async remove(hash: string): Promise<void> {
+    await this.call('core.remove_torrent', [normaliseHashes([hash])[0], false]);
+  }
+
+  /** Tags need Deluge's optional Label plugin (one label per torrent, not tags): none are set. */
+  async addTags(hash: string): Promise<boolean> {
+    normaliseHashes([hash]);
+    return false;
   }
 
   // -------------------------------------------------------------------------------------------

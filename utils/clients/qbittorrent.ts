@@ -258,6 +258,48 @@ export class QbittorrentClient implements TorrentClient {
     throw new ClientError({ kind: 'bad-answer', detail: `add: unexpected answer ${answer.status} (${clientWords(text).slice(0, 80)})`, httpStatus: answer.status });
   }
 
+  /** 5.0 (Web API 2.11) renamed resume/pause to start/stop; older versions answer 404 to the new names. */
+  async start(hash: string): Promise<void> {
+    await this.renamedCall('start', 'torrents/start', 'torrents/resume', hash);
+  }
+
+  async stop(hash: string): Promise<void> {
+    await this.renamedCall('stop', 'torrents/stop', 'torrents/pause', hash);
+  }
+
+  async recheck(hash: string): Promise<void> {
+    await this.call('recheck', 'torrents/recheck', { method: 'POST', body: new URLSearchParams({ hashes: this.oneHash(hash) }) });
+  }
+
+  async remove(hash: string): Promise<void> {
+    await this.call('remove', 'torrents/delete', { method: 'POST', body: new URLSearchParams({ hashes: this.oneHash(hash), deleteFiles: 'false' }) });
+  }
+
+  async addTags(hash: string, tags: readonly string[]): Promise<boolean> {
+    const list = tags.map((tag) => tag.trim()).filter(Boolean);
+    if (list.length > 0) await this.call('tags', 'torrents/addTags', { method: 'POST', body: new URLSearchParams({ hashes: this.oneHash(hash), tags: list.join(',') }) });
+    return true;
+  }
+
+  /** Whether this qBittorrent answered 404 to start/stop (before 5.0): then resume/pause. */
+  private oldActionNames = false;
+
+  private async renamedCall(operation: string, path: string, oldPath: string, hash: string): Promise<void> {
+    const body = () => new URLSearchParams({ hashes: this.oneHash(hash) });
+    if (!this.oldActionNames) {
+      const answer = await this.call(operation, path, { method: 'POST', body: body(), accept: [404] });
+      if (answer.status !== 404) return;
+      this.oldActionNames = true;
+    }
+    await this.call(operation, oldPath, { method: 'POST', body: body() });
+  }
+
+  private oneHash(hash: string): string {
+    const [asked] = normaliseHashes([hash]);
+    if (!asked) throw new ClientError({ kind: 'bad-input', detail: 'not a 40-hex info-hash' });
+    return asked;
+  }
+
   // -------------------------------------------------------------------------------------------
 
   private url(path: string, query?: Record<string, string>): string {

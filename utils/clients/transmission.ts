@@ -192,10 +192,39 @@ export class TransmissionClient implements TorrentClient {
     const added = addedSchema.safeParse(answer['torrent-added']);
     const reported = added.success ? added.data.hashString : duplicate.success ? duplicate.data.hashString : undefined;
     if (reported === undefined) throw new ClientError({ kind: 'bad-answer', detail: 'torrent-add: neither torrent-added nor torrent-duplicate in the answer' });
-    if (reportedHash(reported) !== hash) throw new ClientError({ kind: 'bad-answer', detail: `torrent-add: the client reports hash ${reported.slice(0, 40)}, not ${hash}` });
+    const taken = reportedHash(reported);
+    if (!taken) throw new ClientError({ kind: 'bad-answer', detail: `torrent-add: the client reports hash ${reported.slice(0, 40)}` });
+    // Another hash than the file's (3.00 re-encodes a non-canonical info dictionary): the caller
+    // sees it in the result and decides (the cross-seed removes such a stray again).
     const labels = transmissionLabels(options);
-    if (added.success && labels.length > 0) await this.rpc('torrent-set', { ids: [hash], labels });
-    return { status: added.success ? 'added' : 'duplicate', hash };
+    if (added.success && labels.length > 0) await this.rpc('torrent-set', { ids: [taken], labels });
+    return { status: added.success ? 'added' : 'duplicate', hash: taken };
+  }
+
+  async start(hash: string): Promise<void> {
+    await this.rpc('torrent-start', { ids: normaliseHashes([hash]) });
+  }
+
+  async stop(hash: string): Promise<void> {
+    await this.rpc('torrent-stop', { ids: normaliseHashes([hash]) });
+  }
+
+  async recheck(hash: string): Promise<void> {
+    await this.rpc('torrent-verify', { ids: normaliseHashes([hash]) });
+  }
+
+  async remove(hash: string): Promise<void> {
+    await this.rpc('torrent-remove', { ids: normaliseHashes([hash]), 'delete-local-data': false });
+  }
+
+  /** torrent-set replaces the labels: the torrent's own are read first and kept. */
+  async addTags(hash: string, tags: readonly string[]): Promise<boolean> {
+    const [asked] = normaliseHashes([hash]);
+    const current = (await this.lookup([asked!])).get(asked!);
+    if (!current) throw new ClientError({ kind: 'not-found', detail: `labels: the client does not hold ${asked}` });
+    const labels = transmissionLabels({ savePath: '', paused: true, skipCheck: false, tags: [...(current.tags ?? []), ...tags] });
+    await this.rpc('torrent-set', { ids: [asked], labels });
+    return true;
   }
 
   // -------------------------------------------------------------------------------------------

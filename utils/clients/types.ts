@@ -85,7 +85,12 @@ export interface AddOptions {
 export interface AddResult {
   /** `duplicate`: the client already had this torrent (not an error: it is there). */
   status: 'added' | 'duplicate';
-  /** The torrent's v1 info-hash. */
+  /**
+   * The torrent's v1 info-hash as the client took it: the hash the client reports where it reports
+   * one (Transmission, Deluge), else the hash of the file's info dictionary. Transmission 3.00
+   * re-encodes a non-canonical info dictionary and so adds another torrent than the file's: the
+   * caller compares this with the hash it checked.
+   */
   hash: string;
 }
 
@@ -101,6 +106,19 @@ export interface TorrentClient {
   files(hash: string): Promise<ClientFile[]>;
   /** Adds a .torrent; a torrent the client already holds is a `duplicate`, not a failure. */
   add(torrent: Uint8Array, options: AddOptions): Promise<AddResult>;
+  /** Starts (resumes) a stopped torrent. */
+  start(hash: string): Promise<void>;
+  /** Stops (pauses) a torrent. */
+  stop(hash: string): Promise<void>;
+  /** Asks the client to verify the torrent's data on disk again (its hash check). */
+  recheck(hash: string): Promise<void>;
+  /** Removes a torrent from the client, leaving its data on disk untouched. */
+  remove(hash: string): Promise<void>;
+  /**
+   * Adds tags to a torrent, keeping the ones it has (qBittorrent tags, Transmission labels).
+   * False when the client has no tags (Deluge without its optional Label plugin): nothing was set.
+   */
+  addTags(hash: string, tags: readonly string[]): Promise<boolean>;
 }
 
 /** How each client file is configured; index.ts validates it (zod) and builds the client. */

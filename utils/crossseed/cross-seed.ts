@@ -1,11 +1,18 @@
 /**
  * One cross-seed, on the user's click: the page's torrent must be complete in the user's client;
  * the candidate's .torrent is downloaded from its site with the user's session (one file, paced
- * per site), checked to be the torrent the service named, its files compared with the page's
- * torrent's files in the client, and only when they are the same added beside them (the source's
- * save path, its own layout, the source's category and tags plus `reseed-lens`, started), then read
- * back from the client. Every outcome is a value with a kind the UI maps to a sentence
- * (messages.ts); nothing here throws for an expected failure.
+ * per site), checked to be the torrent the service named, its files compared byte for byte with
+ * the page's torrent's files in the client, and only when they are the same added beside them (the
+ * source's save path, its own layout, the source's category and tags plus `reseed-lens`).
+ *
+ * It is added STOPPED, so it can never download from the other site: the client checks the data
+ * on disk (Transmission checks every new torrent; qBittorrent 4.5 and Deluge 2.0 do not check one
+ * added stopped, so they are asked to), and only a check that ends at 100 % starts it. Anything
+ * less is left stopped, tagged `reseed-lens-incomplete` where the client has tags, and the result
+ * says how much was found. A torrent the client took under another hash than the one checked
+ * (Transmission 3.00 re-encodes a non-canonical info dictionary) is removed again, data kept.
+ * Every outcome is a value with a kind the UI maps to a sentence (messages.ts); nothing here
+ * throws for an expected failure.
  *
  * `crossSeedAll` does the same for the candidates on the user's sites, at most 20 per click, one
  * after another.
@@ -14,10 +21,13 @@ import { isClientError, toClientFailure, type ClientFailure } from '../clients/e
 import type { ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/types';
 import { downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './download';
 import { downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
+import type { UnsafeElement } from '../torrent/files';
 import { checkCandidateFile, compareFiles, type FileDifference, type TorrentFileProblem } from './verify';
 
 /** The tag every cross-seed gets, so the user can find what Reseed Lens added. */
 export const CROSS_SEED_TAG = 'reseed-lens';
+/** The tag of a cross-seed left stopped because the check did not find all its data on disk. */
+export const INCOMPLETE_TAG = 'reseed-lens-incomplete';
 /** "Cross-seed all" downloads at most this many .torrent files per click. */
 export const MAX_PER_CROSS_SEED_ALL = 20;
 
@@ -57,8 +67,17 @@ export interface CrossSeedEnvironment {
 }
 
 export type CrossSeedResult =
-  /** In the client now. `checked`: the client verifies the data before seeding (false only when the check was skipped). */
+  /**
+   * In the client and started. `checked`: the client's check found every byte on disk (false only
+   * when the user chose to skip the check and every file matched exactly).
+   */
   | { kind: 'added'; hash: string; savePath: string; client: ClientKind; checked: boolean; state: TorrentState; progress: number }
+  /**
+   * In the client but left stopped: its check found only `progress` (0..1) of the data on disk, or
+   * (`checkFinished` false) had not ended within the wait. Started it would download the rest from
+   * the other site. `tagged`: it carries INCOMPLETE_TAG (false for a client without tags: Deluge).
+   */
+  | { kind: 'left-stopped'; hash: string; savePath: string; client: ClientKind; progress: number; checkFinished: boolean; tagged: boolean }
   | { kind: 'already-in-client'; hash: string; savePath: string }
   | { kind: 'no-client' }
   /** The extension lacks host permission for the site (the UI asks for it on the click, then retries) or the client. */
@@ -78,6 +97,14 @@ export type CrossSeedResult =
   | SiteProblem
   /** The site's file is not a usable .torrent. */
   | { kind: 'not-a-torrent'; problem: TorrentFileProblem }
+  /** A file of the candidate the client would store under another name or outside its folder (named, with the refused element). */
+  | { kind: 'unsafe-file'; path: string; element: string; reason: UnsafeElement }
+  /**
+   * The client took the file as another torrent (`clientHash`) than the one checked (`hash`):
+   * `removed` again (its data untouched), `already-held` (that torrent was the user's before: left
+   * alone), or `remove-failed`.
+   */
+  | { kind: 'client-other-hash'; hash: string; clientHash: string; stray: 'removed' | 'already-held' | 'remove-failed' }
   /** "This site gave another torrent": its info-hash is not the candidate's. */
   | { kind: 'other-torrent'; hash: string }
   /** Not added: the first differences (at most 5), and how many more. */
@@ -181,14 +208,109 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
   return answer.ok ? { bytes: answer.bytes } : asked(answer.problem);
 }
 
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Polls the client briefly until it lists `hash` (qBittorrent adds asynchronously). */
 async function readBack(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
   for (let attempt = 0, wait = 25; attempt < 12; attempt++, wait = Math.min(wait * 2, 500)) {
     const torrent = (await client.lookup([hash])).get(hash);
     if (torrent) return torrent;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await delay(wait);
   }
   return undefined;
+}
+
+/** How long a check may take: a floor, plus the data at a slow disk's pace (a NAS's HDD). */
+export const CHECK_WAIT = { baseMs: 60_000, bytesPerMs: 20_000 } as const;
+/**
+ * The clients report a torrent's state as of their last refresh (qBittorrent every 1.5 s, Deluge
+ * every 1 s), so a stopped torrent at the progress it had before the check may not have been
+ * checked yet; past this long after the check was asked, that state is the check's answer.
+ */
+export const STALE_STATE_MS = 5_000;
+
+/** States in which the client is still at the check (or waiting to start it). */
+const CHECKING: ReadonlySet<TorrentState> = new Set(['checking', 'queued', 'moving']);
+
+interface CheckOutcome {
+  torrent: ClientTorrent;
+  finished: boolean;
+}
+
+/**
+ * Polls the client until the check of `hash` has ended, as far as its state can tell: complete, or
+ * out of the checking states after having been seen in them, at another progress than before, or
+ * past STALE_STATE_MS. Bounded by CHECK_WAIT for `size` bytes; `undefined` when the torrent is gone.
+ */
+async function untilChecked(client: TorrentClient, hash: string, size: number, signal?: AbortSignal): Promise<CheckOutcome | undefined> {
+  const asked = Date.now();
+  const deadline = asked + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
+  let sawChecking = false;
+  let first: number | undefined;
+  for (let wait = 100; ; wait = Math.min(Math.round(wait * 1.5), 1_000)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (!torrent) return undefined;
+    first ??= torrent.progress;
+    if (CHECKING.has(torrent.state)) sawChecking = true;
+    else if (torrent.progress === 1 || sawChecking || torrent.progress !== first || Date.now() - asked >= STALE_STATE_MS) return { torrent, finished: true };
+    if (Date.now() >= deadline || signal?.aborted) return { torrent, finished: false };
+    await delay(wait);
+  }
+}
+
+/** Until the client is done with what it does on an add (qBittorrent reads resume data first), briefly. */
+async function untilSettled(client: TorrentClient, hash: string): Promise<void> {
+  for (let attempt = 0, wait = 100; attempt < 40; attempt++, wait = Math.min(wait * 2, 1_000)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (!torrent || !CHECKING.has(torrent.state)) return;
+    await delay(wait);
+  }
+}
+
+/** The torrent as the client reports it once its state shows the start (its status lags by a refresh), within STALE_STATE_MS. */
+async function untilStarted(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+  const asked = Date.now();
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (!torrent || torrent.state !== 'paused' || Date.now() - asked >= STALE_STATE_MS) return torrent;
+    await delay(wait);
+  }
+}
+
+/**
+ * The client added the torrent as `clientHash`, not as the `hash` that was checked: what it added is
+ * not what was checked, so it goes again (without its data). One it held before is the user's.
+ */
+async function strayRemoved(client: TorrentClient, hash: string, clientHash: string, status: 'added' | 'duplicate'): Promise<CrossSeedResult> {
+  if (status === 'duplicate') return { kind: 'client-other-hash', hash, clientHash, stray: 'already-held' };
+  try {
+    await client.remove(clientHash);
+    const left = await client.lookup([clientHash]);
+    return { kind: 'client-other-hash', hash, clientHash, stray: left.has(clientHash) ? 'remove-failed' : 'removed' };
+  } catch {
+    return { kind: 'client-other-hash', hash, clientHash, stray: 'remove-failed' };
+  }
+}
+
+/** Added stopped: the client checks it; 100 % starts it, anything less leaves it stopped and tagged. */
+async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
+  // Transmission checks every new torrent; libtorrent's clients leave one added stopped unchecked.
+  if (client.kind !== 'transmission') {
+    await untilSettled(client, hash);
+    await client.recheck(hash);
+  }
+  const outcome = await untilChecked(client, hash, added.size, signal);
+  if (!outcome) return { kind: 'not-confirmed', hash };
+  const { torrent, finished } = outcome;
+  if (finished && torrent.progress === 1) {
+    await client.start(hash);
+    const started = (await untilStarted(client, hash)) ?? torrent;
+    return { kind: 'added', hash, savePath: started.savePath, client: client.kind, checked: true, state: started.state, progress: started.progress };
+  }
+  // Never running with data missing: qBittorrent and Deluge resume a torrent for its recheck and stop it after.
+  if (torrent.state !== 'paused') await client.stop(hash);
+  const tagged = await client.addTags(hash, [INCOMPLETE_TAG]);
+  return { kind: 'left-stopped', hash, savePath: torrent.savePath, client: client.kind, progress: torrent.progress, checkFinished: finished, tagged };
 }
 
 async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, hash: string, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
@@ -199,28 +321,34 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
   const fetched = await fetchCandidate(candidate, env);
   if (!('bytes' in fetched)) return fetched;
   const checked = await checkCandidateFile(fetched.bytes, hash);
-  if (!checked.ok) return checked.kind === 'other-torrent' ? { kind: 'other-torrent', hash: checked.hash } : { kind: 'not-a-torrent', problem: checked.problem };
+  if (!checked.ok) {
+    if (checked.kind === 'other-torrent') return { kind: 'other-torrent', hash: checked.hash };
+    if (checked.kind === 'unsafe-file') return { kind: 'unsafe-file', path: checked.path, element: checked.element, reason: checked.reason };
+    return { kind: 'not-a-torrent', problem: checked.problem };
+  }
   const comparison = compareFiles(checked.files, prepared.files);
   if (!comparison.same) return { kind: 'files-differ', differences: comparison.differences, more: comparison.more };
 
-  // Every file matched: only then may the check be skipped, and only if the user said so.
-  const skipCheck = target.skipCheckWhenFilesMatch;
+  const { client } = target;
+  // Every file matched exactly: only then may the check be skipped, and only if the user said so.
+  // Transmission checks every new torrent anyway, so it takes the stopped path.
+  const skipCheck = target.skipCheckWhenFilesMatch && client.kind !== 'transmission';
   const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
   try {
-    const added = await target.client.add(fetched.bytes, {
+    const added = await client.add(fetched.bytes, {
       savePath: source.savePath,
-      paused: false,
+      paused: !skipCheck,
       skipCheck,
       category: source.category,
       tags,
       contentLayoutOriginal: true,
     });
+    if (added.hash !== hash) return await strayRemoved(client, hash, added.hash, added.status);
     if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: source.savePath };
-    const present = await readBack(target.client, hash);
+    const present = await readBack(client, hash);
     if (!present) return { kind: 'not-confirmed', hash };
-    // Transmission verifies every new torrent, whatever skipCheck says.
-    const verified = !skipCheck || target.client.kind === 'transmission';
-    return { kind: 'added', hash, savePath: present.savePath, client: target.client.kind, checked: verified, state: present.state, progress: present.progress };
+    if (skipCheck) return { kind: 'added', hash, savePath: present.savePath, client: client.kind, checked: false, state: present.state, progress: present.progress };
+    return await checkThenStart(client, hash, present, env.signal);
   } catch (error) {
     if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
     return clientFailed(error);

@@ -6,6 +6,7 @@
 import { formatDuration, formatNumber, t, uiLocale, type MessageKey } from '../i18n';
 import type { ClientKind } from '../clients/types';
 import type { CrossSeedResult } from './cross-seed';
+import type { UnsafeElement } from '../torrent/files';
 import type { FileDifference } from './verify';
 
 export interface Words {
@@ -14,6 +15,20 @@ export interface Words {
 }
 
 const CLIENT_NAMES: Record<ClientKind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge' };
+
+const UNSAFE_KEYS: Record<UnsafeElement, MessageKey> = {
+  empty: 'crossSeedUnsafeEmpty',
+  dot: 'crossSeedUnsafeDot',
+  separator: 'crossSeedUnsafeSeparator',
+  nul: 'crossSeedUnsafeNul',
+  'not-utf8': 'crossSeedUnsafeEncoding',
+};
+
+const STRAY_KEYS: Record<'removed' | 'already-held' | 'remove-failed', MessageKey> = {
+  removed: 'crossSeedStrayRemoved',
+  'already-held': 'crossSeedStrayHeld',
+  'remove-failed': 'crossSeedStrayLeft',
+};
 
 function words(key: MessageKey, ...substitutions: (string | number)[]): Words {
   return { key, substitutions: substitutions.map(String) };
@@ -28,6 +43,9 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
   switch (result.kind) {
     case 'added':
       return words(result.checked ? 'crossSeedAdded' : 'crossSeedAddedUnchecked', CLIENT_NAMES[result.client]);
+    case 'left-stopped':
+      if (!result.checkFinished) return words('crossSeedCheckUnfinished', CLIENT_NAMES[result.client], percent(result.progress));
+      return words(result.tagged ? 'crossSeedLeftStopped' : 'crossSeedLeftStoppedNoTags', CLIENT_NAMES[result.client], percent(result.progress));
     case 'already-in-client':
       return words('crossSeedAlreadyInClient');
     case 'no-client':
@@ -64,6 +82,10 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
       return words('crossSeedNotATorrent', site);
     case 'other-torrent':
       return words('crossSeedOtherTorrent', site);
+    case 'unsafe-file':
+      return words(UNSAFE_KEYS[result.reason], result.path, result.element);
+    case 'client-other-hash':
+      return words(STRAY_KEYS[result.stray], result.clientHash);
     case 'files-differ':
       return words('crossSeedFilesDiffer');
     case 'client-refused':
@@ -88,6 +110,8 @@ export function differenceWords(difference: FileDifference): Words {
       return words('crossSeedDiffExtra', difference.path);
     case 'size':
       return words('crossSeedDiffSize', difference.path, formatNumber(difference.clientSize), formatNumber(difference.size));
+    case 'unicode-form':
+      return words('crossSeedDiffUnicodeForm', difference.path);
   }
 }
 

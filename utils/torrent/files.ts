@@ -1,22 +1,36 @@
 /**
- * The files a .torrent describes (paths and sizes), as a torrent client lists them: a single-file
- * torrent is its name; a multi-file torrent's files sit under its name as the root folder. Used to
- * compare a candidate with the torrent already in the client before adding it beside those files.
+ * The files a .torrent describes (path elements and sizes), as a torrent client lists them: a
+ * single-file torrent is its name; a multi-file torrent's files sit under its name as the root
+ * folder. Used to compare a candidate with the torrent already in the client before adding it
+ * beside those files.
  *
  * A small bencode reader for the `info` dictionary only, bounded everywhere (nesting, counts,
  * lengths) so a hostile file costs little. Names are UTF-8 (`name.utf-8` / `path.utf-8` win, as
  * libtorrent and Transmission read them). BEP 47 padding files are left out: clients hide them.
+ *
+ * Path elements are kept as elements and taken exactly as the client will create them, so an
+ * element a client would drop, rename or resolve outside the torrent's folder is refused here,
+ * naming the file: an empty element, `.` or `..`, one holding `/`, `\` or NUL (qBittorrent stores
+ * `Scans/cover.jpg` as `Scans_cover.jpg`), and a name that is not valid UTF-8 (a client transcodes
+ * or replaces its bytes). No Unicode normalisation: the client opens the bytes it is given.
  */
 
 export interface TorrentFile {
-  /** `/`-separated, the root folder included for a multi-file torrent. */
+  /** The path's elements, the root folder first for a multi-file torrent; none is empty, `.`, `..`, or holds `/`, `\` or NUL. */
+  elements: string[];
+  /** The elements joined with `/` (unambiguous, since no element holds one). */
   path: string;
   size: number;
 }
 
+/** Why a path element is refused. */
+export type UnsafeElement = 'empty' | 'dot' | 'separator' | 'nul' | 'not-utf8';
+
 export type TorrentFilesResult =
   | { name: string; single: boolean; files: TorrentFile[] }
-  | { error: 'not-a-torrent' | 'malformed' | 'v2-only' | 'too-many-files' };
+  | { error: 'not-a-torrent' | 'malformed' | 'v2-only' | 'too-many-files' }
+  /** A file the client would not store under the name the torrent gives: `path` shows it (invalid bytes as U+FFFD, NUL as \0), `element` is the refused part. */
+  | { error: 'unsafe-path'; path: string; element: string; reason: UnsafeElement };
 
 /** More than any real release; beyond it the comparison would cost more than it is worth. */
 export const MAX_TORRENT_FILES = 100_000;
@@ -28,6 +42,8 @@ class Malformed extends Error {}
 class TooMany extends Error {}
 
 const decoder = new TextDecoder('utf-8');
+/** For names: a byte sequence that is not UTF-8 is an error, not a silent U+FFFD. */
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads one bencoded value at `at`; returns it and the offset past it. Recursion is bounded by MAX_DEPTH. */
 function read(bytes: Uint8Array, at: number, depth: number, budget: { items: number }): [Value, number] {
@@ -92,11 +108,33 @@ function size(value: Value | undefined): number | undefined {
   return typeof value === 'number' && value >= 0 ? value : undefined;
 }
 
-function pathOf(entry: Map<string, Value>): string[] | undefined {
+/** A name's bytes as the client reads them, or what makes it unsafe. */
+type Element = { ok: true; name: string } | { ok: false; shown: string; reason: UnsafeElement };
+
+function element(value: Uint8Array): Element {
+  let name: string;
+  try {
+    name = strictDecoder.decode(value);
+  } catch {
+    return { ok: false, shown: shown(decoder.decode(value)), reason: 'not-utf8' };
+  }
+  if (name === '') return { ok: false, shown: name, reason: 'empty' };
+  if (name === '.' || name === '..') return { ok: false, shown: name, reason: 'dot' };
+  if (name.includes('\0')) return { ok: false, shown: shown(name), reason: 'nul' };
+  if (name.includes('/') || name.includes('\\')) return { ok: false, shown: name, reason: 'separator' };
+  return { ok: true, name };
+}
+
+/** A name as text a person can read in a message: NUL written as \0. */
+function shown(name: string): string {
+  return name.replaceAll('\0', '\\0');
+}
+
+/** The raw bytes of a file entry's path (`path.utf-8` wins), or undefined when it is not a list of strings. */
+function pathOf(entry: Map<string, Value>): Uint8Array[] | undefined {
   const list = entry.get('path.utf-8') ?? entry.get('path');
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  const parts = list.map((part) => text(part));
-  return parts.every((part): part is string => part !== undefined) ? parts : undefined;
+  return list.every((part): part is Uint8Array => part instanceof Uint8Array) ? list : undefined;
 }
 
 function isPadding(entry: Map<string, Value>, parts: string[]): boolean {
@@ -119,22 +157,30 @@ export function torrentFiles(bytes: Uint8Array): TorrentFilesResult {
     return { error: error instanceof TooMany ? 'too-many-files' : 'malformed' };
   }
   if (!(info instanceof Map)) return { error: 'not-a-torrent' };
-  const name = text(info.get('name.utf-8')) ?? text(info.get('name'));
+  const rawName = info.get('name.utf-8') ?? info.get('name');
   if (!info.has('pieces')) return { error: info.get('meta version') === 2 ? 'v2-only' : 'malformed' };
-  if (name === undefined || name === '') return { error: 'malformed' };
+  if (!(rawName instanceof Uint8Array)) return { error: 'malformed' };
+  const root = element(rawName);
+  if (!root.ok) return { error: 'unsafe-path', path: root.shown, element: root.shown, reason: root.reason };
+  const name = root.name;
   const length = size(info.get('length'));
   const list = info.get('files');
-  if (length !== undefined && list === undefined) return { name, single: true, files: [{ path: name, size: length }] };
+  if (length !== undefined && list === undefined) return { name, single: true, files: [{ elements: [name], path: name, size: length }] };
   if (!Array.isArray(list)) return { error: 'malformed' };
   if (list.length > MAX_TORRENT_FILES) return { error: 'too-many-files' };
   const files: TorrentFile[] = [];
   for (const entry of list) {
     if (!(entry instanceof Map)) return { error: 'malformed' };
-    const parts = pathOf(entry);
+    const raw = pathOf(entry);
     const fileSize = size(entry.get('length'));
-    if (!parts || fileSize === undefined) return { error: 'malformed' };
-    if (isPadding(entry, parts)) continue;
-    files.push({ path: [name, ...parts].join('/'), size: fileSize });
+    if (!raw || fileSize === undefined) return { error: 'malformed' };
+    const parts = raw.map(element);
+    const names = parts.map((part) => (part.ok ? part.name : part.shown));
+    if (isPadding(entry, names)) continue;
+    const unsafe = parts.find((part) => !part.ok);
+    if (unsafe && !unsafe.ok) return { error: 'unsafe-path', path: [name, ...names].join('/'), element: unsafe.shown, reason: unsafe.reason };
+    const elements = [name, ...names];
+    files.push({ elements, path: elements.join('/'), size: fileSize });
   }
   return { name, single: false, files };
 }

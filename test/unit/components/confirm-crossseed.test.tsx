@@ -133,7 +133,7 @@ describe('the confirmation window of the panel\'s "Cross-seed"', () => {
     finish(done);
     await announce(done);
     await waitFor(() => root.querySelector('.cross-seed-outcome.ok'), 'the outcome');
-    expect(text(root.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent: it checks the files on disk, then seeds.');
+    expect(text(root.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent: its check found every file on disk, and it is seeding.');
     // Done: no second "Cross-seed", only Close.
     expect(button(root)).toBeNull();
     expect(text(root.querySelector('#confirm-close'))).toBe('Close');

@@ -82,12 +82,12 @@ describe('the popup on a list page', () => {
     expect(button.textContent).toBe('Cross-seeding…');
     expect((button as HTMLButtonElement).disabled).toBe(true);
     release({
-      result: { kind: 'added', hash: 'c'.repeat(40), savePath: '/data/movies', client: 'qbittorrent', checked: true, state: 'checking', progress: 0 },
+      result: { kind: 'added', hash: 'c'.repeat(40), savePath: '/data/movies', client: 'qbittorrent', checked: true, state: 'seeding', progress: 1 },
       siteName: 'OurBits',
       page: answered({ canCrossSeed: [row('70877')], inClient: [...(answered() as { inClient: IndexRowView[] }).inClient, row('71001', 'Night.Harbor.2021.1080p.BluRay')] }),
     });
     await waitFor(() => root.querySelector('li[data-row-id="71001"] .index-outcome.ok'), 'the result');
-    expect(root.querySelector('li[data-row-id="71001"] .index-outcome')?.textContent).toBe('Added to qBittorrent: it checks the files on disk, then seeds.');
+    expect(root.querySelector('li[data-row-id="71001"] .index-outcome')?.textContent).toBe('Added to qBittorrent: its check found every file on disk, and it is seeding.');
     expect(root.querySelector('li[data-row-id="71001"] button')).toBeNull();
     expect(root.querySelector('#index-cross-seed-heading')?.textContent).toBe('Can cross-seed on this page (1)');
   });
@@ -109,7 +109,7 @@ describe('the popup on a list page', () => {
     const answers: IndexCrossSeedAnswer[] = [
       { result: { kind: 'no-permission', for: 'site', origin: 'https://ourbits.club' }, siteName: 'OurBits', page: answered() },
       {
-        result: { kind: 'added', client: 'qbittorrent', hash: 'c'.repeat(40), savePath: '/data/movies', checked: true, state: 'checking', progress: 0 },
+        result: { kind: 'added', client: 'qbittorrent', hash: 'c'.repeat(40), savePath: '/data/movies', checked: true, state: 'seeding', progress: 1 },
         siteName: 'OurBits',
         page: answered({ canCrossSeed: [row('71001', 'Night.Harbor.2021.1080p.BluRay')], inClient: [...(answered() as { inClient: IndexRowView[] }).inClient, row('70877')] }),
       },

@@ -109,11 +109,11 @@ describe('"Cross-seed" in the popup', () => {
 
     await announce(crossSeeds([item(ADDED)]));
     expect(button.disabled).toBe(true);
-    const done = crossSeeds([item(ADDED, { kind: 'added', hash: ADDED.infoHash, savePath: '/data', client: 'qbittorrent', checked: true, state: 'checking', progress: 0 })]);
+    const done = crossSeeds([item(ADDED, { kind: 'added', hash: ADDED.infoHash, savePath: '/data', client: 'qbittorrent', checked: true, state: 'seeding', progress: 1 })]);
     finish(done);
     await announce(done);
     await waitFor(() => rowOf(root, ADDED.torrentId)?.querySelector('.cross-seed-outcome.ok'), 'the outcome');
-    expect(text(rowOf(root, ADDED.torrentId)!.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent: it checks the files on disk, then seeds.');
+    expect(text(rowOf(root, ADDED.torrentId)!.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent: its check found every file on disk, and it is seeding.');
     // The client is asked again, so the candidate it now holds is marked as such.
     await waitFor(() => background.sentOf('client:status').length === 2, 'the client asked again');
   });
@@ -200,7 +200,7 @@ describe('"Cross-seed all" in the popup', () => {
     const base = { sitesChosen: true, notYourSites: 1, alreadyInClient: 1, overLimit: 0, limit: 20 };
     await announce(crossSeeds([], { state: 'running', total: 2, done: 0, added: 0, ...base }));
     expect(text(root.querySelector('.cross-seed-all-status'))).toBe('Cross-seeding 1 of 2…');
-    const added = item(ADDED, { kind: 'added', hash: ADDED.infoHash, savePath: '/data', client: 'qbittorrent', checked: true, state: 'checking', progress: 0 });
+    const added = item(ADDED, { kind: 'added', hash: ADDED.infoHash, savePath: '/data', client: 'qbittorrent', checked: true, state: 'seeding', progress: 1 });
     await announce(crossSeeds([added], { state: 'running', total: 2, done: 1, added: 1, ...base }));
     expect(text(root.querySelector('.cross-seed-all-status'))).toBe('Cross-seeding 2 of 2…');
     const end = crossSeeds([added, item(MIRROR, { kind: 'not-logged-in', evidence: 'redirect' })], { state: 'done', total: 2, done: 2, added: 1, ...base });

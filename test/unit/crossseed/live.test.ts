@@ -7,17 +7,21 @@
  * No peer exists anywhere (DHT, PeX, LSD off; announce URLs on loopback): a cross-seed that
  * reaches 100 % found its data on disk, at the source's save path.
  */
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
-import { crossSeed, crossSeedAll, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/crossseed';
+import { crossSeed, crossSeedAll, INCOMPLETE_TAG, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/crossseed';
+import { crossSeedText } from '../../../utils/crossseed/messages';
 import { SITE_GAP_MS } from '../../../utils/crossseed/download';
-import { tinyTorrents } from '../../clients/content';
+import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/content';
 import { startDeluge, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../../clients/seed';
 import { until } from '../../e2e/support/wait';
+import { installI18n } from '../support/i18n';
 import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../e2e/support/cross-seed-world';
 
 const LIVE = { timeout: 120_000 };
@@ -30,7 +34,38 @@ function browserLikeFetch(daemon: RunningDaemon): JarFetch {
   return nodeClientFetch({ origin });
 }
 
+/** One request the engine sent the client: its action (API path or RPC method) and, for an add, whether it asked for the torrent stopped. */
+interface Asked {
+  action: string;
+  stopped?: boolean;
+}
+
+const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file' };
+/** qBittorrent 4.5 answers 404 to torrents/start (5.0's name), then gets torrents/resume. */
+const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent']);
+
+/** Passes every request through to the daemon unchanged, noting what it asks for. */
+function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
+  return ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const body = init?.body;
+    const path = url.pathname.replace(/^.*\/api\/v2\//, '');
+    if (body instanceof FormData) log.push({ action: path, stopped: body.get('stopped') === 'true' && body.get('paused') === 'true' });
+    else if (body instanceof URLSearchParams) log.push({ action: path });
+    else if (typeof body === 'string' && body.startsWith('{')) {
+      const call = JSON.parse(body) as { method?: string; arguments?: { paused?: unknown }; params?: unknown[] };
+      const method = String(call.method);
+      if (method === 'torrent-add') log.push({ action: method, stopped: call.arguments?.paused === true });
+      else if (method === 'core.add_torrent_file') log.push({ action: method, stopped: (call.params?.[2] as { add_paused?: unknown } | undefined)?.add_paused === true });
+      else log.push({ action: method });
+    }
+    return inner(input, init);
+  }) as typeof fetch;
+}
+
 interface Setup {
+  /** Every request sent through `client`, in order. */
+  asked: Asked[];
   daemon: RunningDaemon;
   cs: CrossSeedWorld;
   client: TorrentClient;
@@ -41,7 +76,8 @@ interface Setup {
 async function setUp(start: () => Promise<RunningDaemon>, pairs: number): Promise<Setup> {
   const daemon = await start();
   const cs = await startCrossSeedWorld({ pairs });
-  const client = createClient(daemon.config, { fetch: browserLikeFetch(daemon) });
+  const asked: Asked[] = [];
+  const client = createClient(daemon.config, { fetch: watching(browserLikeFetch(daemon), asked) });
   const siteFetch = cs.siteFetch();
   await cs.logIn(siteFetch, cs.candidate);
   await cs.logIn(siteFetch, cs.page);
@@ -52,7 +88,7 @@ async function setUp(start: () => Promise<RunningDaemon>, pairs: number): Promis
     pace: new SitePace(),
     ...extra,
   });
-  return { daemon, cs, client, siteFetch, env };
+  return { asked, daemon, cs, client, siteFetch, env };
 }
 
 async function tearDown(setup: Setup | undefined): Promise<void> {
@@ -70,7 +106,7 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
   let s: Setup;
 
   beforeAll(async () => {
-    s = await setUp(start, 3);
+    s = await setUp(start, 4);
     // The page's torrent, seeding from the client's data folder, with a category and a tag of the user's.
     const pair = s.cs.pairs[0]!;
     const content = s.cs.placeContent(s.daemon.dataDir, 0);
@@ -82,11 +118,19 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
 
   const downloadsOf = (tracker: CrossSeedWorld['candidate']) => tracker.downloads.length;
 
-  it('adds the candidate beside the source (its save path, category, tags + reseed-lens, started) and it reaches 100 % from disk', LIVE, async () => {
+  it('adds the candidate beside the source (its save path, category, tags + reseed-lens), stopped; the check finds 100 % and only then it is started', LIVE, async () => {
     const pair = s.cs.pairs[0]!;
     const before = downloadsOf(s.cs.candidate);
+    const sent = s.asked.length;
     const result = await crossSeed(pair.source.hash, pair.ref, s.env());
-    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checked: true });
+    // The result tells the check's outcome: complete, and started (no longer stopped).
+    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checked: true, progress: 1 });
+    expect(result.kind === 'added' && result.state).not.toBe('paused');
+    // Added stopped, and started only after that.
+    const asked = s.asked.slice(sent);
+    const add = asked.findIndex((request) => request.action === ADD_ACTION[kind]);
+    expect(asked[add]).toEqual({ action: ADD_ACTION[kind], stopped: true });
+    expect(asked.findIndex((request) => START_ACTIONS.has(request.action))).toBeGreaterThan(add);
     const seeding = await untilSeeding(s.client, pair.candidate.hash);
     expect(seeding).toMatchObject({ savePath: s.daemon.dataDir, progress: 1, state: 'seeding' });
     if (kind === 'qbittorrent') {
@@ -102,6 +146,29 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
     expect(await s.client.files(pair.candidate.hash)).toEqual(await s.client.files(pair.source.hash));
     // One download, from the candidate's site, with the session.
     expect(s.cs.candidate.downloads.slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
+  });
+
+  it('a candidate whose data is only partly on disk is left stopped, tagged, with the share found in the result, and never downloads', LIVE, async () => {
+    const pair = s.cs.pairs[3]!;
+    await s.cs.seed(s.client, s.daemon.dataDir, 3);
+    // The data changed on disk after the source was checked (the client still says 100 %): one file's bytes are no longer the torrent's.
+    const damaged = pair.files[1]!;
+    writeFileSync(join(s.daemon.dataDir, pair.name, damaged.path), Buffer.alloc(damaged.size));
+    const sent = s.asked.length;
+    const result = await crossSeed(pair.source.hash, pair.ref, s.env());
+    const found = shareOfValidPieces(pair.files, 1);
+    // Added stopped, and never started.
+    expect(s.asked.slice(sent).filter((request) => request.action === ADD_ACTION[kind] || START_ACTIONS.has(request.action))).toEqual([{ action: ADD_ACTION[kind], stopped: true }]);
+    expect(result).toMatchObject({ kind: 'left-stopped', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checkFinished: true, tagged: kind !== 'deluge' });
+    expect(result.kind === 'left-stopped' && result.progress).toBeCloseTo(found, 3);
+    // Read back from the client: stopped at that share, tagged where the client has tags.
+    const held = (await s.client.lookup([pair.candidate.hash])).get(pair.candidate.hash)!;
+    expect(held).toMatchObject({ state: 'paused', savePath: s.daemon.dataDir });
+    expect(held.progress).toBeCloseTo(found, 3);
+    if (kind === 'deluge') expect(held.tags).toBeUndefined();
+    else expect(held.tags).toContain(INCOMPLETE_TAG);
+    installI18n('en');
+    expect(crossSeedText(result, 'OurBits')[0]).toMatch(new RegExp(`^Left stopped in \\w+: its check found only ${Math.round(found * 1000) / 10}% of the data on disk`));
   });
 
   it('a candidate the client already holds is not downloaded again', LIVE, async () => {
@@ -178,6 +245,41 @@ describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind,
     const result = await crossSeed(s.cs.pairs[0]!.source.hash, s.cs.differentFiles.ref, s.env());
     expect(result).toMatchObject({ kind: 'client-failed', failure: { kind: 'unreachable' } });
     expect(downloadsOf(s.cs.candidate)).toBe(before);
+  });
+});
+
+describe('a torrent the client takes under another hash (live Transmission 3.00)', () => {
+  let s: Setup;
+
+  beforeAll(async () => {
+    s = await setUp(() => startTransmission(), 1);
+    await s.cs.seed(s.client, s.daemon.dataDir, 0);
+  }, 120_000);
+
+  afterAll(() => tearDown(s), 30_000);
+
+  it('is removed again, its data left on disk, and the result says so', LIVE, async () => {
+    const pair = s.cs.pairs[0]!;
+    // The candidate's own .torrent, but its info dictionary's keys unsorted: its info-hash (of the
+    // bytes as written) is the candidate's, and Transmission 3.00 re-encodes it into another one.
+    const content = { savePath: '', name: pair.name, files: pair.files, single: false, seed: pair.seed };
+    const unsorted = makeTorrent(content, { ...TRACKERS.beta, canonical: false });
+    expect(unsorted.hash).not.toBe(pair.candidate.hash);
+    const id = 2950;
+    s.cs.candidate.list(id, unsorted, pair.title);
+    const result = await crossSeed(pair.source.hash, { sid: CANDIDATE_SITE.sid, torrentId: id, infoHash: unsorted.hash }, s.env());
+    // Sorted again, it is the canonical file's torrent: that is the hash Transmission took.
+    expect(result).toEqual({ kind: 'client-other-hash', hash: unsorted.hash, clientHash: pair.candidate.hash, stray: 'removed' });
+    // Read back through the client: neither hash is there; the source still seeds; every file is still on disk.
+    expect((await s.client.lookup([pair.candidate.hash, unsorted.hash])).size).toBe(0);
+    expect((await s.client.lookup([pair.source.hash])).get(pair.source.hash)).toMatchObject({ state: 'seeding', progress: 1 });
+    for (const file of pair.files) {
+      const path = join(s.daemon.dataDir, pair.name, file.path);
+      expect(existsSync(path), path).toBe(true);
+      expect(statSync(path).size).toBe(file.size);
+    }
+    installI18n('en');
+    expect(crossSeedText(result, 'OurBits')[0]).toMatch(/^Not cross-seeded: your client read this \.torrent as another torrent .* removed again; no file on disk was touched\.$/);
   });
 });
 

@@ -11,6 +11,9 @@ import { installI18n, loadMessages } from '../support/i18n';
 const RESULTS: CrossSeedResult[] = [
   { kind: 'added', hash: 'a'.repeat(40), savePath: '/data', client: 'qbittorrent', checked: true, state: 'checking', progress: 0 },
   { kind: 'added', hash: 'a'.repeat(40), savePath: '/data', client: 'qbittorrent', checked: false, state: 'seeding', progress: 1 },
+  { kind: 'left-stopped', hash: 'a'.repeat(40), savePath: '/data', client: 'qbittorrent', progress: 0.75, checkFinished: true, tagged: true },
+  { kind: 'left-stopped', hash: 'a'.repeat(40), savePath: '/data', client: 'deluge', progress: 0.75, checkFinished: true, tagged: false },
+  { kind: 'left-stopped', hash: 'a'.repeat(40), savePath: '/data', client: 'transmission', progress: 0.1, checkFinished: false, tagged: true },
   { kind: 'already-in-client', hash: 'a'.repeat(40), savePath: '/data' },
   { kind: 'no-client' },
   { kind: 'no-permission', for: 'site', origin: 'https://ourbits.club' },
@@ -35,12 +38,21 @@ const RESULTS: CrossSeedResult[] = [
   { kind: 'too-large' },
   { kind: 'not-a-torrent', problem: 'malformed' },
   { kind: 'other-torrent', hash: 'c'.repeat(40) },
+  { kind: 'unsafe-file', path: 'Album/Scans/cover.jpg', element: 'Scans/cover.jpg', reason: 'separator' },
+  { kind: 'unsafe-file', path: 'Album//01.flac', element: '', reason: 'empty' },
+  { kind: 'unsafe-file', path: 'Album/../x', element: '..', reason: 'dot' },
+  { kind: 'unsafe-file', path: 'Album/a\\0b', element: 'a\\0b', reason: 'nul' },
+  { kind: 'unsafe-file', path: 'Album/\ufffd.flac', element: '\ufffd.flac', reason: 'not-utf8' },
+  { kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'removed' },
+  { kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'already-held' },
+  { kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'remove-failed' },
   {
     kind: 'files-differ',
     differences: [
       { kind: 'size', path: 'Album/01.flac', size: 180_001, clientSize: 180_000 },
       { kind: 'missing', path: 'Album/extra.nfo', size: 700 },
       { kind: 'extra', path: 'Album/cover.jpg', size: 9_000 },
+      { kind: 'unicode-form', path: 'Album/Cafe\u0301.flac', clientPath: 'Album/Caf\u00e9.flac', size: 10 },
     ],
     more: 4,
   },
@@ -61,9 +73,9 @@ describe('cross-seed messages', () => {
     // The union's kinds, listed once more here: a new kind without a message fails the type check of crossSeedWords, and this list.
     expect([...kinds].sort()).toEqual(
       [
-        'added', 'already-in-client', 'bad-request', 'client-failed', 'client-refused', 'files-differ', 'needs-passkey', 'no-client', 'no-download-link',
+        'added', 'already-in-client', 'bad-request', 'client-failed', 'client-other-hash', 'client-refused', 'files-differ', 'left-stopped', 'needs-passkey', 'no-client', 'no-download-link',
         'no-permission', 'not-a-torrent', 'not-confirmed', 'not-logged-in', 'other-site-host', 'other-torrent', 'site-limit', 'site-refused', 'site-skipped',
-        'site-unreachable', 'source-incomplete', 'source-missing', 'too-large', 'unsupported-site',
+        'site-unreachable', 'source-incomplete', 'source-missing', 'too-large', 'unsafe-file', 'unsupported-site',
       ].sort(),
     );
     for (const result of RESULTS) {
@@ -76,7 +88,21 @@ describe('cross-seed messages', () => {
   it('say it plainly in English: the site, the client, the differences', () => {
     installI18n('en');
     const text = (result: CrossSeedResult) => crossSeedText(result, 'OurBits');
-    expect(text(RESULTS[0]!)).toEqual(['Added to qBittorrent: it checks the files on disk, then seeds.']);
+    // The outcome of the check, not the hope (issue 15: this once said "it checks the files on disk, then seeds" whatever the check found).
+    expect(text(RESULTS[0]!)).toEqual(['Added to qBittorrent: its check found every file on disk, and it is seeding.']);
+    expect(text(RESULTS[2]!)).toEqual([
+      'Left stopped in qBittorrent: its check found only 75% of the data on disk, and started it would download the rest from the other site. Tagged “reseed-lens-incomplete”.',
+    ]);
+    expect(text(RESULTS[3]!)).toEqual([
+      'Left stopped in Deluge: its check found only 75% of the data on disk, and started it would download the rest from the other site. (Deluge has no tags, so it is not tagged.)',
+    ]);
+    expect(text(RESULTS[4]!)[0]).toMatch(/^Left stopped in Transmission: its check had not ended .*\(10% of the data found so far\)/);
+    expect(text({ kind: 'unsafe-file', path: 'Album/Scans/cover.jpg', element: 'Scans/cover.jpg', reason: 'separator' })).toEqual([
+      'Not added: the candidate\'s file “Album/Scans/cover.jpg” has a name holding a folder separator (“Scans/cover.jpg”), which your client would store under another name.',
+    ]);
+    expect(text({ kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'removed' })).toEqual([
+      `Not cross-seeded: your client read this .torrent as another torrent (hash ${'d'.repeat(40)}) than the one checked, so it was removed again; no file on disk was touched.`,
+    ]);
     expect(text({ kind: 'not-logged-in', evidence: 'login-page' })).toEqual(['OurBits answered with its login page: log in to OurBits, then try again.']);
     // A mirror the user set answered: the host asked is named, not the site's own address.
     expect(text({ kind: 'not-logged-in', evidence: 'login-page', host: 'ob-mirror.example.org' })).toEqual([
@@ -94,6 +120,7 @@ describe('cross-seed messages', () => {
       "Album/01.flac — 180,000 bytes in this page's torrent, 180,001 bytes in the candidate",
       "Album/extra.nfo — not in this page's torrent",
       "Album/cover.jpg — only in this page's torrent",
+      "Album/Cafe\u0301.flac — the same name as in this page's torrent only in another Unicode form (NFC/NFD): to your client it is another file",
       '…and 4 more',
     ]);
     expect(text({ kind: 'source-incomplete', pageHash: 'b'.repeat(40), progress: 0.42 })).toEqual([
