@@ -3,11 +3,12 @@
  * started here, holding real torrents) and the reference service over HTTP, with groups made for
  * the clients' hashes: what the sync sends, what it stores, and what a list page gets back.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { SettingsStore } from '../../../utils/background/settings-store';
 import { ClientIndexError, type ClientIdentity, type ClientIndex, type SyncProgress } from '../../../utils/client-index';
-import { bucketOf } from '../../../utils/client-index/codec';
+import { IndexStore, MAX_INDEX_BYTES, bytesOfTorrent } from '../../../utils/client-index';
+import { encodeRecord, packHash, utf8Length } from '../../../utils/client-index/codec';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
@@ -18,7 +19,7 @@ import { startQbittorrent, startTransmission, type RunningDaemon } from '../../c
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding } from '../../clients/seed';
 import type { ReferenceService } from '../../service/server';
-import { SITES, hashOf, limitStorage, lookupsSeen, makeWorld, removeFromDaemon, restart, startServiceWith, storedKeys, type GroupMember, type World } from './support';
+import { SITES, hashOf, lookupsSeen, makeWorld, recordIndexWrites, refuseIndexWrites, removeFromDaemon, restart, startServiceWith, storedKeys, type GroupMember, type World } from './support';
 
 const LIVE = { timeout: 60_000 };
 const QUICK = { pauseMs: 0 } as const;
@@ -120,28 +121,26 @@ async function open(which: Held, on = world): Promise<ClientIndex> {
   return index;
 }
 
-/** Every storage.local.set from now on: the keys each one wrote. */
-function recordWrites(): string[][] {
-  const writes: string[][] = [];
-  const local = fakeBrowser.storage.local;
-  const set = local.set.bind(local);
-  local.set = async (items: Record<string, unknown>) => {
-    writes.push(Object.keys(items));
-    await set(items);
-  };
-  return writes;
+/** Every record the index writes to IndexedDB from now on, by hash (undone after the test). */
+let undoRecording: (() => void) | undefined;
+function recordWrites(): string[] {
+  const recording = recordIndexWrites();
+  undoRecording = recording.undo;
+  return recording.written;
 }
+afterEach(() => {
+  undoRecording?.();
+  undoRecording = undefined;
+});
 
 /** Each indexed torrent as it is now, to tell which changed (a real daemon moves states on its own). */
 function snapshot(index: ClientIndex, hashes: readonly string[]): Map<string, string> {
   return new Map(hashes.map((hash) => [hash, JSON.stringify(index.torrent(hash) ?? null)]));
 }
 
-function bucketsChanged(before: Map<string, string>, after: Map<string, string>): Set<number> {
-  return new Set([...after].filter(([hash, value]) => before.get(hash) !== value).map(([hash]) => bucketOf(hash)));
+function torrentsChanged(before: Map<string, string>, after: Map<string, string>): Set<string> {
+  return new Set([...after].filter(([hash, value]) => before.get(hash) !== value).map(([hash]) => hash));
 }
-
-const bucketOfKey = (key: string) => Number(key.split(':')[2]);
 
 async function hashesIn(which: Held): Promise<string[]> {
   return (await which.client.list()).map((torrent) => torrent.hash).sort();
@@ -199,7 +198,7 @@ describe.each(['qbittorrent', 'transmission'] as const)('%s', (kind) => {
     expect(service.requests.length).toBe(before);
   });
 
-  it('a second sync with no new torrent sends nothing and rewrites only buckets whose torrents changed state', LIVE, async () => {
+  it('a second sync with no new torrent sends nothing and rewrites only the records of torrents that changed state', LIVE, async () => {
     const index = await open(which());
     await index.sync(which().client, world.lookup, QUICK);
     const hashes = await hashesIn(which());
@@ -209,8 +208,7 @@ describe.each(['qbittorrent', 'transmission'] as const)('%s', (kind) => {
     const report = await index.sync(which().client, world.lookup, QUICK);
     expect(service.requests.length).toBe(before);
     expect(report).toMatchObject({ outcome: 'done', asked: 0, locateAsked: 0, requests: 0, added: 0, removed: 0 });
-    const written = new Set(writes.flat().filter((key) => key !== 'clientIndex').map(bucketOfKey));
-    expect(written).toEqual(bucketsChanged(states, snapshot(index, hashes)));
+    expect(new Set(writes)).toEqual(torrentsChanged(states, snapshot(index, hashes)));
   });
 
   it('reports its progress phase by phase, and the state shows the sync under way', LIVE, async () => {
@@ -257,7 +255,7 @@ describe.each(['qbittorrent', 'transmission'] as const)('%s', (kind) => {
     expect(await world.indexes.open(which().identity)).toBeUndefined();
   });
 
-  it('10 new torrents: one request carrying just those 10, writing just their buckets; the next sync locates them in one more', LIVE, async () => {
+  it('10 new torrents: one request carrying just those 10, writing just their records; the next sync locates them in one more', LIVE, async () => {
     const index = await open(which());
     await index.sync(which().client, world.lookup, QUICK);
     for (const torrent of which().later) await which().client.add(torrent.bytes, { savePath: which().daemon.downloadDir, paused: true, skipCheck: false });
@@ -269,9 +267,9 @@ describe.each(['qbittorrent', 'transmission'] as const)('%s', (kind) => {
     const newHashes = which().later.map((torrent) => torrent.hash).sort();
     expect(lookupsSeen(service, since)).toEqual([newHashes]);
     expect(report).toMatchObject({ added: 10, asked: 10, locateAsked: 0 });
-    // Their buckets, and those of torrents the daemon moved on meanwhile; no other.
-    const expected = new Set([...newHashes.map(bucketOf), ...bucketsChanged(states, snapshot(index, known))]);
-    expect(new Set(writes.flat().filter((key) => key !== 'clientIndex').map(bucketOfKey))).toEqual(expected);
+    // Their records, and those of torrents the daemon moved on meanwhile; no other.
+    const expected = new Set([...newHashes, ...torrentsChanged(states, snapshot(index, known))]);
+    expect(new Set(writes)).toEqual(expected);
 
     const next = service.requests.length;
     await index.sync(which().client, world.lookup, QUICK);
@@ -390,12 +388,17 @@ describe('qBittorrent with 250+ torrents', () => {
     expect(which().fetch.sent.length).toBe(sent);
   });
 
-  it('keeps at most maxTorrents, the complete ones first, and says how many it left out', LIVE, async () => {
-    const bounded = makeWorld(service, { maxTorrents: 100 });
+  it('keeps at most maxBytes, the complete ones first, and says how many it left out', LIVE, async () => {
+    // Room for the complete torrents and as many more as 100 torrents' share of bytes allows.
+    const listed = (await which().client.list()).map((torrent) => ({ ...torrent, hash: torrent.hash.toLowerCase(), progress: Math.floor(torrent.progress * 1000) / 1000 }));
+    const ranked = [...listed].sort((a, b) => (a.progress >= 1 ? 0 : 1) - (b.progress >= 1 ? 0 : 1) || (a.hash < b.hash ? -1 : 1));
+    const maxBytes = ranked.slice(0, 100).reduce((sum, torrent) => sum + bytesOfTorrent(torrent, undefined), 0);
+    const bounded = makeWorld(service, { maxBytes });
     const index = await open(which(), bounded);
     const report = await index.sync(which().client, bounded.lookup, QUICK);
     const total = (await hashesIn(which())).length;
     expect(report).toMatchObject({ torrents: 100, leftOut: total - 100, asked: 100 });
+    expect(MAX_INDEX_BYTES).toBeGreaterThan(maxBytes);
     expect(index.torrent(FOLDER.alpha)).toBeDefined();
     expect(index.status().lastSync?.leftOut).toBe(total - 100);
   });
@@ -417,15 +420,16 @@ describe('storage', () => {
     expect(service.requests.length).toBe(before);
   });
 
-  it('is compact: meta plus one key per bucket, under 200 bytes a torrent as stored (JSON)', LIVE, async () => {
+  it('is compact: one IndexedDB record per torrent and nothing in storage.local, under 350 bytes a torrent besides its name and save path (key, numbers, answer, index entries)', LIVE, async () => {
     const index = await open(held.qbittorrent);
     await index.sync(held.qbittorrent.client, world.lookup, QUICK);
-    const stored = await fakeBrowser.storage.local.get(null);
-    const keys = Object.keys(stored).filter((key) => key.startsWith('clientIndex'));
+    const keys = await storedKeys();
     expect(keys).toContain('clientIndex');
-    expect(keys.length).toBeLessThanOrEqual(65);
-    const bytes = keys.reduce((sum, key) => sum + key.length + Buffer.byteLength(JSON.stringify(stored[key])), 0);
-    expect(bytes / index.status().torrents).toBeLessThan(200);
+    expect(keys).toHaveLength(index.status().torrents + 1);
+    expect(Object.keys(await fakeBrowser.storage.local.get(null)).filter((key) => key.startsWith('clientIndex'))).toEqual([]);
+    const listed = await held.qbittorrent.client.list();
+    const texts = listed.reduce((sum, torrent) => sum + utf8Length(torrent.name) + utf8Length(torrent.savePath), 0);
+    expect((index.storedBytes() - texts) / listed.length).toBeLessThan(350);
   });
 
   it('two clients are not mixed: each has its own index, kept side by side', LIVE, async () => {
@@ -450,7 +454,7 @@ describe('storage', () => {
     expect(await world.indexes.open({ ...held.qbittorrent.identity, url: `${held.qbittorrent.daemon.url}/` })).toBe(qbitAgain);
   });
 
-  it('keeps at most maxClients indexes, dropping the least recently used; makeRoom() drops all but the open one', LIVE, async () => {
+  it('keeps at most maxClients indexes, dropping the least recently used; with no room left, all but the open one go', LIVE, async () => {
     const limited = makeWorld(service, { maxClients: 2 });
     const other: ClientIdentity = { type: 'qbittorrent', url: held.qbittorrent.daemon.url.replace('127.0.0.1', 'localhost') };
     for (const [identity, client] of [
@@ -461,55 +465,52 @@ describe('storage', () => {
       const index = (await limited.indexes.open(identity))!;
       await index.sync(client, limited.lookup, QUICK);
     }
-    const meta = (await fakeBrowser.storage.local.get('clientIndex')).clientIndex as { clients: { url: string; slot: number }[] };
+    const meta = (await new IndexStore().readMeta()) as { clients: { url: string; slot: number }[] };
     expect(meta.clients.map((client) => client.url)).toEqual([held.transmission.identity.url, other.url]);
     expect((await storedKeys()).filter((key) => key.startsWith('clientIndex:0:'))).toEqual([]);
 
-    expect(await limited.indexes.makeRoom()).toBe(1);
+    expect(await limited.indexes.dropOthers(2)).toBe(1);
     const slots = new Set((await storedKeys()).filter((key) => key !== 'clientIndex').map((key) => key.split(':')[1]));
     expect([...slots]).toEqual(['2']);
   });
 
-  it('a bucket that does not read back is dropped alone: only its torrents are asked again', LIVE, async () => {
+  it('a record that does not read back is dropped alone: only its torrent is asked again', LIVE, async () => {
     const index = await open(held.qbittorrent);
     await index.sync(held.qbittorrent.client, world.lookup, QUICK);
-    const spoiled = bucketOf(FOLDER.alpha);
-    await fakeBrowser.storage.local.set({ [`clientIndex:0:${spoiled}`]: { v: 1, p: 'not a list', t: [] } });
+    await new IndexStore().write(0, [{ s: 0, h: packHash(FOLDER.alpha), r: 'not a row' }], []);
     const since = service.requests.length;
     const later = restart(world);
     const again = await open(held.qbittorrent, later);
     await again.sync(held.qbittorrent.client, later.lookup, { ...QUICK, locate: false });
-    const inBucket = (await hashesIn(held.qbittorrent)).filter((hash) => bucketOf(hash) === spoiled);
-    expect(lookupsSeen(service, since).flat().sort()).toEqual(inBucket);
+    expect(lookupsSeen(service, since)).toEqual([[FOLDER.alpha]]);
   });
 
-  it('a full storage.local: the answer cache makes room (halved, oldest first) and the index is stored', LIVE, async () => {
-    const index = await open(held.qbittorrent);
-    await index.sync(held.qbittorrent.client, world.lookup, QUICK);
-    const indexBytes = JSON.stringify(await fakeBrowser.storage.local.get(await storedKeys())).length;
-    fakeBrowser.reset();
-    world = makeWorld(service);
-    // The user's browsing filled the answer cache.
-    const answers = new Map(Array.from({ length: 2000 }, (_, i) => [hashOf(`browsed ${i}`), { candidates: [{ sid: 7, torrent_id: i, info_hash: hashOf(`copy ${i}`) }], fetchedAt: Date.now() - i }]));
-    await world.lookup.cache.put(answers);
-    const cacheBytes = JSON.stringify(await fakeBrowser.storage.local.get(null)).length;
-    // Room for the index only once a third of the cache is gone.
-    const undo = limitStorage(cacheBytes + indexBytes - Math.floor(cacheBytes / 3));
+  it('IndexedDB with no room: the other clients\' indexes go, and the open one is stored', LIVE, async () => {
+    const qbit = await open(held.qbittorrent);
+    await qbit.sync(held.qbittorrent.client, world.lookup, QUICK);
+    const transmission = await open(held.transmission);
+    // The first write of Transmission's index finds no room; once qBittorrent's index is gone there is.
+    const prototype = IDBObjectStore.prototype;
+    const put = prototype.put;
+    let refused = 0;
+    prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.name === 'torrents' && !refused++) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      return put.apply(this, args);
+    };
     try {
-      const filled = await open(held.qbittorrent);
-      await filled.sync(held.qbittorrent.client, world.lookup, QUICK);
-      expect(filled.status().storage).toBe('ok');
-      const later = await open(held.qbittorrent, restart(world));
-      expect(later.status().answered).toBe(filled.status().answered);
-      expect((await world.lookup.cache.get([...answers.keys()])).size).toBeLessThanOrEqual(1000);
+      await transmission.sync(held.transmission.client, world.lookup, QUICK);
     } finally {
-      undo();
+      prototype.put = put;
     }
+    expect(refused).toBeGreaterThan(1);
+    expect(transmission.status().storage).toBe('ok');
+    expect((await storedKeys()).filter((key) => key.startsWith('clientIndex:0:'))).toEqual([]);
+    const later = await open(held.transmission, restart(world));
+    expect(later.status().answered).toBe(transmission.status().answered);
   });
 
-  it('a full storage.local: room is made once, then the index lives in memory and the settings can still be saved', LIVE, async () => {
-    // Room for the settings and a little, not for the index.
-    const undo = limitStorage(20_000);
+  it('IndexedDB refusing every write (a full disk or quota): the index lives in memory, says so, and the settings still save', LIVE, async () => {
+    const undo = refuseIndexWrites();
     try {
       const index = await open(held.qbittorrent);
       const report = await index.sync(held.qbittorrent.client, world.lookup, QUICK);
@@ -532,8 +533,12 @@ describe('storage', () => {
     expect(await world.indexes.open(held.qbittorrent.identity)).toBeUndefined();
     expect(await storedKeys()).toEqual([]);
     expect(index.query(SITES['m-team'], ['301']).size).toBe(0);
-    // A leftover another lifetime wrote is deleted by the next open() while off.
+    // Leftovers another lifetime wrote (and an older version's keys in storage.local) are deleted by the next open() while off.
+    const leftover = new IndexStore();
+    await leftover.writeMeta({ v: 1, nextSlot: 1, clients: [] });
+    await leftover.write(0, [encodeRecord(0, { torrent: { hash: FOLDER.alpha, name: 'x', savePath: '/x', state: 'seeding', progress: 1, size: 1 } })], []);
     await fakeBrowser.storage.local.set({ clientIndex: { v: 1, nextSlot: 1, clients: [] }, 'clientIndex:0:3': { v: 1, p: [], t: [] } });
+    expect((await storedKeys()).length).toBe(4);
     expect(await restart(world).indexes.open(held.qbittorrent.identity)).toBeUndefined();
     expect(await storedKeys()).toEqual([]);
   });
