@@ -429,11 +429,17 @@ async function scalePoint(count: number): Promise<ScalePoint> {
     if (first.matches.size !== expected.matches.size) throw new Error(`the first page after a restart found ${first.matches.size} rows, the whole index ${expected.matches.size}`);
     await fresh.open(identity); // let its load finish before the next restart measures
 
-    const loadStarted = performance.now();
-    const loaded = (await new ClientIndexes({ settings: async () => settings }).open(identity))!;
-    loaded.query(0, []); // the site map, as the first page from memory builds it
-    const loadMs = performance.now() - loadStarted;
-    if (loaded.status().torrents !== count) throw new Error(`the reloaded index holds ${loaded.status().torrents} of ${count}`);
+    // The median of three restarts: one load is at the mercy of a garbage collection.
+    const loads: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      heapUsedAfterGc();
+      const loadStarted = performance.now();
+      const loaded = (await new ClientIndexes({ settings: async () => settings }).open(identity))!;
+      loaded.query(0, []); // the site map, as the first page from memory builds it
+      loads.push(performance.now() - loadStarted);
+      if (loaded.status().torrents !== count) throw new Error(`the reloaded index holds ${loaded.status().torrents} of ${count}`);
+    }
+    const loadMs = median(loads);
     return { count, bytes, syncMs, loadMs, firstMs, firstReads, firstMatches: first.matches.size };
   } finally {
     await service.close();
@@ -453,7 +459,7 @@ export async function scale(): Promise<NodeBenchOutput> {
     figures.push(
       { id: `${id}.bytes`, bench: 'index', label: `index of ${n} long-named torrents (200-character names): IndexedDB bytes a torrent`, value: Math.round(point.bytes / point.count), unit: 'bytes', budget: { op: '<=', limit: 1024 } },
       { id: `${id}.sync`, bench: 'index', label: `  … first sync, unpaced, against the reference service`, value: Math.round(point.syncMs / 10) / 100, unit: 's' },
-      { id: `${id}.load`, bench: 'index', label: `  … load of the whole index after a worker restart`, value: Math.round(point.loadMs), unit: 'ms' },
+      { id: `${id}.load`, bench: 'index', label: `  … load of the whole index after a worker restart (median of 3)`, value: Math.round(point.loadMs), unit: 'ms' },
       {
         id: `${id}.first`,
         bench: 'index',
@@ -473,8 +479,8 @@ export async function scale(): Promise<NodeBenchOutput> {
     {
       id: 'index.scale.first.flat',
       bench: 'index',
-      label: 'first list page after a restart: at 100,000 ÷ at 10,000 (it reads its rows only, so it should not grow)',
-      value: Math.round((at(100_000).firstMs / at(10_000).firstMs) * 100) / 100,
+      label: 'first list page after a restart: records read at 100,000 ÷ at 10,000 (its rows only: it does not grow)',
+      value: Math.round((at(100_000).firstReads / at(10_000).firstReads) * 100) / 100,
       unit: 'ratio',
       budget: { op: '<=', limit: 1.5 },
     },

@@ -171,17 +171,21 @@ export class ClientIndexes {
    */
   async rows(identity: ClientIdentity, sid: number, rows: readonly RowKey[]): Promise<RowsAnswer | undefined> {
     if (!(await this.enabled())) return undefined;
-    const current = this.start(identity);
-    if (current.ready) return current.ready.rows(sid, rows);
+    const key = identityKey(identity);
+    if (this.current?.key === key) {
+      if (this.current.ready) return this.current.ready.rows(sid, rows);
+    }
     try {
       const meta = await this.readMeta();
-      const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === current.key);
+      const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
       // Nothing stored for this client yet: its first sync has not answered anything.
-      if (!entry) return { matches: new Map(), answered: false };
-      return await this.rowsFromStore(entry.slot, sid, rows);
+      const answer = entry ? await this.rowsFromStore(entry.slot, sid, rows) : { matches: new Map<string, RowMatch>(), answered: false };
+      // The whole index loads after this answer, not before it: its reads would only hold this one up.
+      this.start(identity);
+      return answer;
     } catch {
       // IndexedDB failing: the index in memory answers (loaded without it).
-      return (await current.index).rows(sid, rows);
+      return (await this.start(identity).index).rows(sid, rows);
     }
   }
 
