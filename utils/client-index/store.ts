@@ -20,8 +20,6 @@ export const DATABASE_NAME = 'reseed-lens-client-index';
 const VERSION = 1;
 const META = 'meta';
 const TORRENTS = 'torrents';
-/** Records read per getAll while loading a whole index: a bounded copy at a time, not 100,000 at once. */
-const LOAD_CHUNK = 5000;
 
 /** Whether an IndexedDB (or storage) failure means "no room": quota or disk full. */
 export function isRoomError(error: unknown): boolean {
@@ -119,21 +117,16 @@ export class IndexStore {
     await transact(db, [META], 'readwrite', (tx) => void tx.objectStore(META).put(meta, 'meta'));
   }
 
-  /** Every stored record of a slot, a chunk at a time, in key order. */
+  /**
+   * Every stored record of a slot, in key order, with one getAll: reading in chunks from a key
+   * range costs a seek per chunk, which grows with the index (2.3× a torrent from 10,000 to
+   * 100,000 in the bench), and the records become the model at once anyway.
+   */
   async readSlot(slot: number, each: (value: unknown) => void): Promise<void> {
     const db = await this.open();
-    let lower: IDBValidKey = [slot];
-    let open = false;
-    for (;;) {
-      const range = IDBKeyRange.bound(lower, [slot, []], open, false);
-      const chunk = await transact(db, [TORRENTS], 'readonly', (tx) => request(tx.objectStore(TORRENTS).getAll(range, LOAD_CHUNK)));
-      this.recordsRead += chunk.length;
-      for (const value of chunk) each(value);
-      if (chunk.length < LOAD_CHUNK) return;
-      const last = chunk.at(-1) as { s: number; h: string };
-      lower = [last.s, last.h];
-      open = true;
-    }
+    const all = await transact(db, [TORRENTS], 'readonly', (tx) => request(tx.objectStore(TORRENTS).getAll(slotRange(slot))));
+    this.recordsRead += all.length;
+    for (const value of all) each(value);
   }
 
   /**
