@@ -139,7 +139,17 @@ async function main(): Promise<number> {
   // Alone too: its query time is in microseconds and its heap is measured.
   if (wants('index')) {
     log('index: 10,000 client torrents in the client index (Node, reference service)…');
-    await record('index', async () => nodeBench([], 'bench/client-index-node.ts'));
+    await record('index', async () => {
+      const base = await nodeBench([], 'bench/client-index-node.ts');
+      log('index: 1,000, 10,000 and 100,000 long-named torrents (Node, IndexedDB engine, reference service)…');
+      const scaled = await nodeBench(['--scale'], 'bench/client-index-node.ts');
+      return {
+        figures: [...base.figures, ...scaled.figures],
+        report: [...(base.report ?? []), ...(scaled.report ?? [])],
+        problems: [...(base.problems ?? []), ...(scaled.problems ?? [])],
+        details: { base: base.details, scale: scaled.details },
+      };
+    });
   }
   let flood: Promise<void> | undefined;
   if (wants('flood')) {

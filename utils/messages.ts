@@ -394,7 +394,7 @@ export interface IndexStatusView {
   /** Why no sync can run now (no client set up), when known without trying. */
   problem?: IndexProblem;
   counts?: IndexCounts;
-  /** Whether the index could be stored (storage.local full or refused: it lives in memory until the browser restarts). */
+  /** Whether the index could be stored in IndexedDB (no room on the disk or in the quota, or refused: it lives in memory until the browser restarts; the settings are elsewhere). */
   storage?: 'ok' | 'full' | 'failed';
   running?: IndexProgressView;
   lastSync?: IndexRunView;

@@ -150,7 +150,11 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
             </p>
           )}
           {!!status.lastSync?.leftOut && <p class="hint">{t('indexLeftOut', formatNumber(status.lastSync.leftOut))}</p>}
-          {status.storage && status.storage !== 'ok' && <p class="hint warn-text">{t('indexStorageFull')}</p>}
+          {status.storage && status.storage !== 'ok' && (
+            <p class="hint warn-text" id="index-storage" data-storage={status.storage}>
+              {t(status.storage === 'full' ? 'indexStorageFull' : 'indexStorageFailed')}
+            </p>
+          )}
           <div class="buttons">
             <button type="button" class="primary" id="index-sync" disabled={!!running || status.problem?.kind === 'no-client'} onClick={() => void act('index:sync')}>
               {t('indexSyncNow')}

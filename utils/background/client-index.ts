@@ -86,7 +86,7 @@ interface ListAnswer {
 type PageContext =
   | { state: 'off' | 'no-client' | 'not-a-list' }
   | { state: 'unknown-site'; host?: string }
-  | { state: 'ready'; settings: Settings; config: StoredClient; index: ClientIndex; sid: number; host: string; view: TabView & { rows: ListRow[] } };
+  | { state: 'ready'; settings: Settings; config: StoredClient; sid: number; host: string; view: TabView & { rows: ListRow[] } };
 
 function identityOf(config: Pick<StoredClient, 'type' | 'url'>): ClientIdentity {
   return { type: config.type, url: config.url };
@@ -131,12 +131,8 @@ export class ClientIndexFeature {
     private readonly clients: Clients,
     private readonly options: ClientIndexOptions = {},
   ) {
-    this.indexes = new ClientIndexes({
-      settings: () => shared.settings.get(),
-      now: shared.now,
-      // The index's own writes make room in the answer cache, never in the settings.
-      makeRoom: () => shared.lookup.cache.shrink(),
-    });
+    // The index lives in IndexedDB: its writes never take room from the settings in storage.local.
+    this.indexes = new ClientIndexes({ settings: () => shared.settings.get(), now: shared.now });
     shared.tabs.badgeSource = (view) => this.badge(view);
     shared.tabs.onChange((view) => {
       this.queue = this.queue.then(() => this.tabChanged(view)).catch(() => undefined);
@@ -361,9 +357,7 @@ export class ClientIndexFeature {
     // sid may be an old one (the service renumbers), and a site only the service lists needs it.
     const sid = sidForHost(view.host, view.host ? await this.shared.directory.sites.peek(settings.baseUrl) : undefined);
     if (sid === undefined || !view.host) return { state: 'unknown-site', host: view.host };
-    const index = await this.indexes.open(identityOf(found.config));
-    if (!index) return { state: 'off' };
-    return { state: 'ready', settings, config: found.config, index, sid, host: view.host, view: view as TabView & { rows: ListRow[] } };
+    return { state: 'ready', settings, config: found.config, sid, host: view.host, view: view as TabView & { rows: ListRow[] } };
   }
 
   /** Answers a tab's list page from the index. */
@@ -371,7 +365,10 @@ export class ClientIndexFeature {
     const key = view ? pageKey(view) : '';
     const context = await this.context(view);
     if (context.state !== 'ready') return { key, answer: context.state === 'unknown-site' ? { state: 'unknown-site', host: context.host } : { state: context.state }, marks: {} };
-    const matches = context.index.query(context.sid, context.view.rows);
+    // After a restart this reads only the page's rows from IndexedDB: it does not wait for the whole index.
+    const rows = await this.indexes.rows(identityOf(context.config), context.sid, context.view.rows);
+    if (!rows) return { key, answer: { state: 'off' }, marks: {} };
+    const { matches } = rows;
     const inClient: IndexRowView[] = [];
     const canCrossSeed: IndexRowView[] = [];
     const marks: Record<string, 'i' | 'c'> = {};
@@ -383,7 +380,7 @@ export class ClientIndexFeature {
       else canCrossSeed.push(entry);
       marks[row.id] = match.kind === 'in-client' ? 'i' : 'c';
     }
-    const empty = matches.size === 0 && context.index.status().answered === 0;
+    const empty = !rows.answered;
     return {
       key,
       marks,
@@ -528,7 +525,9 @@ export class ClientIndexFeature {
     const row = context.view.rows.find((candidate) => candidate.id === rowId);
     if (!row) return answerWith({ kind: 'bad-request', detail: 'no such row on this page' });
     const name = context.view.siteName ?? siteName(context.sid, undefined).name;
-    const match = context.index.query(context.sid, [row]).get(row.id);
+    const index = await this.indexes.open(identityOf(context.config));
+    if (!index) return answerWith({ kind: 'bad-request', detail: 'no index answer for this page (off)' }, name);
+    const match = index.query(context.sid, [row]).get(row.id);
     if (match?.kind === 'in-client') return answerWith({ kind: 'already-in-client', hash: match.candidateHash, savePath: match.clientTorrent.savePath }, name);
     if (!match) return answerWith({ kind: 'bad-request', detail: 'the index knows no cross-seed for this row' }, name);
     const environment = await crossSeedEnvironment(this.shared, this.clients);
@@ -539,7 +538,7 @@ export class ClientIndexFeature {
         .lookup([result.hash])
         .then((found) => found.get(result.hash))
         .catch(() => undefined);
-      if (held) await context.index.noteAdded(held);
+      if (held) await index.noteAdded(held);
       this.pages.delete(tabId);
     }
     return answerWith(result, name);

@@ -258,3 +258,102 @@ export const indexMetaSchema = z.object({
     })),
 });
 export type IndexMeta = z.infer<typeof indexMetaSchema>;
+
+// --------------------------------------------------------------------------------------------
+// One record in IndexedDB (utils/client-index/store.ts)
+
+/**
+ * A client torrent as IndexedDB keeps it, one object per torrent under the key [slot, hash]:
+ *   s: the client's slot; h: the hash, 27 characters of base64url;
+ *   r: [name, save path, state index, progress in thousandths, size, answer, located]
+ *      (answer and located as in a bucket's row);
+ *   k: the places the record names, `slot:sid:torrentId` (its answer's members and its own located
+ *      places): a multi-entry index on it finds, for one list row, exactly the records that say
+ *      something about it, so a list page is answered without reading the whole index;
+ *   a: the slot again, only once the service has answered (an index on it tells "nothing answered
+ *      yet" with one key read).
+ */
+export interface StoredRecord {
+  s: number;
+  h: string;
+  r: [string, string, number, number, number, StoredAnswer, StoredLocated];
+  k?: string[];
+  a?: number;
+}
+
+export const placeKey = (slot: number, sid: number, torrentId: number | string) => `${slot}:${sid}:${torrentId}`;
+
+export function encodeRecord(slot: number, { torrent, answer, located }: IndexRecord): StoredRecord | undefined {
+  const hash = packHash(torrent.hash);
+  if (!hash) return undefined;
+  const places = new Set<string>();
+  let storedAnswer: StoredAnswer = 0;
+  if (answer) {
+    storedAnswer = [minutes(answer.at), answer.times];
+    for (const member of answer.members) {
+      const memberHash = packHash(member.hash);
+      if (!memberHash) continue;
+      storedAnswer.push(member.sid, member.torrentId, memberHash);
+      places.add(placeKey(slot, member.sid, member.torrentId));
+    }
+  }
+  let storedLocated: StoredLocated = 0;
+  if (located) {
+    storedLocated = [minutes(located.at)];
+    for (const place of located.places) {
+      storedLocated.push(place.sid, place.torrentId);
+      places.add(placeKey(slot, place.sid, place.torrentId));
+    }
+  }
+  const stored: StoredRecord = {
+    s: slot,
+    h: hash,
+    r: [torrent.name, torrent.savePath, TORRENT_STATES.indexOf(torrent.state), progressInThousandths(torrent.progress), torrent.size, storedAnswer, storedLocated],
+  };
+  if (places.size) stored.k = [...places];
+  if (answer) stored.a = slot;
+  return stored;
+}
+
+/** A stored record read back exactly, or undefined (a foreign value, another slot's, a bad field: its torrent is asked again). */
+export function decodeRecord(value: unknown, slot: number): IndexRecord | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { s, h, r } = value as Partial<StoredRecord>;
+  if (s !== slot || !Array.isArray(r) || r.length !== 7) return undefined;
+  const hash = unpackHash(h);
+  const [name, savePath, state, progress, size, storedAnswer, storedLocated] = r as unknown[];
+  if (!hash || typeof name !== 'string' || typeof savePath !== 'string' || savePath.length > 4096) return undefined;
+  if (!isId(state) || state >= TORRENT_STATES.length || !isId(progress) || progress > 1000 || !isId(size)) return undefined;
+  const answer = decodeAnswer(storedAnswer);
+  const located = decodeLocated(storedLocated);
+  if (answer === false || located === false) return undefined;
+  const record: IndexRecord = { torrent: { hash, name, savePath, state: TORRENT_STATES[state] as TorrentState, progress: progress / 1000, size } };
+  if (answer) record.answer = answer;
+  if (located) record.located = located;
+  return record;
+}
+
+/** UTF-8 bytes of a string, without allocating its encoding. */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff) i++; // a surrogate pair: 4 bytes for 2 units
+    else bytes += 2;
+  }
+  return bytes;
+}
+
+/**
+ * What a stored record costs, in bytes: its JSON in UTF-8 plus its key and the index entries made
+ * for it (what the bound of the index counts; the browser's own overhead per record is about the same
+ * for every record, so the bound grows with the index linearly).
+ */
+export function storedBytes(stored: StoredRecord): number {
+  const json = utf8Length(JSON.stringify(stored));
+  const key = 8 + stored.h.length;
+  const places = (stored.k ?? []).reduce((sum, place) => sum + place.length + key, 0);
+  return json + key + places + (stored.a === undefined ? 0 : key + 8);
+}

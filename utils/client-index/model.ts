@@ -159,6 +159,19 @@ export interface ListChange {
   leftOut: number;
 }
 
+/**
+ * The index's bound, in bytes of storage: what a torrent would take stored (`bytesOf`, given its
+ * record when it has one, with its answer) summed, at most `maxBytes`. Bytes, not a count: a client
+ * of short names holds more torrents in the same room than one of long names.
+ */
+export interface IndexBound {
+  maxBytes: number;
+  bytesOf(torrent: IndexedTorrent, record: IndexRecord | undefined): number;
+}
+
+/** No bound (tests of the model alone). */
+export const UNBOUNDED: IndexBound = { maxBytes: Infinity, bytesOf: () => 0 };
+
 export class IndexModel {
   readonly records = new Map<string, IndexRecord>();
   /** (sid → torrent id → entry), derived from the records; rebuilt when a record's answer or presence changed. */
@@ -182,26 +195,35 @@ export class IndexModel {
 
   /**
    * Makes the records the client's list: new torrents added (not answered yet), gone ones removed
-   * with their answers, the rest updated. Past `maxTorrents` the complete ones are kept first (they
-   * are what a cross-seed starts from), then by hash, so the same ones are kept every time.
+   * with their answers, the rest updated. Past the bound (bytes) the complete ones are kept first
+   * (they are what a cross-seed starts from), then by hash, so the same ones are kept every time;
+   * the first that does not fit ends the list.
    */
-  applyClientList(list: readonly ClientTorrent[], maxTorrents: number): ListChange {
+  applyClientList(list: readonly ClientTorrent[], bound: IndexBound): ListChange {
     const unique = new Map<string, ClientTorrent>();
     for (const torrent of list) unique.set(torrent.hash.toLowerCase(), torrent);
-    let kept = [...unique.values()];
+    const candidates = [...unique.values()].map(indexedTorrent);
+    let kept = candidates;
+    let bytes = 0;
+    for (const torrent of candidates) bytes += bound.bytesOf(torrent, this.records.get(torrent.hash));
     let leftOut = 0;
-    if (kept.length > maxTorrents) {
-      const rank = (torrent: ClientTorrent) => (torrent.progress >= 1 ? 0 : 1);
-      kept.sort((a, b) => rank(a) - rank(b) || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
-      leftOut = kept.length - maxTorrents;
-      kept = kept.slice(0, maxTorrents);
+    if (bytes > bound.maxBytes) {
+      const rank = (torrent: IndexedTorrent) => (torrent.progress >= 1 ? 0 : 1);
+      kept = [...candidates].sort((a, b) => rank(a) - rank(b) || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+      let room = bound.maxBytes;
+      let fits = 0;
+      for (; fits < kept.length; fits++) {
+        room -= bound.bytesOf(kept[fits]!, this.records.get(kept[fits]!.hash));
+        if (room < 0) break;
+      }
+      leftOut = kept.length - fits;
+      kept = kept.slice(0, fits);
     }
     const change: ListChange = { added: [], removed: [], changed: [], leftOut };
     const present = new Set<string>();
-    for (const source of kept) {
-      const hash = source.hash.toLowerCase();
+    for (const torrent of kept) {
+      const hash = torrent.hash;
       present.add(hash);
-      const torrent = indexedTorrent(source);
       const record = this.records.get(hash);
       if (!record) {
         this.records.set(hash, { torrent });
@@ -343,6 +365,12 @@ export class IndexModel {
       if (source) found.set(key, { kind: 'can-cross-seed', clientTorrent: source, candidateHash });
     }
     return found;
+  }
+
+  /** Whether the service has answered for any torrent yet (a list page before the first answers says nothing). */
+  anyAnswered(): boolean {
+    for (const record of this.records.values()) if (record.answer) return true;
+    return false;
   }
 
   /** How much the index knows, for the options page. */

@@ -21,7 +21,7 @@ import { MAX_HASHES_PER_REQUEST } from '../service/client';
 import type { Candidate } from '../service/schemas';
 import { lookupMode, type Settings } from '../settings';
 import type { LastSync } from './codec';
-import type { IndexModel } from './model';
+import type { IndexBound, IndexModel } from './model';
 
 export type ClientIndexErrorKind =
   | 'disabled' // the user has not turned the index on (or turned it off during the sync)
@@ -88,7 +88,8 @@ export interface SyncTarget {
   model: IndexModel;
   now(): number;
   settings(): Promise<Settings>;
-  maxTorrents: number;
+  /** How much of the client the index may hold (bytes of storage). */
+  bound: IndexBound;
   isOpen(): boolean;
   /** These records changed: their buckets are written at the next flush. */
   changed(hashes: Iterable<string>): void;
@@ -168,7 +169,7 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
       return report;
     }
     await mayGoOn();
-    const change = target.model.applyClientList(list, target.maxTorrents);
+    const change = target.model.applyClientList(list, target.bound);
     report.torrents = target.model.size;
     report.added = change.added.length;
     report.removed = change.removed.length;

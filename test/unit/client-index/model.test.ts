@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { ClientTorrent } from '../../../utils/clients/types';
-import { IndexModel, RECHECK_AFTER_MS, LOCATE_AGAIN_AFTER_MS } from '../../../utils/client-index/model';
+import { IndexModel, RECHECK_AFTER_MS, LOCATE_AGAIN_AFTER_MS, UNBOUNDED } from '../../../utils/client-index/model';
 import type { Candidate } from '../../../utils/service/schemas';
 import type { ReferenceService } from '../../service/server';
 import { SITES, hashOf, makeWorld, startServiceWith, type World } from './support';
@@ -68,7 +68,7 @@ async function answersFor(hashes: string[]): Promise<Map<string, Candidate[]>> {
 
 async function indexedModel(client = CLIENT, now = Date.now()): Promise<IndexModel> {
   const model = new IndexModel();
-  model.applyClientList(client, 20_000);
+  model.applyClientList(client, UNBOUNDED);
   model.applyAnswers(await answersFor(client.map((t) => t.hash)), now);
   return model;
 }
@@ -118,7 +118,7 @@ describe('rows of a list page', () => {
     const model = await indexedModel();
     expect(model.query(SITES.keepfrds, ['103'])).toEqual(new Map());
     // Complete now: offered.
-    model.applyClientList(CLIENT.map((t) => (t.hash === SHOW.btschool ? { ...t, progress: 1, state: 'seeding' } : t)), 20_000);
+    model.applyClientList(CLIENT.map((t) => (t.hash === SHOW.btschool ? { ...t, progress: 1, state: 'seeding' } : t)), UNBOUNDED);
     expect(model.query(SITES.keepfrds, ['103']).get('103')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: SHOW.btschool } });
   });
 
@@ -146,7 +146,7 @@ describe('rows of a list page', () => {
   it("a client torrent named in another's answer is a source before its own answer came (a sync cut short)", async () => {
     const client = CLIENT.map((t) => (t.hash === ALBUM.hdsky ? { ...t, progress: 0.5, state: 'downloading' as const } : t));
     const model = new IndexModel();
-    model.applyClientList(client, 20_000);
+    model.applyClientList(client, UNBOUNDED);
     model.applyAnswers(await answersFor([ALBUM.hdsky]), Date.now());
     expect(model.query(SITES['m-team'], ['301']).get('301')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: ALBUM.pthome } });
   });
@@ -170,22 +170,22 @@ describe('the client changes', () => {
     const model = await indexedModel();
     const change = model.applyClientList(
       CLIENT.filter((t) => t.hash !== MOVIE.hdsky),
-      20_000,
+      UNBOUNDED,
     );
     expect(change).toMatchObject({ removed: [MOVIE.hdsky], added: [] });
     expect(model.query(SITES.hdhome, ['702'])).toEqual(new Map());
     // The album, held twice, loses one copy: still in the client from pthome, and still a source for m-team.
     model.applyClientList(
       CLIENT.filter((t) => t.hash !== ALBUM.hdsky),
-      20_000,
+      UNBOUNDED,
     );
     expect(model.query(SITES.hdsky, ['101']).get('101')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: ALBUM.pthome } });
     expect(model.query(SITES['m-team'], ['301']).get('301')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: ALBUM.pthome } });
   });
 
-  it('past the bound, complete torrents are kept first', () => {
+  it('past the bound (in bytes), complete torrents are kept first', () => {
     const model = new IndexModel();
-    const change = model.applyClientList(CLIENT, 4);
+    const change = model.applyClientList(CLIENT, { maxBytes: 4 * 300 + 299, bytesOf: () => 300 });
     expect(change.leftOut).toBe(1);
     expect(model.torrent(SHOW.btschool)).toBeUndefined();
     expect(model.size).toBe(4);
@@ -195,7 +195,7 @@ describe('the client changes', () => {
 describe('what to ask', () => {
   it('new hashes in hash order; nothing once answered; again after a day, a week, then four weeks; a changed answer starts over', async () => {
     const model = new IndexModel();
-    model.applyClientList(CLIENT, 20_000);
+    model.applyClientList(CLIENT, UNBOUNDED);
     const t0 = 1_700_000_000_000;
     expect(model.toAsk(t0, 1000)).toEqual({ fresh: CLIENT.map((t) => t.hash).sort(), due: [] });
     const answers = await answersFor(CLIENT.map((t) => t.hash));

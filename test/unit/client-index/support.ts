@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { ClientIndexes, type ClientIdentity, type ClientIndexEnvironment } from '../../../utils/client-index';
+import { ClientIndexes, IndexStore, type ClientIdentity, type ClientIndexEnvironment } from '../../../utils/client-index';
+import { unpackHash } from '../../../utils/client-index/codec';
 import { Lookup } from '../../../utils/lookup/lookup';
 import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
 import { DEMO_TOKEN, loadReferenceData, startReferenceService, type ReferenceOptions, type ReferenceService } from '../../service/server';
@@ -47,7 +48,7 @@ export function makeWorld(service: ReferenceService, environment: Partial<Client
     sitesToReport: async () => Object.values(SITES),
     retryDelaysMs: [10, 20],
   });
-  world.indexes = new ClientIndexes({ settings: async () => world.settings, makeRoom: () => world.lookup.cache.shrink(), ...environment });
+  world.indexes = new ClientIndexes({ settings: async () => world.settings, ...environment });
   return world;
 }
 
@@ -55,7 +56,7 @@ export function makeWorld(service: ReferenceService, environment: Partial<Client
 export function restart(world: World, environment: Partial<ClientIndexEnvironment> = {}): World {
   const next = { settings: world.settings } as World;
   next.lookup = new Lookup({ settings: async () => next.settings, sitesToReport: async () => Object.values(SITES), retryDelaysMs: [10, 20] });
-  next.indexes = new ClientIndexes({ settings: async () => next.settings, makeRoom: () => next.lookup.cache.shrink(), ...environment });
+  next.indexes = new ClientIndexes({ settings: async () => next.settings, ...environment });
   return next;
 }
 
@@ -67,8 +68,59 @@ export function lookupsSeen(service: ReferenceService, since = 0): string[][] {
     .map((request) => JSON.parse(new URLSearchParams(request.body).get('hash') ?? '[]') as string[]);
 }
 
+/**
+ * Keys stored under a prefix in storage.local; for the index ('clientIndex'), also what it keeps in
+ * IndexedDB, named alike: 'clientIndex' for its meta, 'clientIndex:<slot>:<hash>' for a torrent.
+ */
 export async function storedKeys(prefix = 'clientIndex'): Promise<string[]> {
-  return Object.keys(await fakeBrowser.storage.local.get(null)).filter((key) => key === prefix || key.startsWith(`${prefix}:`));
+  const local = Object.keys(await fakeBrowser.storage.local.get(null)).filter((key) => key === prefix || key.startsWith(`${prefix}:`));
+  if (prefix !== 'clientIndex') return local;
+  const store = new IndexStore();
+  const indexed = (await store.readMeta()) === undefined ? [] : ['clientIndex'];
+  for (const [slot, packed] of await store.keys()) indexed.push(`clientIndex:${slot}:${unpackHash(packed)}`);
+  return [...local, ...indexed];
+}
+
+/** The hash a stored key names ('clientIndex:<slot>:<hash>'). */
+export const hashOfKey = (key: string) => key.split(':')[2]!;
+
+/**
+ * IndexedDB with no room (a full disk, or the browser's quota spent): every write to the index's
+ * torrents is refused as Chromium refuses it, with a QuotaExceededError. Returns the undo.
+ */
+export function refuseIndexWrites(): () => void {
+  const prototype = IDBObjectStore.prototype;
+  const put = prototype.put;
+  prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+    if (this.name === 'torrents') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    return put.apply(this, args);
+  };
+  return () => {
+    prototype.put = put;
+  };
+}
+
+/** Every record written to (or deleted from) the index's IndexedDB from now on, by hash. Returns them and the undo. */
+export function recordIndexWrites(): { written: string[]; undo: () => void } {
+  const written: string[] = [];
+  const prototype = IDBObjectStore.prototype;
+  const { put, delete: remove } = prototype;
+  prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+    if (this.name === 'torrents') written.push(unpackHash((args[0] as { h: string }).h)!);
+    return put.apply(this, args);
+  };
+  prototype.delete = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['delete']>) {
+    const key = args[0];
+    if (this.name === 'torrents' && Array.isArray(key)) written.push(unpackHash(key[1])!);
+    return remove.apply(this, args);
+  };
+  return {
+    written,
+    undo: () => {
+      prototype.put = put;
+      prototype.delete = remove;
+    },
+  };
 }
 
 export const QBITTORRENT: ClientIdentity = { type: 'qbittorrent', url: 'http://127.0.0.1:8080' };

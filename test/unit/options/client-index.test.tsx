@@ -16,6 +16,8 @@ import type { IndexStatusView } from '../../../utils/messages';
 import { nodeClientFetch } from '../../clients/node-fetch';
 import { replayFetch, type Recording } from '../../clients/recording';
 import { factsOf, recordings } from '../clients/support';
+import { refuseIndexWrites } from '../client-index/support';
+import { SETTINGS_KEY } from '../../../utils/settings';
 import { click, mount, startOptionsWorld, text, waitFor, type OptionsWorld } from './support';
 
 let world: OptionsWorld | undefined;
@@ -111,6 +113,30 @@ describe('Index of your client', () => {
     await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: { ...running, running: { job: 'place', phase: 'locating', done: 200, total: 7_600, requests: 51 } } });
     await waitFor(() => /pages/.test(text(page, '.index-progress-text') ?? ''), 'the placing progress');
     expect(text(page, '.index-progress-text')).toBe('Finding the pages of your torrents: 200 of 7,600 (requests: 51)…');
+  });
+
+  it('no room for the index (a full disk or quota): says so in English and Chinese, and the settings still save', async () => {
+    const undo = refuseIndexWrites();
+    try {
+      for (const locale of ['en', 'zh_CN'] as const) {
+        const page = await open({ client: true, locale });
+        await click(page.querySelector<HTMLElement>('#index-enabled')!);
+        await waitFor(() => page.querySelector('#index-storage[data-storage=full]'), 'the storage line', 15_000);
+        expect(text(page, '#index-storage')).toBe(
+          locale === 'en'
+            ? "No room to store the index: the disk or the browser's storage for this extension is full. The index works from memory until the browser restarts, then syncs again. Your settings are kept apart and still save."
+            : '没有空间保存索引：磁盘或浏览器为本扩展分配的存储空间已满。索引暂存于内存中，浏览器重启后会重新同步。你的设置单独保存，不受影响。',
+        );
+        // The switch itself is a setting: it was saved, and another setting saves after it.
+        expect(((await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as { clientIndexEnabled: boolean }).clientIndexEnabled).toBe(true);
+        const saved = (await fakeBrowser.runtime.sendMessage({ type: 'settings:save', update: { panelDisabledHosts: ['s0.example.org'] } })) as { settings?: { panelDisabledHosts: string[] } };
+        expect(saved.settings?.panelDisabledHosts).toEqual(['s0.example.org']);
+        await world!.close();
+        world = undefined;
+      }
+    } finally {
+      undo();
+    }
   });
 
   it('a failed sync says why: the service, the client, the token', async () => {
