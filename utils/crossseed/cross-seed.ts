@@ -224,8 +224,7 @@ async function readBack(client: TorrentClient, hash: string): Promise<ClientTorr
 export const CHECK_WAIT = { baseMs: 60_000, bytesPerMs: 20_000 } as const;
 /**
  * The clients report a torrent's state as of their last refresh (qBittorrent every 1.5 s, Deluge
- * every 1 s), so a stopped torrent at the progress it had before the check may not have been
- * checked yet; past this long after the check was asked, that state is the check's answer.
+ * every 1 s): a start asked for may take this long to show.
  */
 export const STALE_STATE_MS = 5_000;
 
@@ -239,8 +238,11 @@ interface CheckOutcome {
 
 /**
  * Polls the client until the check of `hash` has ended, as far as its state can tell: complete, or
- * out of the checking states after having been seen in them, at another progress than before, or
- * past STALE_STATE_MS. Bounded by CHECK_WAIT for `size` bytes; `undefined` when the torrent is gone.
+ * out of the checking states after having been seen in them, or at another progress than before.
+ * A stopped torrent still at its first progress may not have been checked yet (the state lags, and
+ * a busy client starts the check late), so that is no answer before CHECK_WAIT for `size` bytes
+ * runs out; a clock of a few seconds once judged a complete candidate "0 %" on a busy machine.
+ * `undefined` when the torrent is gone.
  */
 async function untilChecked(client: TorrentClient, hash: string, size: number, signal?: AbortSignal): Promise<CheckOutcome | undefined> {
   const asked = Date.now();
@@ -252,7 +254,7 @@ async function untilChecked(client: TorrentClient, hash: string, size: number, s
     if (!torrent) return undefined;
     first ??= torrent.progress;
     if (CHECKING.has(torrent.state)) sawChecking = true;
-    else if (torrent.progress === 1 || sawChecking || torrent.progress !== first || Date.now() - asked >= STALE_STATE_MS) return { torrent, finished: true };
+    else if (torrent.progress === 1 || sawChecking || torrent.progress !== first) return { torrent, finished: true };
     if (Date.now() >= deadline || signal?.aborted) return { torrent, finished: false };
     await delay(wait);
   }
