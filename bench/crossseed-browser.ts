@@ -47,6 +47,8 @@ const NAMES = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge
 interface Click {
   /** The click call → the client's lookup() lists the candidate. */
   ms: number;
+  /** The click call → Playwright's click returned (the mouse events dispatched into the popup). */
+  dispatchMs: number;
   /** The click call → the candidate's .torrent requested from OurBits (the router's clock is Node's). */
   toDownloadMs: number;
   /** The popup's outcome class and kind once it is no longer running ("ok added", …). */
@@ -138,6 +140,7 @@ async function measureBuild(build: ClientBuild, cs: CrossSeedWorld, extensionDir
       const clickAt = performance.now();
       const listed = listedAt(reader, pair.candidate.hash, 30_000);
       await button.click();
+      const dispatchMs = performance.now() - clickAt;
       const at = await listed;
       lastListed = at;
       const download = cs.candidate.downloads.slice(downloadsBefore).find((seen) => seen.id === pair.candidateId);
@@ -149,7 +152,7 @@ async function measureBuild(build: ClientBuild, cs: CrossSeedWorld, extensionDir
         return `${element?.classList.contains('ok') ? 'ok' : 'problem'} ${element?.getAttribute('data-kind') ?? ''}`.trim();
       }, outcomeOf(pair.candidateId));
       const trusted = await popup.evaluate(() => (globalThis as unknown as { benchTrusted?: boolean }).benchTrusted === true);
-      clicks.push({ ms: at - clickAt, toDownloadMs: download ? download.at - clickAt : Number.NaN, outcome, trusted });
+      clicks.push({ ms: at - clickAt, dispatchMs, toDownloadMs: download ? download.at - clickAt : Number.NaN, outcome, trusted });
       await popup.close();
       await tab.close();
     }
@@ -202,11 +205,13 @@ export async function measureCrossSeedClicks(options: { extensionDir: string; lo
         { id: `${id}.max`, bench: 'crossseed', label: `  … max of ${clicks.length}`, value: round(Math.max(...times)), unit: 'ms', budget: { op: '<=', limit: MAX_BUDGET_MS } },
       );
       const downloads = clicks.map((click) => click.toDownloadMs);
+      const dispatch = clicks.map((click) => click.dispatchMs);
       report.push(
         `  ${label}: click → listed ${times.map((ms) => ms.toFixed(0)).join(', ')} ms (median ${round(median(times))}, max ${round(Math.max(...times))})`,
+        `    of which Playwright's click call returned (mouse events dispatched): ${dispatch.map((ms) => ms.toFixed(0)).join(', ')} ms (median ${round(median(dispatch))})`,
         `    of which click → OurBits got the download request: ${downloads.map((ms) => ms.toFixed(0)).join(', ')} ms (median ${round(median(downloads))})`,
       );
-      details[id] = { label, clicks: clicks.map((click) => ({ ms: round(click.ms), toDownloadMs: round(click.toDownloadMs), outcome: click.outcome })) };
+      details[id] = { label, clicks: clicks.map((click) => ({ ms: round(click.ms), dispatchMs: round(click.dispatchMs), toDownloadMs: round(click.toDownloadMs), outcome: click.outcome })) };
     }
   } finally {
     await cs.close();
