@@ -3,7 +3,7 @@
 export const BENCHES = ['size', 'extraction', 'pageviews', 'pictures', 'cache', 'flood', 'client', 'index', 'crossseed'] as const;
 export type BenchName = (typeof BENCHES)[number];
 /** Benchmarks that measure the built extension. */
-export const NEEDS_BUILD: readonly BenchName[] = ['size', 'pageviews', 'pictures', 'index'];
+export const NEEDS_BUILD: readonly BenchName[] = ['size', 'pageviews', 'pictures', 'index', 'crossseed'];
 
 export interface Options {
   only: BenchName[];

@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { buildOnce, REPO_ROOT, TARGETS, type Builds } from './build';
 import { extractionOutcome, measureExtractionInChromium } from './extraction.chromium';
 import { formatMarkdown, formatTable, mergeResults, overBudget, type BenchOutcome, type BenchRecord, type Figure, type Results } from './figures';
+import { measureCrossSeedClicks } from './crossseed-browser';
 import { FLOOD_SCENARIOS, type NodeBenchOutput } from './lookup-node';
 import { measureListPage } from './list-page-browser';
 import { BENCHES, NEEDS_BUILD, parseArgs, type BenchName, type Options } from './options';
@@ -219,6 +220,26 @@ async function main(): Promise<number> {
           failures.push(`index: the list page in Chromium could not be measured: ${error instanceof Error ? error.message : String(error)}`);
         }
       } else if (!builds) failures.push('index: the list page in Chromium not measured, there is no build');
+    }
+    if (wants('crossseed')) {
+      // The click in a real browser, for every client build, joins the Node figures (it needs the build).
+      if (builds) {
+        log('crossseed: the popup\'s "Cross-seed" clicked in Chromium, every client build…');
+        try {
+          const inBrowser = await measureCrossSeedClicks({ extensionDir: builds.dirs['chrome-mv3'], log });
+          const node = outcomes.get('crossseed');
+          if (node) {
+            node.figures.push(...inBrowser.figures);
+            node.report = [...(node.report ?? []), ...(inBrowser.report ?? [])];
+            node.problems = [...(node.problems ?? []), ...(inBrowser.problems ?? [])];
+            node.details = { ...(node.details as Record<string, unknown> | undefined), browser: inBrowser.details };
+            const kept = records.crossseed;
+            if (kept) kept.details = node.details;
+          } else outcomes.set('crossseed', inBrowser);
+        } catch (error) {
+          failures.push(`crossseed: the click in Chromium could not be measured: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } else failures.push('crossseed: the click in Chromium not measured, there is no build');
     }
     if (wants('pictures')) {
       if (builds) {
