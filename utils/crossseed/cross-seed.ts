@@ -237,11 +237,11 @@ interface CheckOutcome {
 }
 
 /**
- * Polls the client until the check of `hash` has ended, as far as its state can tell: complete, or
- * out of the checking states after having been seen in them, or at another progress than before.
- * A stopped torrent still at its first progress may not have been checked yet (the state lags, and
- * a busy client starts the check late), so that is no answer before CHECK_WAIT for `size` bytes
- * runs out; a clock of a few seconds once judged a complete candidate "0 %" on a busy machine.
+ * Polls the client until the check of `hash` has ended, as far as its state can tell: out of the
+ * checking states with some data found (only a check finds data for a torrent added stopped), or
+ * after having been seen checking. A stopped torrent at 0 % may not have been checked yet (the state
+ * lags, and a busy client starts the check late), so that is no answer before CHECK_WAIT for `size`
+ * bytes runs out; a clock of a few seconds once judged a complete candidate "0 %" on a busy machine.
  * `undefined` when the torrent is gone.
  */
 async function untilChecked(client: TorrentClient, hash: string, size: number, signal?: AbortSignal): Promise<CheckOutcome | undefined> {
@@ -254,7 +254,7 @@ async function untilChecked(client: TorrentClient, hash: string, size: number, s
     if (!torrent) return undefined;
     first ??= torrent.progress;
     if (CHECKING.has(torrent.state)) sawChecking = true;
-    else if (torrent.progress === 1 || sawChecking || torrent.progress !== first) return { torrent, finished: true };
+    else if (sawChecking || torrent.progress > 0 || torrent.progress !== first) return { torrent, finished: true };
     if (Date.now() >= deadline || signal?.aborted) return { torrent, finished: false };
     await delay(wait);
   }

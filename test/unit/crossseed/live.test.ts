@@ -17,7 +17,7 @@ import { crossSeed, crossSeedAll, INCOMPLETE_TAG, SitePace, type CrossSeedAllEve
 import { crossSeedText } from '../../../utils/crossseed/messages';
 import { SITE_GAP_MS } from '../../../utils/crossseed/download';
 import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/content';
-import { startDeluge, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
+import { buildRows, startClient, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../../clients/seed';
 import { until } from '../../e2e/support/wait';
@@ -96,17 +96,14 @@ async function tearDown(setup: Setup | undefined): Promise<void> {
   await setup?.daemon.stop();
 }
 
-const starters: [ClientKind, () => Promise<RunningDaemon>][] = [
-  ['qbittorrent', () => startQbittorrent()],
-  ['transmission', () => startTransmission()],
-  ['deluge', () => startDeluge()],
-];
-
-describe.each(starters)('crossSeed into %s (live daemon, test trackers)', (kind, start) => {
+// Every client build of both generations: bookworm's 4.5.2 / 3.00 / 2.0.3 and today's 5.1 / 5.3 /
+// 4.1 / 2.2 (test/clients/daemons.ts; scripts/clients installs today's before the tests).
+describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_label, build) => {
+  const kind: ClientKind = build.kind;
   let s: Setup;
 
   beforeAll(async () => {
-    s = await setUp(start, 4);
+    s = await setUp(() => startClient(build), 4);
     // The page's torrent, seeding from the client's data folder, with a category and a tag of the user's.
     const pair = s.cs.pairs[0]!;
     const content = s.cs.placeContent(s.daemon.dataDir, 0);
