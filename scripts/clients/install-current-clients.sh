@@ -30,6 +30,7 @@ set -euo pipefail
 
 # Bump when the steps below change, so that existing roots are brought up to the new recipe.
 RECIPE=reseed-lens-clients-3
+HERE=$(cd "$(dirname "$(readlink -f "$0")")" && pwd -P)
 SELF=${0##*/}
 fail() { echo "$SELF: $*" >&2; exit 1; }
 say() { echo "$SELF: $*" >&2; }
@@ -71,6 +72,8 @@ complete() {
            usr/local/bin/deluged-quiet usr/bin/deluge-web; do
     [ -x "$ROOT/$f" ] || return 1
   done
+  # The Deluge launcher is this folder's file: a newer one is written in (only that is redone).
+  cmp -s "$ROOT/usr/local/bin/deluged-quiet" "$HERE/deluged-quiet.py" || return 1
   [ "$(versions | wc -l)" -eq 5 ]
 }
 
@@ -192,35 +195,9 @@ put "$ROOT/etc/hosts" 644 '127.0.0.1	localhost
 # in its first milliseconds it sends UPnP (SSDP multicast), asks the gateway for a NAT-PMP mapping,
 # looks up the DHT bootstrap hosts and joins the LSD group, whatever core.conf says. This starts the
 # same daemon with a session that is created with those four off; core.conf keeps them off after.
-put "$ROOT/usr/local/bin/deluged-quiet" 755 '#!/usr/bin/python3
-# deluged, with UPnP, NAT-PMP, LSD and DHT off from the moment its libtorrent session exists.
-# (Written by reseed-lens scripts/clients/install-current-clients.sh.)
-import sys
-
-import libtorrent
-
-OFF = {"enable_upnp": False, "enable_natpmp": False, "enable_lsd": False, "enable_dht": False}
-_session = libtorrent.session
-
-
-class session(_session):
-    def __init__(self, *args, **kwargs):
-        if args and isinstance(args[0], dict):
-            args = ({**args[0], **OFF},) + args[1:]
-        elif "settings" in kwargs and isinstance(kwargs["settings"], dict):
-            kwargs["settings"] = {**kwargs["settings"], **OFF}
-        elif not args:
-            args = (dict(OFF),)
-        super().__init__(*args, **kwargs)
-
-
-libtorrent.session = session
-
-from deluge.core.daemon_entry import start_daemon  # noqa: E402  (after the patch, on purpose)
-
-sys.argv[0] = "deluged"
-sys.exit(start_daemon())
-'
+# The same launcher the tests use for the host's own deluged (one file for both).
+quiet=$(cat "$HERE/deluged-quiet.py"; echo .)  # the dot keeps its last newline
+put "$ROOT/usr/local/bin/deluged-quiet" 755 "${quiet%.}"
 
 # ------------------------------------------------------------------ 3. wrappers on the host side
 # run-in-root enters the root in a private mount namespace, so its bind mounts never show on the

@@ -117,7 +117,7 @@ function commandOf(build: ClientBuild, role: string): string[] {
   if (given) return given;
   if (build.generation === 'bookworm') {
     // deluged-quiet.py is the host's own deluged with a quiet first moment (see its header).
-    if (role === 'deluged') return [HOST_PYTHON, join(HERE, 'deluged-quiet.py')];
+    if (role === 'deluged') return [HOST_PYTHON, join(HERE, '../../scripts/clients/deluged-quiet.py')];
     return hostCommand(role);
   }
   if (role === 'qbittorrent-nox' && build.release === '5.1') return rootCommand('qbittorrent-nox-5.1');

@@ -215,7 +215,14 @@ describe.each(BROWSER_KINDS)('%s: the popup', (kind) => {
 
     // 200% zoom of a 640 px wide window: 320 CSS pixels.
     if (kind === 'chromium') await (raw as PlaywrightPage).setViewportSize({ width: 320, height: 600 });
-    else await (raw as PuppeteerPage).setViewport({ width: 320, height: 600 });
+    else {
+      // WebDriver BiDi's own command: Puppeteer's setViewport also sends a screen-orientation
+      // override that Firefox ESR 140 does not know (unknown command), failing the whole call.
+      const page = raw as PuppeteerPage;
+      const context = (page.mainFrame() as unknown as { browsingContext: { id: string } }).browsingContext.id;
+      const connection = (page.browser() as unknown as { connection: { send(method: string, params: unknown): Promise<unknown> } }).connection;
+      await connection.send('browsingContext.setViewport', { context, viewport: { width: 320, height: 600 } });
+    }
     const fit = await popup.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth }));
     expect(fit.scroll).toBeLessThanOrEqual(fit.width);
   });

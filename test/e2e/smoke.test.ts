@@ -121,12 +121,11 @@ describe.each(BROWSER_KINDS)('%s', (kind) => {
     expect(Number.isInteger(tabId)).toBe(true);
     const tab = await browser.evaluateInExtension((api, id) => api.tabs.get(id).then((t) => ({ id: t.id, active: t.active })), tabId);
     expect(tab.id).toBe(tabId);
-    // The helper tab (manifest.json) is a different tab.
-    const helperIds = await browser.evaluateInExtension((api) =>
-      api.tabs.query({}).then((tabs) => tabs.filter((t) => t.url?.endsWith('/manifest.json')).map((t) => t.id)),
-    );
-    expect(helperIds).toHaveLength(1);
-    expect(helperIds).not.toContain(tabId);
+    // The helper tab (manifest.json) is a different tab. (Asked of the helper itself: Chromium 150
+    // gave tabs.query no URL for it, so a filter by URL found none.)
+    const helperId = await browser.evaluateInExtension((api) => api.tabs.getCurrent().then((t) => t?.id));
+    expect(Number.isInteger(helperId)).toBe(true);
+    expect(helperId).not.toBe(tabId);
   });
 
   it('leaves no browser process and no profile behind after close', async () => {

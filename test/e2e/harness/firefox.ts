@@ -128,9 +128,13 @@ class FirefoxPage implements HarnessPage {
     try {
       // As the locator (and Playwright) did: a disabled control is waited for, not clicked in vain.
       await this.untilEnabled(element, selector);
-      await element.click();
+      await element.click().catch((error: unknown) => {
+        // A click that closes its own page (the popup's "Pop out") leaves the input command without
+        // its browsing context: the click was delivered, and there is nothing left to wait for.
+        if (!/no such frame|BrowsingContext does no longer exist/.test(String(error))) throw error;
+      });
     } finally {
-      await element.dispose();
+      await element.dispose().catch(() => undefined);
     }
   }
   async fill(selector: string, value: string): Promise<void> {
@@ -148,7 +152,7 @@ class FirefoxPage implements HarnessPage {
       if (value === '') await this.raw.keyboard.press('Backspace');
       else await element.type(value);
     } finally {
-      await element.dispose();
+      await element.dispose().catch(() => undefined);
     }
   }
   async select(selector: string, value: string): Promise<void> {

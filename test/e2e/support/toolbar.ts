@@ -5,8 +5,8 @@
  * - Chromium: the DevTools protocol's Extensions.triggerAction on the tab's target (needs
  *   --enable-unsafe-extension-debugging, set by the harness, and Playwright's pipe connection).
  * - Firefox: privileged code in the browser window (WebDriver BiDi with --remote-allow-system-access,
- *   set by the harness) calls the browser action's triggerAction, the path its keyboard shortcut
- *   and its button take.
+ *   set by the harness, or Marionette where BiDi has no chrome contexts, as in ESR 140) calls the
+ *   browser action's triggerAction, the path its keyboard shortcut and its button take.
  * Neither is a synthetic DOM event in a page, nor an extension API call: both run the browser's own
  * "action invoked by the user" path, which is what grants activeTab.
  */
@@ -43,19 +43,14 @@ interface BidiConnection {
   send(method: string, params: unknown): Promise<{ result: Record<string, unknown> }>;
 }
 
-async function pressInFirefox(browser: HarnessBrowser, page: PuppeteerPage): Promise<void> {
-  // Puppeteer has no API for the browser's own (chrome) window; its BiDi connection does.
-  const connection = (page.browser() as unknown as { connection: BidiConnection }).connection;
-  const { result: tree } = await connection.send('browsingContext.getTree', { 'moz:scope': 'chrome' });
-  const window = (tree.contexts as { context: string; url: string }[]).find((context) => context.url === 'chrome://browser/content/browser.xhtml');
-  if (!window) throw new Error('pressToolbarButton: no Firefox browser window (is --remote-allow-system-access set?)');
-  const { result } = await connection.send('script.evaluate', {
-    expression: `(async () => {
+/** What runs in the browser window: the browser action's own trigger for our add-on. */
+function triggerScript(extensionId: string): string {
+  return `
       const { ExtensionParent } = ChromeUtils.importESModule('resource://gre/modules/ExtensionParent.sys.mjs');
-      const extension = ExtensionParent.GlobalManager.getExtension(${JSON.stringify(browser.extensionId)});
+      const extension = ExtensionParent.GlobalManager.getExtension(${JSON.stringify(extensionId)});
       if (!extension) return 'the add-on is not running';
       // A popup still open from an earlier press would make this press close it instead.
-      for (const panel of document.querySelectorAll('panel')) {
+      for (const panel of window.document.querySelectorAll('panel')) {
         if (panel.state === 'open' || panel.state === 'showing') {
           const hidden = new Promise((done) => panel.addEventListener('popuphidden', done, { once: true }));
           panel.hidePopup();
@@ -66,11 +61,51 @@ async function pressInFirefox(browser: HarnessBrowser, page: PuppeteerPage): Pro
       // runs, and the path of a click on its button. It grants activeTab and opens the popup. (The
       // button itself sits unrendered in the closed Extensions panel, so it cannot simply be clicked.)
       await ExtensionParent.apiManager.global.browserActionFor(extension).triggerAction(window);
-      return 'triggered';
+      return 'triggered';`;
+}
+
+async function pressInFirefox(browser: HarnessBrowser, page: PuppeteerPage): Promise<void> {
+  // Puppeteer has no API for the browser's own (chrome) window; its BiDi connection does, in newer
+  // Firefox ('moz:scope': 'chrome'). Firefox ESR 140 answers with content contexts only: there the
+  // same script runs in a privileged page of the browser's own (about:preferences, system principal)
+  // opened in a background tab, whose topChromeWindow is the browser window.
+  const connection = (page.browser() as unknown as { connection: BidiConnection }).connection;
+  const { result: tree } = await connection.send('browsingContext.getTree', { 'moz:scope': 'chrome' });
+  const window = (tree.contexts as { context: string; url: string }[]).find((context) => context.url === 'chrome://browser/content/browser.xhtml');
+  if (!window) return pressFromPrivilegedPage(browser, page, connection);
+  const { result } = await connection.send('script.evaluate', {
+    expression: `(async () => { const window = globalThis;${triggerScript(browser.extensionId)}
     })()`,
     target: { context: window.context },
     awaitPromise: true,
   });
   const outcome = (result as { result?: { value?: unknown }; exceptionDetails?: { text?: string } }).result?.value;
   if (outcome !== 'triggered') throw new Error(`pressToolbarButton (Firefox): ${String(outcome ?? JSON.stringify(result))}`);
+}
+
+/** Firefox ESR 140: the trigger, run from about:preferences in a background tab of the same window. */
+async function pressFromPrivilegedPage(browser: HarnessBrowser, page: PuppeteerPage, connection: BidiConnection): Promise<void> {
+  const { result: created } = await connection.send('browsingContext.create', { type: 'tab', background: true });
+  const helper = created.context as string;
+  try {
+    // Navigation events are not reported for a page of the parent process: do not wait for them.
+    await connection.send('browsingContext.navigate', { context: helper, url: 'about:preferences', wait: 'none' });
+    const evaluate = async (expression: string) => {
+      const { result } = await connection.send('script.evaluate', { expression, target: { context: helper }, awaitPromise: true });
+      return result as { type: string; result?: { value?: unknown }; exceptionDetails?: { text?: string } };
+    };
+    for (let tries = 0; ; tries++) {
+      const ready = await evaluate("typeof ChromeUtils === 'object' && !!window.browsingContext?.topChromeWindow").catch(() => undefined);
+      if (ready?.result?.value === true) break;
+      if (tries > 200) throw new Error('pressToolbarButton (Firefox): about:preferences never became scriptable');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await page.bringToFront();
+    const answer = await evaluate(`(async () => { const window = globalThis.browsingContext.topChromeWindow;${triggerScript(browser.extensionId)}
+    })()`);
+    const outcome = answer.result?.value;
+    if (outcome !== 'triggered') throw new Error(`pressToolbarButton (Firefox): ${String(outcome ?? answer.exceptionDetails?.text ?? JSON.stringify(answer))}`);
+  } finally {
+    await connection.send('browsingContext.close', { context: helper }).catch(() => undefined);
+  }
 }
