@@ -3,6 +3,7 @@
  * router, calling the reference service over HTTP, reached through fakeBrowser's runtime messages
  * as the page's sendToBackground reaches the real background.
  */
+import { IDBFactory } from 'fake-indexeddb';
 import { join } from 'node:path';
 import { render, type ComponentChild } from 'preact';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
@@ -53,6 +54,10 @@ export async function startOptionsWorld(
   options: { settings?: Record<string, unknown>; storage?: Record<string, unknown>; locale?: 'en' | 'zh_CN'; clientFetch?: typeof fetch } = {},
 ): Promise<OptionsWorld> {
   fakeBrowser.reset();
+  // A world is a fresh profile: its storage.local is emptied above, and so is its IndexedDB (the
+  // client index's store). A world opened earlier in the same test keeps its own, as a closed
+  // browser would, instead of holding connections to this one's database.
+  globalThis.indexedDB = new IDBFactory();
   installI18n(options.locale ?? 'en');
   installBrowserParts();
   const service = await startService();
