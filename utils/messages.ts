@@ -401,6 +401,8 @@ export interface IndexStatusView {
   lastPlacing?: IndexRunView;
   /** Hosts with row marks on. */
   markHosts: string[];
+  /** Increases with every status the background gives: the higher one is the newer. */
+  revision?: number;
 }
 
 /** A list row the index knows, with the client torrent it is about. */

@@ -4,7 +4,7 @@
  * client, the last sync and what the index holds, why a sync could not run, and the sites where
  * the user turned row marks on (each can be turned off here; they are turned on from the popup).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { formatAge, formatNumber, describeFailure, t } from '../../utils/i18n';
 import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from '../../utils/messages';
@@ -46,7 +46,17 @@ function runText(run: IndexRunView, now: number): string {
 }
 
 export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
-  const [status, setStatus] = useState<IndexStatusView | undefined>();
+  const [status, setShownStatus] = useState<IndexStatusView | undefined>();
+  // Answers and announcements can arrive out of order: the newest revision wins.
+  const shownRevision = useRef(-1);
+  const setStatus = (next: IndexStatusView | undefined) => {
+    if (!next) return;
+    if (next.revision !== undefined) {
+      if (next.revision < shownRevision.current) return;
+      shownRevision.current = next.revision;
+    }
+    setShownStatus(next);
+  };
   const [outcome, setOutcome] = useState<Status>(IDLE);
   const [now, setNow] = useState(Date.now());
 

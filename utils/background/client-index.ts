@@ -125,6 +125,8 @@ export class ClientIndexFeature {
   private queue: Promise<unknown> = Promise.resolve();
   private announcing: Promise<void> | undefined;
   private announceAgain = false;
+  /** The last revision status() gave (numbered once the view is complete). */
+  private statusRevision = 0;
 
   constructor(
     private readonly shared: Shared,
@@ -264,7 +266,16 @@ export class ClientIndexFeature {
   }
 
   /** The options page's view of the index. */
+  /**
+   * How the index is now, numbered: a page keeps the highest revision it has heard, so an answer
+   * computed before a run ended cannot overwrite the announcement of its end that overtook it.
+   */
   async status(): Promise<IndexStatusView> {
+    const view = await this.statusNow();
+    return { ...view, revision: ++this.statusRevision };
+  }
+
+  private async statusNow(): Promise<IndexStatusView> {
     const settings = await this.shared.settings.get();
     const base: IndexStatusView = { enabled: settings.clientIndexEnabled, markHosts: settings.indexMarkHosts };
     if (!settings.clientIndexEnabled) return base;

@@ -165,7 +165,7 @@ describe('off (the default)', () => {
   it('asks the service nothing, stores nothing, and a list page gets no count, no marks, no index message', LIVE, async () => {
     await useClient(qbittorrent);
     const status = await fromPage<IndexStatusView>({ type: 'index:status' });
-    expect(status).toEqual({ enabled: false, markHosts: [] });
+    expect(status).toEqual({ enabled: false, markHosts: [], revision: expect.any(Number) });
     await readList(5, 'tjupt.org', [502, 503]);
     await app.index.idle();
     expect(await page(5)).toEqual({ state: 'off' });
@@ -294,7 +294,7 @@ describe('what stops a sync, in words', () => {
   it('no client set up: said before anything is sent', LIVE, async () => {
     await fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
     await app.index.run('sync');
-    expect(await fromPage<IndexStatusView>({ type: 'index:status' })).toEqual({ enabled: true, markHosts: [], problem: { kind: 'no-client' } });
+    expect(await fromPage<IndexStatusView>({ type: 'index:status' })).toEqual({ enabled: true, markHosts: [], problem: { kind: 'no-client' }, revision: expect.any(Number) });
     await readList(5, 'tjupt.org', [502]);
     expect(await page(5)).toEqual({ state: 'no-client' });
     expect(lookups()).toBe(0);

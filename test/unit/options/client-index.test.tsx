@@ -115,6 +115,21 @@ describe('Index of your client', () => {
     expect(text(page, '.index-progress-text')).toBe('Finding the pages of your torrents: 200 of 7,600 (requests: 51)…');
   });
 
+  it('an older status arriving after a newer one does not take its place (the end of a run is not undone by an answer computed before it)', async () => {
+    const page = await open({ settings: { clientIndexEnabled: true }, client: true });
+    const base: IndexStatusView = { enabled: true, markHosts: [], client: { id: 'c1', type: 'qbittorrent', url: daemon.url } };
+    const ended: IndexStatusView = { ...base, revision: 1_000, lastSync: { job: 'sync', at: Date.now(), outcome: 'failed', torrents: 0, asked: 0, requests: 0 } };
+    const stillRunning: IndexStatusView = { ...base, revision: 999, running: { job: 'sync', phase: 'asking', done: 0, total: 2, requests: 0 } };
+    await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: ended });
+    await waitFor(() => page.querySelector('#index-last-sync[data-outcome=failed]'), 'the end of the run');
+    await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: stillRunning });
+    // A newer one still shows: the stale one was dropped, not merely late.
+    await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: { ...ended, revision: 1_001, counts: { torrents: 2, answered: 2, places: 2, inClient: 0, canCrossSeed: 0, toPlace: 0 } } });
+    await waitFor(() => page.querySelector('#index-counts'), 'the newer status');
+    expect(page.querySelector('#index-progress progress')).toBeNull();
+    expect(page.querySelector('#index-last-sync[data-outcome=failed]')).not.toBeNull();
+  });
+
   it('no room for the index (a full disk or quota): says so in English and Chinese, and the settings still save', async () => {
     const undo = refuseIndexWrites();
     try {

@@ -88,6 +88,9 @@ export async function startOptionsWorld(
     messages,
     async close() {
       unmountAll();
+      // A sync of the client index still under way would go on writing into the next test's
+      // storage (the fake browser is shared): it is stopped and waited for, as a closing browser's is.
+      await (routeMessage(app, { type: 'index:cancel' }, optionsPage, extension) as Promise<unknown> | undefined)?.catch(() => undefined);
       while (pending.size) await Promise.allSettled([...pending]);
       await service.close();
     },
