@@ -125,8 +125,8 @@ export class ClientIndexFeature {
   private queue: Promise<unknown> = Promise.resolve();
   private announcing: Promise<void> | undefined;
   private announceAgain = false;
-  /** The last revision status() gave (numbered once the view is complete). */
-  private statusRevision = 0;
+  /** Raised by every announced change (announce() is called on each). */
+  private stateRevision = 0;
 
   constructor(
     private readonly shared: Shared,
@@ -267,12 +267,14 @@ export class ClientIndexFeature {
 
   /** The options page's view of the index. */
   /**
-   * How the index is now, numbered: a page keeps the highest revision it has heard, so an answer
-   * computed before a run ended cannot overwrite the announcement of its end that overtook it.
+   * How the index is now, numbered by the state it started from: every change is announced, and
+   * each announcement raises the number before its status is read, so an answer begun before a run
+   * ended carries a lower number than the announcement of its end, and a page that keeps the
+   * highest number drops it however late it arrives.
    */
   async status(): Promise<IndexStatusView> {
-    const view = await this.statusNow();
-    return { ...view, revision: ++this.statusRevision };
+    const revision = this.stateRevision;
+    return { ...(await this.statusNow()), revision };
   }
 
   private async statusNow(): Promise<IndexStatusView> {
@@ -307,6 +309,7 @@ export class ClientIndexFeature {
 
   /** Tells the extension's open pages (the options page) how the index is now; one at a time, the last state always sent. */
   private announce(): void {
+    this.stateRevision++;
     if (this.announcing) {
       this.announceAgain = true;
       return;
