@@ -149,6 +149,21 @@ describe.each(BROWSER_KINDS)('%s: any site', (kind) => {
         250,
       );
       expect(back).toBe(true);
+      // The new instance registers the host's reader as it starts: the page is opened once it has
+      // (a busy machine opened it before, and no reader ran on it).
+      const registered = await waitFor(
+        () =>
+          extensionPage
+            .evaluate(async () => {
+              const api = (globalThis as unknown as { browser: import('webextension-polyfill').Browser }).browser;
+              return (await api.scripting.getRegisteredContentScripts()).length;
+            })
+            .catch(() => 0),
+        (count) => count > 0,
+        30_000,
+        100,
+      );
+      expect(registered).toBeGreaterThan(0);
       await tab.goto(PAGE.url);
       await tab.waitForSelector('reseed-lens-panel');
       const afterRestart = await waitFor(
