@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
-import { LOOPBACK_CLIENT_HOST_PERMISSIONS } from './utils/background/client-hosts';
+import { LOOPBACK_CLIENT_HOST_PERMISSIONS } from './utils/clients/client-hosts';
 import { contentScriptMatches } from './utils/sites/hosts';
 
 /** Fixed so Firefox keeps the extension's storage across updates and tests can pin its moz-extension:// host. */

@@ -133,9 +133,9 @@ async function listPageThroughBackground(world: {
   rows: { id: string }[];
   host: string;
 }): Promise<{ times: number[]; requests: number; badge: string; listed: number }> {
-  const { BackgroundApp } = await import('../utils/background/app');
-  const { routeMessage } = await import('../utils/background/router');
-  const { CLIENTS_KEY, CLIENTS_VERSION } = await import('../utils/background/clients');
+  const { BackgroundApp } = await import('../entrypoints/background/app');
+  const { routeMessage } = await import('../entrypoints/background/router');
+  const { CLIENTS_KEY, CLIENTS_VERSION } = await import('../features/clients/clients.feature');
   const { SETTINGS_KEY } = await import('../utils/settings');
   await fakeBrowser.storage.local.set({
     [SETTINGS_KEY]: { version: 1, ...world.settings },
@@ -171,7 +171,7 @@ async function listPageThroughBackground(world: {
 }
 
 async function run(paced: boolean): Promise<NodeBenchOutput> {
-  const { ClientIndexes } = await import('../utils/client-index');
+  const { ClientIndexes } = await import('../utils/client-index/client-indexes.ts');
   const { Lookup, LOOKUP_DEFAULTS } = await import('../utils/lookup/lookup');
   const { DEFAULT_SETTINGS } = await import('../utils/settings');
   const { DEMO_TOKEN, loadReferenceData, startReferenceService } = await import('../test/service/server');
@@ -208,7 +208,7 @@ async function run(paced: boolean): Promise<NodeBenchOutput> {
       addTags: () => Promise.reject(new Error('not in this benchmark')),
     };
     const identity = { type: 'qbittorrent' as const, url: 'http://127.0.0.1:8080' };
-    // As the background runs them: a sync never places (utils/background/client-index.ts); placing
+    // As the background runs them: a sync never places (features/client-index/client-index.feature.ts); placing
     // torrents held from one site only is a run of its own after it (the alarm job, "Find them now").
     const syncOptions = { ...(paced ? {} : { pauseMs: 0 }), locate: false };
     const placeOptions = { ...syncOptions, locate: true };
@@ -387,7 +387,7 @@ async function scalePoint(count: number): Promise<ScalePoint> {
   const { IDBFactory } = await import('fake-indexeddb');
   globalThis.indexedDB = new IDBFactory();
   fakeBrowser.reset();
-  const { ClientIndexes } = await import('../utils/client-index');
+  const { ClientIndexes } = await import('../utils/client-index/client-indexes.ts');
   const { Lookup } = await import('../utils/lookup/lookup');
   const { DEFAULT_SETTINGS } = await import('../utils/settings');
   const { DEMO_TOKEN, loadReferenceData, startReferenceService } = await import('../test/service/server');

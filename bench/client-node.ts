@@ -29,8 +29,8 @@ async function main(): Promise<NodeBenchOutput> {
   const { installPermissions } = await import('../test/unit/support/permissions');
   const { installSessionRules, extensionClientFetch } = await import('../test/unit/support/client-browser');
   const { qbittorrentHolding } = await import('../test/clients/bench');
-  const { BackgroundApp } = await import('../utils/background/app');
-  const { routeMessage } = await import('../utils/background/router');
+  const { BackgroundApp } = await import('../entrypoints/background/app');
+  const { routeMessage } = await import('../entrypoints/background/router');
   installPermissions();
   installSessionRules();
 

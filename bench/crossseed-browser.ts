@@ -31,8 +31,8 @@ import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossS
 import { settledView } from '../test/e2e/support/popup';
 import { until } from '../test/e2e/support/wait';
 import { createClient } from '../utils/clients/index';
-import type { ClientKind, TorrentClient } from '../utils/clients/types';
-import { SITE_GAP_MS } from '../utils/crossseed/download';
+import type { ClientKind, TorrentClient } from '../utils/clients/client-types';
+import { SITE_GAP_MS } from '../utils/cross-seed-engine/site-queue';
 import { median, type BenchOutcome, type Figure } from './figures';
 
 /** Clicks per build, each on a different candidate. */

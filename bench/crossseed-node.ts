@@ -8,7 +8,7 @@
  *   downloaded from its test tracker through the e2e router with the user's session, its info-hash
  *   and files checked, added at the source's save path, read back;
  * - the whole background: the popup's `crossseed:one` message through the router to the answer
- *   saying `added` (utils/background/cross-seed.ts: the candidate found in the tab's view, the
+ *   saying `added` (features/cross-seed/cross-seed.feature.ts: the candidate found in the tab's view, the
  *   environment built — settings, default client, site list —, the engine, the outcome kept and
  *   announced), WXT's fake browser standing in for the extension APIs as in bench/client-node.ts.
  *
@@ -52,9 +52,9 @@ async function throughBackground(kind: Kind): Promise<{ times: number[]; version
   const { startCrossSeedWorld, CANDIDATE_SITE, PAGE_SITE } = await import('../test/e2e/support/cross-seed-world');
   const { SERVICE_BASE_URL } = await import('../test/e2e/world');
   const { DEMO_TOKEN } = await import('../test/service/server');
-  const { BackgroundApp } = await import('../utils/background/app');
-  const { routeMessage } = await import('../utils/background/router');
-  const { sitePace } = await import('../utils/crossseed/download');
+  const { BackgroundApp } = await import('../entrypoints/background/app');
+  const { routeMessage } = await import('../entrypoints/background/router');
+  const { sitePace } = await import('../utils/cross-seed-engine/site-queue');
   const { SETTINGS_KEY } = await import('../utils/settings');
 
   fakeBrowser.reset();

@@ -7,7 +7,7 @@
  * Budget: readPage under 2 ms median on the 2 MB page.
  */
 import { readPage } from '../utils/pages';
-import type { PageReading } from '../utils/pages/types';
+import type { PageReading } from '../utils/pages/page-types';
 import { nexusDetailsPage, nexusListPage } from '../test/fixtures/pages/generate';
 
 export interface PageFigures {

@@ -28,7 +28,7 @@ import { grantOrigin, installPermissions } from '../test/unit/support/permission
 (globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
 installPermissions();
 
-/** The background's minimum gap between two calls to the service (entrypoints/background.ts). */
+/** The background's minimum gap between two calls to the service (entrypoints/background/index.ts). */
 
 export const CACHED = 10_000;
 export const FLOOD_HASHES = 10_000;
@@ -153,7 +153,7 @@ interface FloodRun {
  */
 async function flood(scenario: FloodScenario): Promise<NodeBenchOutput> {
   const { Lookup, LOOKUP_DEFAULTS } = await import('../utils/lookup/lookup');
-  const { getSites } = await import('../utils/service/client');
+  const { getSites } = await import('../utils/iyuu/operations');
   const { DEFAULT_SETTINGS } = await import('../utils/settings');
   const { DEMO_TOKEN, startReferenceService } = await import('../test/service/server');
   const { random, randomHash } = await import('../test/fixtures/pages/generate');

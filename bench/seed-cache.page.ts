@@ -1,9 +1,9 @@
 /**
  * Runs in an extension page of the built extension (bundled by bench/page-views.ts): fills the
- * extension's own answer cache through the real AnswerCache (utils/lookup/cache.ts), so the
+ * extension's own answer cache through the real AnswerCache (utils/lookup/answer-cache.ts), so the
  * background later reads entries written in exactly its own format and storage.
  */
-import { AnswerCache, type CachedAnswer } from '../utils/lookup/cache';
+import { AnswerCache, type CachedAnswer } from '../utils/lookup/answer-cache';
 
 export interface SeedRequest {
   /** Hashes that must be in the cache (the pages the benchmark will visit). */

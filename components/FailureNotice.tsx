@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { ServiceFailure } from '../utils/service/errors';
+import type { ServiceFailure } from '../utils/iyuu/service-errors';
 import { describeFailure, friendlyServiceMessage, t } from '../utils/i18n';
 
 /** What went wrong and what to do, with the service's own words (as text) when it gave any. */

@@ -3,7 +3,7 @@
  * formatting. Used by the popup, the options page and the in-page panel; no zod here.
  */
 import { browser } from 'wxt/browser';
-import type { ServiceFailure } from './service/errors';
+import type { ServiceFailure } from './iyuu/service-errors';
 
 export type MessageKey = Parameters<typeof browser.i18n.getMessage>[0];
 

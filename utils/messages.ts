@@ -3,11 +3,11 @@
  * script imports this file too. The background validates every incoming message with
  * utils/message-schemas.ts before acting on it.
  */
-import type { ClientFailure } from './clients/errors';
-import type { ClientInfo, ClientKind, ClientTorrent } from './clients/types';
-import type { CrossSeedResult } from './crossseed/cross-seed';
-import type { FoundHash, ListRow, PageKind, PageReading } from './pages/types';
-import type { ServiceFailure } from './service/errors';
+import type { ClientFailure } from './clients/client-errors';
+import type { ClientInfo, ClientKind, ClientTorrent } from './clients/client-types';
+import type { CrossSeedResult } from './cross-seed-engine/cross-seed';
+import type { FoundHash, ListRow, PageKind, PageReading } from './pages/page-types';
+import type { ServiceFailure } from './iyuu/service-errors';
 import type { Settings, SettingsField } from './settings';
 
 /** One candidate, resolved for display: everything the UI needs, no secret. */
@@ -81,7 +81,7 @@ export interface TabView {
  * What a tracker page's own content script is sent about its tab (issue #8): only what the panel
  * shows, and nothing of which sites the user holds. The page can measure the panel (its text
  * through window.find, its size, when it changes), so the panel must be the same for every user
- * who sees the same answer. Made by utils/background/page-view.ts; the popup gets the whole TabView.
+ * who sees the same answer. Made by features/lookup/panel-view.ts; the popup gets the whole TabView.
  */
 export type PageCandidate = Omit<CandidateView, 'held'>;
 

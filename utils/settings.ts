@@ -85,7 +85,7 @@ function listOf<T>(item: z.ZodType<T>, max: number) {
  * site's passkey and the user's session go to it only when it is one of that site's catalogued
  * hosts, or the user confirmed that exact host for that site (`confirmedHost`, honoured only while
  * it equals `host`, never for another catalogued site's host, never taken from a settings file:
- * utils/crossseed/source.ts and utils/background/preferences.ts).
+ * utils/cross-seed-engine/source.ts and features/settings/settings.feature.ts).
  */
 export const siteOverrideSchema = z.object({
   host: linkHostSchema.optional(),
@@ -141,7 +141,7 @@ export const settingsFields = {
   indexMarkHosts: listOf(pageHostSchema, 1000).default([]),
   /**
    * The user's passkey (or RSS key) per site, keyed by sid: a credential, sent only to that site
-   * inside its own download address (utils/crossseed/source.ts), kept out of exports unless asked.
+   * inside its own download address (utils/cross-seed-engine/source.ts), kept out of exports unless asked.
    * An unreadable entry is dropped alone.
    */
   sitePasskeys: z

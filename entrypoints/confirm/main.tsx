@@ -1,10 +1,10 @@
 /**
  * The panel's confirmation window (issue 15): `confirm.html?tabId=N&sid=S&torrentId=T`, opened by
- * the background in a popup window of its own (utils/background/confirm-windows.ts).
+ * the background in a popup window of its own (features/cross-seed/confirm-windows.ts).
  */
 import { render } from 'preact';
 import { browser } from 'wxt/browser';
-import { ConfirmCrossSeed } from '../../components/ConfirmCrossSeed';
+import { ConfirmCrossSeed } from '../../features/cross-seed/ui/ConfirmCrossSeed';
 import { t } from '../../utils/i18n';
 import '../../components/base.css';
 import './style.css';

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { browser } from 'wxt/browser';
 import { t } from '../../utils/i18n';
-import { Popup } from './App';
+import { Popup } from './PopupApp';
 import '../../components/base.css';
 import './style.css';
 

@@ -3,7 +3,7 @@
  * shows above its info block, so the panel sits by the info and covers none of the page's controls.
  * List pages and unknown layouts get the small corner badge instead.
  */
-import type { PageReading } from '../../utils/pages/types';
+import type { PageReading } from '../../utils/pages/page-types';
 
 const TITLE_SELECTORS = [
   'h1#top', // NexusPHP (and TTG, HDCity)

@@ -4,9 +4,9 @@
  */
 import { browser } from 'wxt/browser';
 import { readPage } from '../../utils/pages';
-import { downloadTorrent } from '../../utils/torrent/download';
+import { downloadTorrent } from '../../utils/torrent/fetch-torrent';
 import { watchPage } from '../../utils/pages/navigation';
-import type { FoundHash, PageReading } from '../../utils/pages/types';
+import type { FoundHash, PageReading } from '../../utils/pages/page-types';
 import type { IndexMarks, PageCrossSeed, PageCrossSeedsChanged, PageView, PageViewChanged } from '../../utils/messages';
 import { panelAnchor } from './anchor';
 import { markRows } from './marks';
@@ -128,7 +128,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
       crossSeeds = (message as PageCrossSeedsChanged).outcomes;
       show(shown);
     }
-    // Sent only where the user turned row marks on (utils/background/client-index.ts).
+    // Sent only where the user turned row marks on (features/client-index/client-index.feature.ts).
     if (type === 'index:marks' && (message as IndexMarks).url === (filedUnder ?? location.href)) markRows((message as IndexMarks).marks, lastReading?.engine);
     if (type !== 'content:hash-from-torrent') return false;
     void hashFromTorrent().then(

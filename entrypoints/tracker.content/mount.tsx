@@ -3,7 +3,7 @@
  * learn which other sites the user is on. Only an empty host element is visible to the page.
  */
 import { render } from 'preact';
-import { Panel, type PanelProps } from '../../components/Panel';
+import { Panel, type PanelProps } from '../../features/lookup/ui/Panel';
 import type { PageCrossSeed, PageView } from '../../utils/messages';
 import css from '../../components/base.css?inline';
 import panelCss from './panel.css?inline';

@@ -23,7 +23,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ClientKind } from '../../utils/clients/types';
+import type { ClientKind } from '../../utils/clients/client-types';
 import { currentClientsDir } from '../../scripts/clients/current-clients.mjs';
 import { killClientProcesses } from './processes.mjs';
 

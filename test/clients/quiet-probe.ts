@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { createClient } from '../../utils/clients/index';
-import type { ClientKind } from '../../utils/clients/types';
+import type { ClientKind } from '../../utils/clients/client-types';
 import { makeTorrent, writeSampleContent } from './content';
 import { clientBuilds, startClient, type ClientGeneration } from './daemons';
 import { nodeClientFetch } from './node-fetch';

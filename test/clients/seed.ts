@@ -2,7 +2,7 @@
  * Puts content into a client as a seeding torrent, the way a user's existing torrent is: the data
  * is already at the save path, the torrent is added there and the client verifies it.
  */
-import type { ClientTorrent, TorrentClient } from '../../utils/clients/types';
+import type { ClientTorrent, TorrentClient } from '../../utils/clients/client-types';
 import { until } from '../e2e/support/wait';
 import type { Content, MadeTorrent } from './content';
 

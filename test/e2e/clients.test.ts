@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
-import type { ClientKind } from '../../utils/clients/types';
+import type { ClientKind } from '../../utils/clients/client-types';
 import { makeTorrent, torrentOn, writeSampleContent, type MadeTorrent } from '../clients/content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';

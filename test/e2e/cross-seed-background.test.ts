@@ -1,5 +1,5 @@
 /**
- * utils/crossseed in a real browser background, before the buttons exist: a probe extension
+ * utils/cross-seed-engine in a real browser background, before the buttons exist: a probe extension
  * (Chromium MV3 service worker, Firefox MV2 background page) bundles crossSeed() with esbuild and
  * runs it on a message, with the browser's own fetch, cookie jar and permissions, against a real
  * qBittorrent (CSRF protection on, passed with csrf.ts's session rule) and the test trackers of
@@ -17,9 +17,9 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule, type OriginRule } from '../../utils/clients/csrf';
 import { createClient } from '../../utils/clients/index';
-import type { TorrentClient } from '../../utils/clients/types';
-import type { CrossSeedCandidate, CrossSeedResult } from '../../utils/crossseed/cross-seed';
-import type { SiteSettings } from '../../utils/crossseed/source';
+import type { TorrentClient } from '../../utils/clients/client-types';
+import type { CrossSeedCandidate, CrossSeedResult } from '../../utils/cross-seed-engine/cross-seed';
+import type { SiteSettings } from '../../utils/cross-seed-engine/source';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seed';
@@ -34,8 +34,8 @@ async function probeExtension(kind: BrowserKind): Promise<string> {
   writeFileSync(
     entry,
     `import { createClient } from ${JSON.stringify(join(REPO_ROOT, 'utils/clients/index.ts'))};
-import { crossSeed, permissionPattern } from ${JSON.stringify(join(REPO_ROOT, 'utils/crossseed/cross-seed.ts'))};
-import { SitePace } from ${JSON.stringify(join(REPO_ROOT, 'utils/crossseed/download.ts'))};
+import { crossSeed, permissionPattern } from ${JSON.stringify(join(REPO_ROOT, 'utils/cross-seed-engine/cross-seed.ts'))};
+import { SitePace } from ${JSON.stringify(join(REPO_ROOT, 'utils/cross-seed-engine/site-queue.ts'))};
 const api = (globalThis as any).browser ?? (globalThis as any).chrome;
 const pace = new SitePace();
 api.runtime.onMessage.addListener((message: any, _sender: unknown, sendResponse: (answer: unknown) => void) => {

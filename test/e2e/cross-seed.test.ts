@@ -24,8 +24,8 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
-import type { TorrentClient } from '../../utils/clients/types';
-import { SITE_GAP_MS } from '../../utils/crossseed/download';
+import type { TorrentClient } from '../../utils/clients/client-types';
+import { SITE_GAP_MS } from '../../utils/cross-seed-engine/site-queue';
 import type { TabView } from '../../utils/messages';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { shareOfValidPieces } from '../clients/content';

@@ -19,7 +19,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
-import type { ClientKind, TorrentClient } from '../../utils/clients/types';
+import type { ClientKind, TorrentClient } from '../../utils/clients/client-types';
 import type { ClientsAnswer, IndexPageAnswer, IndexStatusView } from '../../utils/messages';
 import { makeTorrent, tinyTorrents, TRACKERS, writeFolder, type ContentFile, type MadeTorrent } from '../clients/content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';

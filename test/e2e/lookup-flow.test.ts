@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser } from './harness/index.ts';
 import { DEMO_TOKEN, type Shapes } from '../service/server';
-import { SERVICE_CLIENT_VERSION } from '../../utils/service/client';
+import { SERVICE_CLIENT_VERSION } from '../../utils/iyuu/operations';
 import { configureThroughOptions } from './support/popup';
 import { waitFor } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';

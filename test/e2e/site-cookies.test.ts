@@ -1,6 +1,6 @@
 /**
  * Does a background `fetch(url, { credentials: 'include' })` to a tracker carry the user's session
- * cookies there? Cross-seeding (utils/crossseed) downloads a candidate's .torrent from the
+ * cookies there? Cross-seeding (utils/cross-seed-engine) downloads a candidate's .torrent from the
  * background with the user's session on that site, so this decides whether the design works.
  *
  * A minimal probe extension (MV3 service worker in Chromium, MV2 background page in Firefox) has

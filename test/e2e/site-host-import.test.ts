@@ -14,7 +14,7 @@
 import type { Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
-import type { TorrentClient } from '../../utils/clients/types';
+import type { TorrentClient } from '../../utils/clients/client-types';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seed';

@@ -1,6 +1,6 @@
 /**
  * The reference service's realistic mode: the same answers, in the untidy shapes the real service
- * sends (utils/service/REAL-ANSWERS.md). Every change here keeps the meaning a tolerant client must
+ * sends (utils/iyuu/REAL-ANSWERS.md). Every change here keeps the meaning a tolerant client must
  * read: a null stands where the value is the documented default, a base_url gains a trailing "/",
  * lists become PHP key-preserving objects, extra fields appear, and entries no client can use
  * (no id, no host, a closed site, a broken candidate) are added beside the good ones. So a

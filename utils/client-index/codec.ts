@@ -16,7 +16,7 @@
  * alone (its torrent is asked again), a bad bucket whole.
  */
 import { z } from 'zod';
-import { TORRENT_STATES, type TorrentState } from '../clients/types';
+import { TORRENT_STATES, type TorrentState } from '../clients/client-types';
 import { progressInThousandths, type IndexRecord, type Member, type Place } from './model';
 
 export const BUCKET_COUNT = 64;

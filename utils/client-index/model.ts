@@ -14,8 +14,8 @@
  *
  * Everything here is plain data and Maps: no browser, no storage, no service.
  */
-import type { ClientTorrent, TorrentState } from '../clients/types';
-import type { Candidate } from '../service/schemas';
+import type { ClientTorrent, TorrentState } from '../clients/client-types';
+import type { Candidate } from '../iyuu/answer-schemas';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

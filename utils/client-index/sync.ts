@@ -13,12 +13,12 @@
  * - the answers are not written to the answer cache: the index keeps its own lasting copy, and
  *   10,000 answers would be stored twice and push the user's browsing answers out of the cache.
  */
-import { ClientError } from '../clients/errors';
-import type { TorrentClient } from '../clients/types';
+import { ClientError } from '../clients/client-errors';
+import type { TorrentClient } from '../clients/client-types';
 import type { Lookup } from '../lookup/lookup';
-import { ServiceError } from '../service/errors';
-import { MAX_HASHES_PER_REQUEST } from '../service/client';
-import type { Candidate } from '../service/schemas';
+import { ServiceError } from '../iyuu/service-errors';
+import { MAX_HASHES_PER_REQUEST } from '../iyuu/operations';
+import type { Candidate } from '../iyuu/answer-schemas';
 import { lookupMode, type Settings } from '../settings';
 import type { LastSync } from './codec';
 import type { IndexBound, IndexModel } from './model';

@@ -15,7 +15,7 @@
  *   progress (0..100), message (error text), label (Label plugin, when enabled), files.
  */
 import { z } from 'zod';
-import { ClientError } from './errors';
+import { ClientError } from './client-errors';
 import {
   MAX_HASHES_PER_REQUEST,
   byteCount,
@@ -33,7 +33,7 @@ import {
   transportFrom,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './client-types';
 
 export const DELUGE_TORRENT_KEYS = ['hash', 'name', 'save_path', 'download_location', 'total_size', 'state', 'progress', 'message', 'label'] as const;
 

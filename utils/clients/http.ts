@@ -4,7 +4,7 @@
  * AbortController and TextDecoder, so it runs in the background (MV3 worker, MV2 page) and in Node.
  */
 import { infoHashFromTorrent } from '../torrent';
-import { ClientError } from './errors';
+import { ClientError } from './client-errors';
 import { readCappedText } from '../read-capped';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;

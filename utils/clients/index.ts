@@ -4,14 +4,14 @@
  */
 import { z } from 'zod';
 import { createDeluge } from './deluge';
-import { ClientError } from './errors';
+import { ClientError } from './client-errors';
 import { clientBaseUrl } from './http';
 import { createQbittorrent } from './qbittorrent';
 import { createTransmission } from './transmission';
-import { CLIENT_KINDS, type TorrentClient } from './types';
+import { CLIENT_KINDS, type TorrentClient } from './client-types';
 
-export * from './types';
-export * from './errors';
+export * from './client-types';
+export * from './client-errors';
 export { isQbittorrentApiKey } from './qbittorrent';
 
 export const clientConfigSchema = z.object({

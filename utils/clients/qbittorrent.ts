@@ -21,7 +21,7 @@
  * - states: pausedUP/pausedDL became stoppedUP/stoppedDL in 5.0.
  */
 import { z } from 'zod';
-import { ClientError } from './errors';
+import { ClientError } from './client-errors';
 import {
   MAX_HASHES_PER_REQUEST,
   byteCount,
@@ -38,7 +38,7 @@ import {
   type HttpAnswer,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './client-types';
 
 /** qBittorrent's documented API key form (wiki "API Key Authentication (≥v5.2.0)"). */
 const API_KEY = /^qbt_[A-Za-z0-9]{28}$/;

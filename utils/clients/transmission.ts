@@ -15,7 +15,7 @@
  *   torrent-add, 3.00 ignores it there, so they are also set with torrent-set (both versions).
  */
 import { z } from 'zod';
-import { ClientError } from './errors';
+import { ClientError } from './client-errors';
 import {
   MAX_HASHES_PER_REQUEST,
   byteCount,
@@ -34,7 +34,7 @@ import {
   utf8Base64,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './client-types';
 
 const SESSION_HEADER = 'X-Transmission-Session-Id';
 

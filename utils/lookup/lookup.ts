@@ -11,11 +11,11 @@ import {
   reportExisting,
   sha1Hex,
   type ServiceConfig,
-} from '../service/client';
-import { ServiceError } from '../service/errors';
-import type { Candidate } from '../service/schemas';
+} from '../iyuu/operations';
+import { ServiceError } from '../iyuu/service-errors';
+import type { Candidate } from '../iyuu/answer-schemas';
 import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
-import { AnswerCache, type CachedAnswer } from './cache';
+import { AnswerCache, type CachedAnswer } from './answer-cache';
 import { permissionPattern } from '../permission-pattern';
 
 /** sid_sha1 is valid for 7 days while the site list is unchanged (official client). */

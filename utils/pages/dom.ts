@@ -4,7 +4,7 @@
  */
 import { hashFromMagnet, hashInText } from './hash';
 import { UNIT3D_INFO_HASH_LABELS } from './unit3d-labels';
-import type { ListRow, RowElement } from './types';
+import type { ListRow, RowElement } from './page-types';
 
 /** Elements whose content is never page text: code, styles, inert templates, form values. */
 const NOT_TEXT = new Set(['script', 'style', 'template', 'textarea', 'noscript', 'select', 'svg', 'iframe', 'object']);

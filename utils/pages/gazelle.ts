@@ -11,7 +11,7 @@
  */
 import { normaliseHash } from './hash';
 import { linkedRows, listRow, ownText, sameOriginUrl, type LinkedRow } from './dom';
-import type { PageEngine, PageReading, ReadContext } from './types';
+import type { PageEngine, PageReading, ReadContext } from './page-types';
 
 const known = new Map<string, Promise<PageReading>>();
 

@@ -4,7 +4,7 @@
  * page, and quotes, comments and side panels are left out.
  */
 import { scanBlock } from './dom';
-import type { PageEngine } from './types';
+import type { PageEngine } from './page-types';
 
 const ASIDE = new Set(['blockquote', 'aside', 'nav', 'footer']);
 const ASIDE_NAME = /comment|quote|sidebar|related|similar|recommend/i;

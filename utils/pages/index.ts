@@ -4,9 +4,9 @@
  */
 import { isInfoHash } from './hash';
 import { engines } from './registry';
-import type { FoundHash, ListRow, PageReading, ReadContext, RowElement } from './types';
+import type { FoundHash, ListRow, PageReading, ReadContext, RowElement } from './page-types';
 
-export type { FoundHash, ListRow, PageEngine, PageReading, ReadContext, RowElement } from './types';
+export type { FoundHash, ListRow, PageEngine, PageReading, ReadContext, RowElement } from './page-types';
 export { hashFromMagnet, normaliseHash, base32ToHex, isInfoHash } from './hash';
 export { watchPage } from './navigation';
 

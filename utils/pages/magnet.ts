@@ -6,7 +6,7 @@
  */
 import { hashFromMagnet } from './hash';
 import { isAside } from './generic';
-import type { FoundHash, PageEngine } from './types';
+import type { FoundHash, PageEngine } from './page-types';
 
 const MAGNET_LINKS = 'a[href^="magnet:" i]';
 const ID_LINKS = 'a[href*="id="], a[href*="/torrents/"], a[href*="/t/"], a[href*="/t-"], a[href*="/detail/"]';

@@ -8,7 +8,7 @@
  * give the rows' torrent ids (no hash); an empty list is read again when the app renders it.
  */
 import { linkedRows, listRow, ownText, scanBlock, type LinkedRow } from './dom';
-import type { FoundHash, PageEngine, PageReading, ReadContext } from './types';
+import type { FoundHash, PageEngine, PageReading, ReadContext } from './page-types';
 
 const DETAILS_PATH = /^\/detail\/(\d+)\/?$/;
 const LIST_PATH = /^\/browse(?:\/[\w-]+)?\/?$/;

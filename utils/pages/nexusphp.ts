@@ -12,7 +12,7 @@
  */
 import { hashFromMagnet } from './hash';
 import { listRow, looksLikeLogin, MOST_ROWS, ownText, sameOriginUrl, scanBlock, visibleText, type LinkedRow } from './dom';
-import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './types';
+import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './page-types';
 
 const DETAILS_PATH = /^\/(?:details\.php|plugin_details\.php)$/;
 const SHORT_DETAILS_PATH = /^\/t(?:\/(\d+)\/?|-(\d+)\/?)$/; // TTG /t/N/, HDCity /t-N

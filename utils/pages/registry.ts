@@ -9,6 +9,6 @@ import { gazelle } from './gazelle';
 import { mteam } from './mteam';
 import { generic } from './generic';
 import { magnet } from './magnet';
-import type { PageEngine } from './types';
+import type { PageEngine } from './page-types';
 
 export const engines: readonly PageEngine[] = [nexusphp, unit3d, gazelle, mteam, generic, magnet];

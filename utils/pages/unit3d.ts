@@ -12,7 +12,7 @@
  */
 import { hashFromMagnet, normaliseHash } from './hash';
 import { linkedRows, listRow, looksLikeLogin, ownText, sameOriginUrl, scanBlock, visibleText, type LinkedRow } from './dom';
-import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './types';
+import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './page-types';
 
 const DETAILS_PATH = /^\/torrents\/(\d+)\/?$/;
 const LIST_PATH = /^\/torrents(?:\/similar\/\d+\.\d+)?\/?$/;

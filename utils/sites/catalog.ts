@@ -4,7 +4,7 @@
  */
 import data from './catalog.json';
 import { siteKeyForHost } from './hosts';
-import type { CatalogSite } from './types';
+import type { CatalogSite } from './site-types';
 
 /** Checked against CatalogSite by test/unit/sites/catalog.test.ts. */
 export const catalog = data as unknown as readonly CatalogSite[];

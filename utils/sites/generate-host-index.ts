@@ -3,7 +3,7 @@
  * The content script needs only "which site is this host", not the whole catalog, so it gets this
  * compact index instead. A unit test fails when the index is stale.
  */
-import type { CatalogSite } from './types';
+import type { CatalogSite } from './site-types';
 
 /** The text of host-index.ts for a catalog. */
 export function renderHostIndex(catalog: readonly CatalogSite[]): string {
@@ -13,7 +13,7 @@ export function renderHostIndex(catalog: readonly CatalogSite[]): string {
   });
   return [
     '// Generated from catalog.json by utils/sites/generate-host-index.ts: do not edit by hand.',
-    "import type { Engine } from './types';",
+    "import type { Engine } from './site-types';",
     '',
     '/** [short name, engine, every host the site is recognised by (current, old, API), space-separated]. */',
     'export const HOST_INDEX: readonly (readonly [string, Engine, string])[] = [',

@@ -1,5 +1,5 @@
 // Generated from catalog.json by utils/sites/generate-host-index.ts: do not edit by hand.
-import type { Engine } from './types';
+import type { Engine } from './site-types';
 
 /** [short name, engine, every host the site is recognised by (current, old, API), space-separated]. */
 export const HOST_INDEX: readonly (readonly [string, Engine, string])[] = [

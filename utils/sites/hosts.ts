@@ -3,7 +3,7 @@
  * data, no zod). The background and views use `siteForHost` from ./catalog for the full entry.
  */
 import { HOST_INDEX } from './host-index';
-import type { Engine } from './types';
+import type { Engine } from './site-types';
 
 export interface SiteKey {
   /** IYUU's short name. */

@@ -2,7 +2,7 @@
  * The site catalog and link building, for the background and the views. The content script
  * imports from ./hosts (host → site, match patterns) to stay clear of the catalog data.
  */
-export type { CatalogSite, Engine, LinkOverride, ServiceSiteLink } from './types';
+export type { CatalogSite, Engine, LinkOverride, ServiceSiteLink } from './site-types';
 export { catalog, siteForHost, siteForName, siteForSid } from './catalog';
 export { contentScriptMatches, isHostName, normalizeHost, siteKeyForHost, type SiteKey } from './hosts';
 export { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, DEFAULT_DETAILS_PAGE, homeUrl, isSiteKey, isTorrentId } from './links';

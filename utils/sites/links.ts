@@ -6,7 +6,7 @@
 import { siteForHost, siteForSid } from './catalog';
 import { isHostName, isSameOrSubdomain } from './hosts';
 import { catalogEntryOf } from './pinning';
-import type { CatalogSite, LinkOverride, ServiceSiteLink } from './types';
+import type { CatalogSite, LinkOverride, ServiceSiteLink } from './site-types';
 
 /** What NexusPHP sites use when the service leaves details_page empty (service-notes). */
 export const DEFAULT_DETAILS_PAGE = 'details.php?id={}';

@@ -8,7 +8,7 @@
  * catalog's site of that sid when the service's address for it is one of that site's hosts too.
  */
 import { siteForHost, siteForName, siteForSid } from './catalog';
-import type { CatalogSite } from './types';
+import type { CatalogSite } from './site-types';
 
 /** The fields of a site of the service's list that say which site it is. */
 export interface ListedSite {

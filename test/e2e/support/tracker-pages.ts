@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import { FIXTURE_PAGES_DIR, fixture, type BrowserKind, type HarnessPage, type PageSpec, type StaticPages } from '../harness/index.ts';
 import { loadReferenceData, type ReferenceData } from '../../service/server';
-import type { FoundHash, PageReading } from '../../../utils/pages/types';
+import type { FoundHash, PageReading } from '../../../utils/pages/page-types';
 
 export interface FixtureReading {
   engine: string;

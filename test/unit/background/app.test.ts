@@ -1,7 +1,7 @@
 /** The background's app against the reference service: what a tab's view becomes. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { BackgroundApp } from '../../../utils/background/app';
+import { BackgroundApp } from '../../../entrypoints/background/app';
 import { SETTINGS_KEY } from '../../../utils/settings';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { installI18n } from '../support/i18n';

@@ -1,6 +1,6 @@
 /** The background's check of a page reading's list rows (issue #10): what passes, what is refused, nothing dropped on the way. */
 import { describe, expect, it } from 'vitest';
-import { contentMessageSchema, pageReadingSchema } from '../../../utils/background/message-schemas';
+import { contentMessageSchema, pageReadingSchema } from '../../../entrypoints/background/message-schemas';
 import { readPage } from '../../../utils/pages';
 import { contextFor } from '../pages/load';
 

@@ -5,8 +5,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
-import { BackgroundApp } from '../../../utils/background/app';
-import { routeMessage } from '../../../utils/background/router';
+import { BackgroundApp } from '../../../entrypoints/background/app';
+import { routeMessage } from '../../../entrypoints/background/router';
 import type { PageView } from '../../../utils/messages';
 import { SETTINGS_KEY } from '../../../utils/settings';
 

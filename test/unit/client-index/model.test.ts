@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { ClientTorrent } from '../../../utils/clients/types';
+import type { ClientTorrent } from '../../../utils/clients/client-types';
 import { IndexModel, RECHECK_AFTER_MS, LOCATE_AGAIN_AFTER_MS, UNBOUNDED } from '../../../utils/client-index/model';
-import type { Candidate } from '../../../utils/service/schemas';
+import type { Candidate } from '../../../utils/iyuu/answer-schemas';
 import type { ReferenceService } from '../../service/server';
 import { SITES, hashOf, makeWorld, startServiceWith, type World } from './support';
 

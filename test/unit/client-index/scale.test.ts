@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { MAX_INDEX_BYTES, type ClientIdentity } from '../../../utils/client-index';
+import { MAX_INDEX_BYTES, type ClientIdentity } from '../../../utils/client-index/client-indexes.ts';
 import { utf8Length } from '../../../utils/client-index/codec';
-import type { ClientTorrent, TorrentClient } from '../../../utils/clients/types';
+import type { ClientTorrent, TorrentClient } from '../../../utils/clients/client-types';
 import type { ReferenceService } from '../../service/server';
 import { SITES, makeWorld, restart, startServiceWith, storedKeys, type GroupMember, type World } from './support';
 

@@ -5,14 +5,14 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { SettingsStore } from '../../../utils/background/settings-store';
-import { ClientIndexError, type ClientIdentity, type ClientIndex, type SyncProgress } from '../../../utils/client-index';
-import { IndexStore, MAX_INDEX_BYTES, bytesOfTorrent } from '../../../utils/client-index';
+import { SettingsStore } from '../../../features/settings/settings-store';
+import { ClientIndexError, type ClientIdentity, type ClientIndex, type SyncProgress } from '../../../utils/client-index/client-indexes.ts';
+import { IndexStore, MAX_INDEX_BYTES, bytesOfTorrent } from '../../../utils/client-index/client-indexes.ts';
 import { encodeRecord, packHash, utf8Length } from '../../../utils/client-index/codec';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
-import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
-import { ServiceError } from '../../../utils/service/errors';
+import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
+import { ServiceError } from '../../../utils/iyuu/service-errors';
 import { DEFAULT_SETTINGS } from '../../../utils/settings';
 import { tinyTorrents, torrentOn, writeSampleContent, type Content, type MadeTorrent } from '../../clients/content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
-import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
+import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
 import { makeTorrent, tinyTorrents, torrentOn, TRACKERS, writeSampleContent, type Content } from '../../clients/content';
 import { buildRows, clientBuilds, qbittorrentApiKey, startClient, startQbittorrent, versionAtLeast, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';

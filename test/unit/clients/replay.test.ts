@@ -6,7 +6,7 @@
  * differs from the recorded one, or a missing or extra request, fails the test.
  */
 import { describe, expect, it } from 'vitest';
-import { CLIENT_KINDS, type ClientTorrent } from '../../../utils/clients/types';
+import { CLIENT_KINDS, type ClientTorrent } from '../../../utils/clients/client-types';
 import { clientBuilds, versionAtLeast } from '../../clients/daemons';
 import { factsOf, failureOf, recordings, replayed, torrentBytes } from './support';
 

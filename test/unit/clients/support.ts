@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '../../../utils/clients/index';
-import type { ClientKind, TorrentClient } from '../../../utils/clients/types';
+import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
 import { nodeClientFetch } from '../../clients/node-fetch';
 import { replayFetch, type Recording, type ReplayFetch } from '../../clients/recording';
 

@@ -5,8 +5,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { BackgroundApp } from '../../../utils/background/app';
-import { AnswerCache, type CachedAnswer } from '../../../utils/lookup/cache';
+import { BackgroundApp } from '../../../entrypoints/background/app';
+import { AnswerCache, type CachedAnswer } from '../../../utils/lookup/answer-cache';
 import { DEFAULT_SETTINGS, SETTINGS_KEY } from '../../../utils/settings';
 
 const hashOf = (n: number) => n.toString(16).padStart(40, '0');

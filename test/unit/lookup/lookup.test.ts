@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Lookup, type LookupEnvironment } from '../../../utils/lookup/lookup';
-import { SERVICE_CLIENT_VERSION, getSites } from '../../../utils/service/client';
-import { ServiceError } from '../../../utils/service/errors';
+import { SERVICE_CLIENT_VERSION, getSites } from '../../../utils/iyuu/operations';
+import { ServiceError } from '../../../utils/iyuu/service-errors';
 import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
 import { DEMO_APP_ID, DEMO_SECRET, DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { grantOrigin } from '../support/permissions';

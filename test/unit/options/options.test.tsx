@@ -2,7 +2,7 @@
 // @vitest-environment-options { "settings": { "fetch": { "disableSameOriginPolicy": true } } }
 /** The whole options page: its structure, labels, languages, and the notice for settings reset. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Options } from '../../../entrypoints/options/App';
+import { Options } from '../../../entrypoints/options/OptionsApp';
 import { loadMessages } from '../support/i18n';
 import { $, accessibleName, click, mount, startOptionsWorld, startService, storedSettings, text, type, waitFor, type OptionsWorld } from './support';
 

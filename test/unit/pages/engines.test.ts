@@ -7,7 +7,7 @@ import { nexusphp, nexusTorrentId } from '../../../utils/pages/nexusphp';
 import { unit3d } from '../../../utils/pages/unit3d';
 import { mteam } from '../../../utils/pages/mteam';
 import { UNIT3D_INFO_HASH_LABELS } from '../../../utils/pages/unit3d-labels';
-import type { ReadContext } from '../../../utils/pages/types';
+import type { ReadContext } from '../../../utils/pages/page-types';
 import { nexusDetailsPage, nexusListPage } from '../../fixtures/pages/generate';
 import { contextFor, documentFrom } from './load';
 

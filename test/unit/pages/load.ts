@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Window } from 'happy-dom';
-import type { PageReading, ReadContext } from '../../../utils/pages/types';
+import type { PageReading, ReadContext } from '../../../utils/pages/page-types';
 
 export const pagesFolder = join(__dirname, '../../fixtures/pages');
 

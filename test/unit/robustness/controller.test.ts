@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { BackgroundApp } from '../../../utils/background/app';
-import { FRESH_FOR_MS } from '../../../utils/lookup/cache';
+import type { BackgroundApp } from '../../../entrypoints/background/app';
+import { FRESH_FOR_MS } from '../../../utils/lookup/answer-cache';
 import type { TabView } from '../../../utils/messages';
 import {
   BAD_BODY_MODES,

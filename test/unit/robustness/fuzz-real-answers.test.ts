@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getRecommendedSites, getSites, lookupBatch, reportExisting } from '../../../utils/service/client';
+import { getRecommendedSites, getSites, lookupBatch, reportExisting } from '../../../utils/iyuu/operations';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { reportBadInputs, tried } from './support';
 

@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { buildCandidateViews, recommendedViews } from '../../../utils/background/candidates';
-import type { CachedAnswer } from '../../../utils/lookup/cache';
-import { getSites } from '../../../utils/service/client';
+import { buildCandidateViews, recommendedViews } from '../../../features/lookup/candidates';
+import type { CachedAnswer } from '../../../utils/lookup/answer-cache';
+import { getSites } from '../../../utils/iyuu/operations';
 import { siteOverrideSchema, type SiteOverride } from '../../../utils/settings';
 import { catalog } from '../../../utils/sites';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';

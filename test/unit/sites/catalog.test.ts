@@ -5,7 +5,7 @@ import { catalog, siteForHost, siteForName, siteForSid } from '../../../utils/si
 import { renderHostIndex } from '../../../utils/sites/generate-host-index';
 import { isHostName } from '../../../utils/sites/hosts';
 import { buildDetailsUrlFromCatalog } from '../../../utils/sites/links';
-import type { CatalogSite } from '../../../utils/sites/types';
+import type { CatalogSite } from '../../../utils/sites/site-types';
 
 const ENGINES = ['nexusphp', 'unit3d', 'gazelle', 'mteam', 'other'];
 const KEYS: Record<string, 'required' | 'optional'> = {

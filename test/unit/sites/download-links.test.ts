@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { siteForName } from '../../../utils/sites/catalog';
 import { buildDownloadUrl, isSiteKey } from '../../../utils/sites/links';
-import type { ServiceSiteLink } from '../../../utils/sites/types';
+import type { ServiceSiteLink } from '../../../utils/sites/site-types';
 
 const KEY = '0123456789abcdef0123456789abcdef';
 const ourbits = siteForName('ourbits')!;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { catalog, siteForHost, siteForName } from '../../../utils/sites/catalog';
 import { buildDetailsUrl, buildDetailsUrlFromCatalog, homeUrl } from '../../../utils/sites/links';
-import type { LinkOverride, ServiceSiteLink } from '../../../utils/sites/types';
+import type { LinkOverride, ServiceSiteLink } from '../../../utils/sites/site-types';
 
 const site = (base_url: string, details_page = 'details.php?id={}', is_https = 1): ServiceSiteLink => ({ base_url, details_page, is_https });
 

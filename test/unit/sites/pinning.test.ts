@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serviceSiteSchema, type ServiceSite } from '../../../utils/service/schemas';
+import { serviceSiteSchema, type ServiceSite } from '../../../utils/iyuu/answer-schemas';
 import { buildDetailsUrl } from '../../../utils/sites/links';
 import { catalogEntryOf, renumberings, renumberingText, serviceSidOf, siteForServiceSid } from '../../../utils/sites/pinning';
 import { siteForName } from '../../../utils/sites/catalog';
-import { downloadSource } from '../../../utils/crossseed/source';
+import { downloadSource } from '../../../utils/cross-seed-engine/source';
 import { renumberSites, loadReferenceData } from '../../service/data';
 
 const listOf = (sites: unknown[]): ServiceSite[] => sites.flatMap((entry) => {

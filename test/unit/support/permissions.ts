@@ -5,7 +5,7 @@
  * Granted origins are forgotten on fakeBrowser.reset(), like a fresh profile.
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { LOOPBACK_CLIENT_HOSTS } from '../../../utils/background/client-hosts';
+import { LOOPBACK_CLIENT_HOSTS } from '../../../utils/clients/client-hosts';
 import { KNOWN_SERVICE_HOSTS } from '../../../utils/settings';
 import { siteKeyForHost } from '../../../utils/sites/hosts';
 

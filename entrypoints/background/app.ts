@@ -1,0 +1,143 @@
+/**
+ * The background, assembled: the shared parts (settings, tab views, site lists, the lookup) and
+ * one object per feature, each answering its own messages. entrypoints/background/index.ts registers
+ * the listeners; tests build this directly.
+ *
+ * Where things happen: a tab's view and the page-side actions in page-views.ts; the IYUU account,
+ * binding and connection test in account.ts; the options page's settings, export and import in
+ * preferences.ts; "Use on this site" in custom-sites.ts; the user's torrent clients (saved,
+ * tested, the default one, what it holds for the popup) in clients.ts; "Cross-seed" and "Cross-seed
+ * all" (the only way a cross-seed starts) in cross-seed.ts; the index of the default client (syncs,
+ * list pages' rows in the client or cross-seedable, row marks) in client-index.ts.
+ */
+import { browser } from 'wxt/browser';
+import { Lookup } from '../../utils/lookup/lookup';
+import { ServiceError } from '../../utils/iyuu/service-errors';
+import type { ServiceConfig } from '../../utils/iyuu/operations';
+import { Account } from '../../features/account/account.feature';
+import { ClientIndexFeature, INDEX_JOB } from '../../features/client-index/client-index.feature';
+import { Clients } from '../../features/clients/clients.feature';
+import { CrossSeeds } from '../../features/cross-seed/cross-seed.feature';
+import { CustomSites } from '../../features/sites/custom-sites';
+import { PageViews } from '../../features/lookup/lookup.feature';
+import { Preferences } from '../../features/settings/settings.feature';
+import { SettingsStore } from '../../features/settings/settings-store';
+import type { BackgroundOptions, ContentHandlers, PageHandlers, RepeatedJob, Shared } from './context';
+import { SiteDirectory } from '../../features/sites/site-directory';
+import { TabViews } from './tabs';
+
+export type { BackgroundOptions } from './context';
+
+/**
+ * storage.local holds the token and client passwords: only the extension's own pages and the
+ * background may read it, not a content script (whose renderer a tracker page shares). Chromium
+ * supports this for storage.local; Firefox only for storage.session, so there it stays as it is.
+ */
+export async function restrictStorage(): Promise<boolean> {
+  const local = browser.storage.local as unknown as { setAccessLevel?: (options: { accessLevel: string }) => Promise<void> };
+  if (typeof local.setAccessLevel !== 'function') return false;
+  return local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** How often old answers are pruned (the cache also keeps its bound as it writes). */
+export const PRUNE_EVERY_MINUTES = 6 * 60;
+
+export class BackgroundApp implements Shared {
+  // A full storage.local never blocks the settings: the answer cache makes room first, then the
+  // indexes of clients other than the default one.
+  readonly settings = new SettingsStore(async () => {
+    await this.lookup.cache.shrink();
+    await this.index.indexes.makeRoom().catch(() => undefined);
+  });
+  readonly tabs = new TabViews();
+  readonly directory: SiteDirectory;
+  readonly lookup: Lookup;
+  readonly now: () => number;
+
+  readonly pages: PageViews;
+  readonly account: Account;
+  readonly preferences: Preferences;
+  readonly customSites: CustomSites;
+  readonly clients: Clients;
+  readonly crossSeeds: CrossSeeds;
+  readonly index: ClientIndexFeature;
+
+  readonly pageHandlers: PageHandlers;
+  readonly contentHandlers: ContentHandlers;
+  /** Jobs on browser alarms, by alarm name (entrypoints/background/index.ts creates and routes them). */
+  readonly repeatedJobs: Record<string, RepeatedJob>;
+
+  constructor(options: BackgroundOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.directory = new SiteDirectory(this.now);
+    this.lookup = new Lookup({
+      settings: () => this.settings.get(),
+      sitesToReport: (config) => this.sitesToReport(config),
+      version: options.version,
+      fetch: options.fetch,
+      now: options.now,
+      minIntervalMs: options.minIntervalMs,
+      maxCallsPerMinute: options.maxCallsPerMinute,
+      batchWindowMs: options.batchWindowMs,
+      retryDelaysMs: options.retryDelaysMs,
+      timeoutMs: options.timeoutMs,
+      maxCachedAnswers: options.maxCachedAnswers,
+    });
+    this.settings.onChange(async (next, previous) => {
+      // What the service knows of us (site report, clock, rate limit) belongs to one address and token.
+      if (next.baseUrl !== previous.baseUrl || next.token !== previous.token || next.heldSites?.join() !== previous.heldSites?.join()) {
+        await this.lookup.forgetServiceState();
+      }
+      if (next.baseUrl !== previous.baseUrl) await this.directory.forget();
+    });
+
+    this.pages = new PageViews(this);
+    this.account = new Account(this);
+    this.clients = new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs });
+    this.preferences = new Preferences(this, this.clients);
+    this.index = new ClientIndexFeature(this, this.clients, { pauseMs: options.indexPauseMs });
+    this.customSites = new CustomSites(this);
+    this.crossSeeds = new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch });
+    this.pageHandlers = {
+      ...this.pages.pageHandlers,
+      ...this.account.pageHandlers,
+      ...this.preferences.pageHandlers,
+      ...this.customSites.pageHandlers,
+      ...this.clients.pageHandlers,
+      ...this.crossSeeds.pageHandlers,
+      ...this.index.pageHandlers,
+    };
+    this.contentHandlers = { ...this.pages.contentHandlers, ...this.crossSeeds.contentHandlers };
+    this.repeatedJobs = {
+      'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
+      [INDEX_JOB]: this.index.repeatedJob,
+    };
+  }
+
+  /**
+   * At every start: storage closed to content scripts, the user's own sites get their content
+   * script again, the client addresses their session rules; old answers are pruned.
+   */
+  async start(): Promise<void> {
+    // The client rules are queued first, in this very turn: a message that woke the background is
+    // handled after it, and a client call waits for them (Clients.defaultClient).
+    const clientRules = this.clients.start();
+    await restrictStorage();
+    await Promise.all([clientRules, this.customSites.start()]);
+    await this.lookup.cache.prune().catch(() => undefined);
+  }
+
+  /** The sids reported for sid_sha1: the user's own sites once picked, else every listed site. */
+  private async sitesToReport(config: ServiceConfig): Promise<number[]> {
+    const settings = await this.settings.get();
+    if (settings.heldSites?.length) return settings.heldSites;
+    const { value, error } = await this.directory.sites.get(config.baseUrl, (operation) => this.lookup.call(operation, settings));
+    if (!value?.length) {
+      throw new ServiceError(error ?? { kind: 'bad-answer', detail: 'the service listed no sites to report' });
+    }
+    return value.map((site) => site.id);
+  }
+}

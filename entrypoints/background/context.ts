@@ -1,0 +1,68 @@
+/**
+ * What every background feature shares: the settings (only writer), each tab's view, the
+ * service's site lists and the one way to the service (Lookup). Features get this object and
+ * nothing else; they never reach into each other's storage keys.
+ */
+import type { PageMessage, ContentMessage } from './message-schemas';
+import { Lookup } from '../../utils/lookup/lookup';
+import { SettingsStore } from '../../features/settings/settings-store';
+import { SiteDirectory } from '../../features/sites/site-directory';
+import { TabViews } from './tabs';
+
+export interface BackgroundOptions {
+  /** The `version` sent to the service; SERVICE_CLIENT_VERSION when absent. */
+  version?: string;
+  fetch?: typeof fetch;
+  now?: () => number;
+  minIntervalMs?: number;
+  maxCallsPerMinute?: number;
+  batchWindowMs?: number;
+  retryDelaysMs?: readonly number[];
+  timeoutMs?: number;
+  maxCachedAnswers?: number;
+  /** The fetch torrent clients are called with (tests: a cookie jar); the browser's own when absent. */
+  clientFetch?: typeof fetch;
+  /** Per request to a torrent client; the library's 15 s when absent. */
+  clientTimeoutMs?: number;
+  /** The fetch a cross-seed downloads .torrent files from trackers with (tests: a cookie jar); the browser's own when absent. */
+  siteFetch?: typeof fetch;
+  /** The client index's pause between two batches of a sync (2 s when absent); tests and benches give 0. */
+  indexPauseMs?: number;
+}
+
+/** A job the background repeats on a browser alarm (it survives the worker's restarts). */
+export interface RepeatedJob {
+  periodInMinutes: number;
+  run(): Promise<unknown>;
+}
+
+export interface Shared {
+  readonly settings: SettingsStore;
+  readonly tabs: TabViews;
+  readonly directory: SiteDirectory;
+  readonly lookup: Lookup;
+  readonly now: () => number;
+}
+
+/** Where a content script's message came from: taken from the browser, never from the message. */
+export interface PageOrigin {
+  tabId: number;
+  url: string;
+}
+
+type PageMessageOf<K extends PageMessage['type']> = Extract<PageMessage, { type: K }>;
+type ContentMessageOf<K extends ContentMessage['type']> = Extract<ContentMessage, { type: K }>;
+
+/** One handler per message the extension's own pages (popup, options) may send. */
+export type PageHandlers = { [K in PageMessage['type']]: (message: PageMessageOf<K>) => Promise<unknown> };
+/** One handler per message a tracker page's content script may send. */
+export type ContentHandlers = { [K in ContentMessage['type']]: (message: ContentMessageOf<K>, from: PageOrigin) => Promise<unknown> };
+
+export function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}

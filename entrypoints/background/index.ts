@@ -1,0 +1,48 @@
+/**
+ * Wiring only: listeners, and the features that answer them (entrypoints/background/app.ts). The
+ * background is the only caller of the service and the only context that knows the token.
+ */
+import { browser, type Browser } from 'wxt/browser';
+import { BackgroundApp } from './app';
+import { routeMessage } from './router';
+import { LOOKUP_DEFAULTS } from '../../utils/lookup/lookup';
+
+export default defineBackground(() => {
+  // `version` sent to the service: SERVICE_CLIENT_VERSION (utils/iyuu/operations.ts), not the extension's own.
+  const app = new BackgroundApp({ ...LOOKUP_DEFAULTS });
+
+  browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) => routeMessage(app, message, sender));
+
+  void app.start();
+  // Repeated jobs (pruning old answers) on alarms, which outlive the service worker's restarts.
+  for (const [name, job] of Object.entries(app.repeatedJobs)) {
+    void browser.alarms.get(name).then(async (existing) => {
+      if (!existing) await browser.alarms.create(name, { periodInMinutes: job.periodInMinutes });
+    });
+  }
+  browser.alarms.onAlarm.addListener((alarm) => void app.repeatedJobs[alarm.name]?.run().catch(() => undefined));
+  // Firefox closes the popup while it shows the permission prompt, so the popup may never get to
+  // say "enable": a newly granted site origin is enabled here instead.
+  browser.permissions.onAdded.addListener((permissions) => {
+    for (const origin of permissions.origins ?? []) {
+      const host = /^\*:\/\/([a-z0-9.-]+)\/\*$/.exec(origin)?.[1];
+      if (host) void app.customSites.enableSite(host);
+    }
+  });
+
+  // A new document (navigation or reload) starts without a view: its reader reports afresh, and a
+  // page read once on a toolbar click is read again on the next click.
+  browser.tabs.onUpdated.addListener((tabId, changeInfo) => {
+    if (changeInfo.status === 'loading') {
+      void app.tabs.forget(tabId);
+      void app.crossSeeds.forget(tabId);
+    }
+  });
+  // A panel's confirmation window the user closed (features/cross-seed/confirm-windows.ts).
+  browser.windows.onRemoved.addListener((windowId) => void app.crossSeeds.confirmations.closed(windowId));
+  browser.tabs.onRemoved.addListener((tabId) => {
+    app.pages.budget.reset(tabId);
+    void app.tabs.forget(tabId);
+    void app.crossSeeds.forget(tabId);
+  });
+});

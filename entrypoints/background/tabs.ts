@@ -1,0 +1,127 @@
+/**
+ * The state of each tab (hashes, candidates, status), kept in memory and mirrored to
+ * storage.session so a restarted service worker still knows it. Every change updates the
+ * tab's badge and tells open views (popup, panel) about it.
+ */
+import { browser } from 'wxt/browser';
+import type { PageViewChanged, TabView, ViewChanged } from '../../utils/messages';
+import { pageView } from '../../features/lookup/panel-view';
+
+const SESSION_PREFIX = 'tab:';
+
+/** MV3 names it `action`, MV2 (Firefox build) `browserAction`. */
+function toolbarAction() {
+  const api = browser as unknown as { action?: typeof browser.action; browserAction?: typeof browser.action };
+  return api.action ?? api.browserAction;
+}
+
+export function badgeFor(view: TabView): { text: string; color: string; title?: string } {
+  switch (view.status) {
+    case 'done': {
+      const count = view.candidates.length;
+      return { text: count > 999 ? '999+' : String(count), color: count ? '#1a7f37' : '#6e7781' };
+    }
+    case 'looking-up':
+    case 'reading':
+      return { text: '…', color: '#6e7781' };
+    case 'error':
+    case 'no-credentials':
+      return { text: '!', color: '#cf222e' };
+    case 'waiting-for-user':
+      return { text: '?', color: '#9a6700' };
+    default:
+      return { text: '', color: '#6e7781' };
+  }
+}
+
+/** What a feature may put on a tab's badge instead of badgeFor's (the index on a list page). */
+export type BadgeSource = (view: TabView) => { text: string; color: string } | undefined;
+
+export class TabViews {
+  private readonly views = new Map<number, TabView>();
+  private sessionAvailable = true;
+  private readonly listeners: ((view: TabView) => void)[] = [];
+  /** Asked first for every badge: popup-only knowledge (the client index) a page never sees. */
+  badgeSource: BadgeSource | undefined;
+
+  /** Called on every change of a tab's view, before it is announced (not awaited: a listener does its own work later). */
+  onChange(listener: (view: TabView) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Paints the tab's badge again from its view as it is (a badge source's answer changed). */
+  async repaintBadge(tabId: number): Promise<void> {
+    const view = this.views.get(tabId);
+    if (view) await this.paintBadge(view).catch(() => undefined);
+  }
+
+  async get(tabId: number): Promise<TabView | undefined> {
+    const known = this.views.get(tabId);
+    if (known) return known;
+    try {
+      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabView | undefined;
+      if (stored && stored.tabId === tabId) {
+        this.views.set(tabId, stored);
+        return stored;
+      }
+    } catch {
+      this.sessionAvailable = false;
+    }
+    return undefined;
+  }
+
+  async set(view: TabView): Promise<TabView> {
+    this.views.set(view.tabId, view);
+    // Listeners first: the announcement waits for the tab's content script and the extension's
+    // pages to take it (tens of ms on a busy machine), and the client index's badge for a list page
+    // must not wait behind it. The badge painted below asks the badge source as it is now.
+    for (const listener of this.listeners) {
+      try {
+        listener(view);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+    await Promise.allSettled([this.persist(view), this.paintBadge(view), this.announce(view)]);
+    return view;
+  }
+
+  async forget(tabId: number): Promise<void> {
+    this.views.delete(tabId);
+    if (this.sessionAvailable) await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
+  }
+
+  all(): TabView[] {
+    return [...this.views.values()];
+  }
+
+  private async persist(view: TabView): Promise<void> {
+    if (!this.sessionAvailable) return;
+    try {
+      await browser.storage.session.set({ [SESSION_PREFIX + view.tabId]: view });
+    } catch {
+      this.sessionAvailable = false;
+    }
+  }
+
+  private async paintBadge(view: TabView): Promise<void> {
+    const action = toolbarAction();
+    if (!action) return;
+    const badge = this.badgeSource?.(view) ?? badgeFor(view);
+    await action.setBadgeText({ tabId: view.tabId, text: badge.text });
+    if (badge.text) await action.setBadgeBackgroundColor({ tabId: view.tabId, color: badge.color });
+  }
+
+  /**
+   * Tells the popup (extension pages) the whole view, and the tab's own panel only what a page may
+   * learn (see page-view.ts). Nobody listening is fine.
+   */
+  private async announce(view: TabView): Promise<void> {
+    const message: ViewChanged = { type: 'view:changed', view };
+    const toPage: PageViewChanged = { type: 'view:changed', view: pageView(view) };
+    await Promise.allSettled([
+      (async () => browser.runtime.sendMessage(message))(),
+      (async () => browser.tabs.sendMessage(view.tabId, toPage))(),
+    ]);
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * "Index of your client" (issue #10): the opt-in switch (it sends every client torrent's hash to
+ * the lookup service: said plainly, off by default), "Sync now" and its progress for a large
+ * client, the last sync and what the index holds, why a sync could not run, and the sites where
+ * the user turned row marks on (each can be turned off here; they are turned on from the popup).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { browser } from 'wxt/browser';
+import { formatAge, formatNumber, describeFailure, t } from '../../../utils/i18n';
+import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from '../../../utils/messages';
+import { sendToBackground } from '../../../utils/send';
+import { CLIENT_NAMES, clientProblemText } from '../../clients/ui/client-text';
+import { refocusAfterRemoval } from '../../../components/focus';
+import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
+
+/** A problem in one sentence. */
+export function indexProblemText(problem: IndexProblem): string {
+  switch (problem.kind) {
+    case 'no-client':
+      return t('indexProblemNoClient');
+    case 'needs-token':
+      return t('indexProblemNoToken');
+    case 'client':
+      return t('indexProblemClient', clientProblemText(problem.problem));
+    case 'service':
+      return t('indexProblemService', describeFailure(problem.failure).title);
+  }
+}
+
+function progressText(progress: IndexProgressView): string {
+  const done = formatNumber(progress.done);
+  const total = formatNumber(progress.total);
+  const requests = formatNumber(progress.requests);
+  if (progress.phase === 'reading-client') return t('indexProgressReading');
+  if (progress.phase === 'locating') return t('indexProgressPlacing', done, total, requests);
+  if (progress.phase === 'done') return t('indexProgressDone', requests);
+  return t('indexProgressAsking', done, total, requests);
+}
+
+function runText(run: IndexRunView, now: number): string {
+  const when = formatAge(run.at, now);
+  if (run.outcome === 'failed') return t('indexLastSyncFailed', when, run.problem ? indexProblemText(run.problem) : '');
+  if (run.outcome === 'cancelled') return t('indexLastSyncCancelled', when);
+  if (run.job === 'place') return t('indexLastPlacing', when, formatNumber(run.located ?? 0), formatNumber(run.requests));
+  return t('indexLastSync', when, formatNumber(run.torrents), formatNumber(run.asked), formatNumber(run.requests));
+}
+
+export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
+  const [status, setShownStatus] = useState<IndexStatusView | undefined>();
+  // Answers and announcements can arrive out of order: the newest revision wins.
+  const shownRevision = useRef(-1);
+  const setStatus = (next: IndexStatusView | undefined) => {
+    if (!next) return;
+    if (next.revision !== undefined) {
+      if (next.revision < shownRevision.current) return;
+      shownRevision.current = next.revision;
+    }
+    setShownStatus(next);
+  };
+  const [outcome, setOutcome] = useState<Status>(IDLE);
+  const [now, setNow] = useState(Date.now());
+
+  useEffect(() => {
+    let alive = true;
+    void sendToBackground('index:status', {}).then((answer) => alive && answer && setStatus(answer));
+    // Progress and the end of a sync come as they happen, whoever started it (the alarm, another page).
+    const listener = (message: unknown) => {
+      const changed = message as Partial<IndexChanged>;
+      if (changed?.type === 'index:changed' && changed.status) setStatus(changed.status);
+    };
+    browser.runtime.onMessage.addListener(listener);
+    const clock = setInterval(() => setNow(Date.now()), 30_000);
+    return () => {
+      alive = false;
+      browser.runtime.onMessage.removeListener(listener);
+      clearInterval(clock);
+    };
+  }, []);
+
+  const toggle = async (enabled: boolean) => {
+    setOutcome({ kind: 'working', text: t('saving') });
+    const answer = await sendToBackground('settings:save', { update: { clientIndexEnabled: enabled } });
+    if (!answer || !('settings' in answer)) {
+      setOutcome({ kind: 'problem', text: t('fieldRefused', t('fieldClientIndexEnabled')) });
+      return;
+    }
+    setOutcome({ kind: 'ok', text: enabled ? t('indexTurnedOn') : t('indexTurnedOff') });
+    setStatus(await sendToBackground('index:status', {}));
+  };
+
+  const act = async (type: 'index:sync' | 'index:place' | 'index:cancel') => {
+    setOutcome(IDLE);
+    setNow(Date.now());
+    setStatus(await sendToBackground(type, {}));
+  };
+
+  const removeMarks = async (host: string, index: number) => {
+    if (!status) return;
+    setOutcome({ kind: 'working', text: t('saving') });
+    const answer = await sendToBackground('settings:save', { update: { indexMarkHosts: status.markHosts.filter((other) => other !== host) } });
+    if (!answer || !('settings' in answer)) {
+      setOutcome({ kind: 'problem', text: t('fieldRefused', t('fieldIndexMarkHosts')) });
+      return;
+    }
+    setOutcome({ kind: 'ok', text: t('indexMarksTurnedOff', host) });
+    setStatus(await sendToBackground('index:status', {}));
+    refocusAfterRemoval('index-mark-hosts', index, 'index-marks-heading');
+  };
+
+  if (!status) return <section class="card" id="client-index-section" aria-labelledby="client-index-heading" aria-busy="true"><h2 id="client-index-heading">{t('indexHeading')}</h2></section>;
+  const running = status.running;
+  const counts = status.counts;
+  return (
+    <section class="card" id="client-index-section" aria-labelledby="client-index-heading">
+      <h2 id="client-index-heading">{t('indexHeading')}</h2>
+      <p class="hint">{t('indexIntro')}</p>
+      <label class="check">
+        <input
+          type="checkbox"
+          id="index-enabled"
+          checked={status.enabled}
+          aria-describedby="index-enabled-hint"
+          onChange={(event) => void toggle((event.currentTarget as HTMLInputElement).checked)}
+        />
+        {t('indexEnabledLabel')}
+      </label>
+      <p class="hint warn-text" id="index-enabled-hint">
+        {t('indexEnabledHint', serviceHost)}
+      </p>
+
+      {status.enabled && (
+        <div class="index-state" id="index-state">
+          {status.client && (
+            <p class="index-client">
+              {t('indexClientLine', `${CLIENT_NAMES[status.client.type]} ${status.client.url}`)}
+            </p>
+          )}
+          {status.problem && (
+            <p class="status problem index-problem" role="alert" data-kind={status.problem.kind}>
+              {indexProblemText(status.problem)}
+            </p>
+          )}
+          {counts && (
+            <p class="index-counts" id="index-counts">
+              {t('indexCounts', formatNumber(counts.torrents), formatNumber(counts.inClient), formatNumber(counts.canCrossSeed))}
+            </p>
+          )}
+          {/* One live region for the run under way: screen readers hear how far it got. */}
+          <div class="index-progress" id="index-progress" role="status" aria-live="polite">
+            {running && (
+              <>
+                <progress max={Math.max(running.total, 1)} value={running.phase === 'reading-client' ? undefined : running.done} aria-label={t('indexProgressLabel')} />
+                <span class="index-progress-text">{progressText(running)}</span>
+              </>
+            )}
+          </div>
+          {!running && (
+            <p class="index-last-sync" id="index-last-sync" data-outcome={status.lastSync?.outcome ?? 'never'}>
+              {status.lastSync ? runText(status.lastSync, now) : t('indexNeverSynced')}
+            </p>
+          )}
+          {!!status.lastSync?.leftOut && <p class="hint">{t('indexLeftOut', formatNumber(status.lastSync.leftOut))}</p>}
+          {status.storage && status.storage !== 'ok' && (
+            <p class="hint warn-text" id="index-storage" data-storage={status.storage}>
+              {t(status.storage === 'full' ? 'indexStorageFull' : 'indexStorageFailed')}
+            </p>
+          )}
+          <div class="buttons">
+            <button type="button" class="primary" id="index-sync" disabled={!!running || status.problem?.kind === 'no-client'} onClick={() => void act('index:sync')}>
+              {t('indexSyncNow')}
+            </button>
+            {running && (
+              <button type="button" id="index-cancel" onClick={() => void act('index:cancel')}>
+                {t('indexCancel')}
+              </button>
+            )}
+          </div>
+          {counts && (counts.toPlace > 0 || status.lastPlacing) && (
+            <div class="index-placing" id="index-placing">
+              {counts.toPlace > 0 && (
+                <p class="hint">
+                  {t('indexToPlace', formatNumber(counts.toPlace))}{' '}
+                  <button type="button" class="link-button" id="index-place" disabled={!!running} onClick={() => void act('index:place')}>
+                    {t('indexPlaceNow')}
+                  </button>
+                </p>
+              )}
+              {status.lastPlacing && !running && <p class="hint index-last-placing">{runText(status.lastPlacing, now)}</p>}
+            </div>
+          )}
+        </div>
+      )}
+
+      <h3 id="index-marks-heading" tabIndex={-1}>
+        {t('indexMarksHeading')}
+      </h3>
+      <p class="hint">{t('indexMarksIntro')}</p>
+      {status.markHosts.length ? (
+        <ul class="host-list" id="index-mark-hosts" aria-labelledby="index-marks-heading">
+          {status.markHosts.map((host, index) => (
+            <li key={host}>
+              <code>{host}</code>
+              <button type="button" aria-label={t('indexMarksOffOn', host)} onClick={() => void removeMarks(host, index)}>
+                {t('indexMarksOff')}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">{t('indexMarksNone')}</p>
+      )}
+      <StatusLine status={outcome} id="index-status" />
+    </section>
+  );
+}

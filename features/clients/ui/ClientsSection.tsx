@@ -1,0 +1,326 @@
+/**
+ * "Torrent clients": add, edit, test and remove the user's clients; one is the default. Passwords
+ * go to the background and never come back: the list knows only whether one is saved. A client
+ * that is not on this machine needs its address granted, asked within the Save (or Test) click.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { browser } from 'wxt/browser';
+import { clientHostPattern, isLoopbackClient } from '../../../utils/clients/client-hosts';
+import type { ClientKind } from '../../../utils/clients/client-types';
+import { t } from '../../../utils/i18n';
+import type { ClientForm, ClientProblem, ClientView } from '../../../utils/messages';
+import { sendToBackground } from '../../../utils/send';
+import { CLIENT_NAMES, clientInfoText, clientProblemText, clientSaidText } from './client-text';
+
+const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge'];
+
+/** Where each client's web UI listens by default, as a hint in the address field. */
+const DEFAULT_ADDRESSES: Record<ClientKind, string> = {
+  qbittorrent: 'http://127.0.0.1:8080',
+  transmission: 'http://127.0.0.1:9091',
+  deluge: 'http://127.0.0.1:8112',
+};
+
+interface FormValues {
+  type: ClientKind;
+  url: string;
+  username: string;
+  password: string;
+  skipCheckWhenFilesMatch: boolean;
+}
+
+const EMPTY_FORM: FormValues = { type: 'qbittorrent', url: '', username: '', password: '', skipCheckWhenFilesMatch: false };
+
+type Outcome =
+  | { kind: 'idle' }
+  | { kind: 'working'; text: string }
+  | { kind: 'ok'; text: string }
+  | { kind: 'problem'; text: string; said?: string };
+
+function problemOutcome(problem: ClientProblem): Outcome {
+  return { kind: 'problem', text: clientProblemText(problem), said: clientSaidText(problem) };
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url.trim()).origin;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Asks for the client address's host permission within the click that called it (before any
+ * await). The user's own machine is in the manifest already; an address that is not http(s) is
+ * left to the background to refuse.
+ */
+function permissionFor(url: string): Promise<boolean> {
+  const pattern = clientHostPattern(url.trim());
+  if (!pattern || isLoopbackClient(url.trim())) return Promise.resolve(true);
+  return browser.permissions.request({ origins: [pattern] }).catch(() => false);
+}
+
+/** What the page says when the background gave no answer at all. */
+const NO_ANSWER = { kind: 'bad-answer', detail: 'no answer' } as const;
+
+function describe(client: ClientView): string {
+  return `${CLIENT_NAMES[client.type]} ${client.url}`;
+}
+
+export function ClientsSection() {
+  const [clients, setClients] = useState<ClientView[] | undefined>();
+  const [form, setForm] = useState<FormValues>(EMPTY_FORM);
+  /** The saved client the form edits; undefined while adding one. */
+  const [editing, setEditing] = useState<string | undefined>();
+  const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
+  const [invalid, setInvalid] = useState<string | undefined>();
+  const urlInput = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    void sendToBackground('clients:list', {}).then((answer) => answer && setClients(answer.clients));
+  }, []);
+
+  const edited = clients?.find((client) => client.id === editing);
+  const update = (field: keyof FormValues) => (event: Event) => {
+    const target = event.currentTarget as HTMLInputElement | HTMLSelectElement;
+    setForm({ ...form, [field]: target instanceof HTMLInputElement && target.type === 'checkbox' ? target.checked : target.value });
+    if (invalid === field) setInvalid(undefined);
+  };
+
+  const message = (values: FormValues): ClientForm => ({
+    ...(editing ? { id: editing } : {}),
+    type: values.type,
+    url: values.url.trim(),
+    username: values.username,
+    password: values.password,
+    skipCheckWhenFilesMatch: values.skipCheckWhenFilesMatch,
+  });
+
+  /**
+   * Save and Test both need the client's origin: asked for within the click (a permission prompt
+   * needs the user's gesture), a refusal said in `refused`'s words, else `run` with the form's values.
+   */
+  const withOrigin = (refused: 'permissionRefused' | 'clientTestPermissionRefused', working: string, run: (values: FormValues) => Promise<void>) => {
+    const values = form;
+    void permissionFor(values.url).then(async (granted) => {
+      if (!granted) {
+        setOutcome({ kind: 'problem', text: t(refused, originOf(values.url)) });
+        return;
+      }
+      setOutcome({ kind: 'working', text: working });
+      await run(values);
+    });
+  };
+
+  const save = (event: Event) => {
+    event.preventDefault();
+    withOrigin('permissionRefused', t('saving'), async (values) => {
+      const answer = await sendToBackground('clients:save', { client: message(values) });
+      if (!answer || 'problem' in answer) {
+        const problem = answer?.problem ?? NO_ANSWER;
+        setInvalid(problem.field ?? (problem.kind === 'bad-config' ? 'url' : undefined));
+        setOutcome(problemOutcome(problem));
+        return;
+      }
+      setClients(answer.clients);
+      // The form now shows the saved client, its password kept by the background.
+      setEditing(answer.savedId);
+      setForm({ ...values, url: answer.clients.find((client) => client.id === answer.savedId)?.url ?? values.url, password: '' });
+      setInvalid(undefined);
+      setOutcome({ kind: 'ok', text: t('clientSaved') });
+    });
+  };
+
+  const test = () => {
+    withOrigin('clientTestPermissionRefused', t('clientTesting'), async (values) => {
+      const answer = await sendToBackground('clients:test', { client: message(values) });
+      if (answer && 'info' in answer) setOutcome({ kind: 'ok', text: clientInfoText(answer.info) });
+      else {
+        const problem = answer?.problem ?? NO_ANSWER;
+        setInvalid(problem.field);
+        setOutcome(problemOutcome(problem));
+      }
+    });
+  };
+
+  const edit = (client: ClientView) => {
+    setEditing(client.id);
+    setForm({ type: client.type, url: client.url, username: client.username, password: '', skipCheckWhenFilesMatch: client.skipCheckWhenFilesMatch });
+    setInvalid(undefined);
+    setOutcome({ kind: 'idle' });
+    urlInput.current?.focus();
+  };
+
+  const addAnother = () => {
+    setEditing(undefined);
+    setForm(EMPTY_FORM);
+    setInvalid(undefined);
+    setOutcome({ kind: 'idle' });
+  };
+
+  const makeDefault = async (client: ClientView) => {
+    const answer = await sendToBackground('clients:set-default', { id: client.id });
+    if (!answer) return;
+    setClients(answer.clients);
+    setOutcome({ kind: 'ok', text: t('clientDefaultSet', describe(client)) });
+  };
+
+  const remove = async (client: ClientView, index: number) => {
+    const answer = await sendToBackground('clients:remove', { id: client.id });
+    if (!answer) return;
+    setClients(answer.clients);
+    if (editing === client.id) {
+      setEditing(undefined);
+      setForm(EMPTY_FORM);
+    }
+    setOutcome({ kind: 'ok', text: t('clientRemoved') });
+    // The keyboard user stays where they were: on the next client's first button, else the heading.
+    setTimeout(() => {
+      const firsts = document.querySelectorAll<HTMLButtonElement>('#client-list .edit-client');
+      (firsts.length ? firsts[Math.min(index, firsts.length - 1)] : document.getElementById('client-list-heading'))?.focus();
+    }, 0);
+  };
+
+  const field = (name: string) => (invalid === name ? { 'aria-invalid': 'true' as const } : {});
+  return (
+    <section class="card" id="clients-section" aria-labelledby="clients-heading">
+      <h2 id="clients-heading">{t('clientsHeading')}</h2>
+      <p class="hint">{t('clientsIntro')}</p>
+      {/* The background checks the address and says what is wrong in the user's language. */}
+      <form class="fields" id="client-form" onSubmit={save} noValidate>
+        {edited && (
+          <p class="editing" id="client-editing">
+            {t('clientEditing', describe(edited))}
+          </p>
+        )}
+        <label for="client-type">{t('clientTypeLabel')}</label>
+        <select id="client-type" name="client-type" value={form.type} onChange={update('type')} {...field('type')}>
+          {KINDS.map((kind) => (
+            <option key={kind} value={kind}>
+              {CLIENT_NAMES[kind]}
+            </option>
+          ))}
+        </select>
+
+        <label for="client-url">{t('clientUrlLabel')}</label>
+        <input
+          id="client-url"
+          name="client-url"
+          type="url"
+          ref={urlInput}
+          value={form.url}
+          placeholder={DEFAULT_ADDRESSES[form.type]}
+          onInput={update('url')}
+          spellcheck={false}
+          autocomplete="off"
+          aria-describedby="client-url-hint"
+          {...field('url')}
+        />
+        <p class="hint" id="client-url-hint">
+          {t('clientUrlHint')}
+        </p>
+
+        <label for="client-username">{t('clientUsernameLabel')}</label>
+        <input
+          id="client-username"
+          name="client-username"
+          type="text"
+          value={form.username}
+          onInput={update('username')}
+          spellcheck={false}
+          autocomplete="off"
+          {...field('username')}
+        />
+
+        <label for="client-password">{t('clientPasswordLabel')}</label>
+        <input
+          id="client-password"
+          name="client-password"
+          type="password"
+          value={form.password}
+          onInput={update('password')}
+          spellcheck={false}
+          autocomplete="new-password"
+          aria-describedby="client-password-hint"
+          {...field('password')}
+        />
+        <p class="hint" id="client-password-hint">
+          {edited?.hasPassword ? `${t('clientPasswordKept')} ` : ''}
+          {t('clientPasswordHint')}
+        </p>
+
+        <label class="check">
+          <input
+            type="checkbox"
+            id="client-skip-check"
+            checked={form.skipCheckWhenFilesMatch}
+            onChange={update('skipCheckWhenFilesMatch')}
+            aria-describedby="client-skip-check-hint"
+          />
+          {t('clientSkipCheckLabel')}
+        </label>
+        <p class="hint" id="client-skip-check-hint">
+          {t('clientSkipCheckHint')}
+        </p>
+
+        <div class="buttons">
+          <button type="submit" class="primary" id="save-client">
+            {t('clientSave')}
+          </button>
+          <button type="button" id="test-client" onClick={test}>
+            {t('clientTest')}
+          </button>
+          {editing && (
+            <button type="button" id="add-another-client" onClick={addAnother}>
+              {t('clientAddAnother')}
+            </button>
+          )}
+        </div>
+      </form>
+      <ClientOutcome outcome={outcome} />
+
+      <h3 id="client-list-heading" tabIndex={-1}>
+        {t('clientListHeading')}
+      </h3>
+      {clients?.length ? (
+        <ul class="host-list client-list" id="client-list" aria-labelledby="client-list-heading">
+          {clients.map((client, index) => (
+            <li key={client.id} class={`client${client.isDefault ? ' default' : ''}`} data-id={client.id} data-type={client.type}>
+              <span class="client-name">
+                <strong>{CLIENT_NAMES[client.type]}</strong> <code class="client-url">{client.url}</code>{' '}
+                <span class="muted">{client.username}</span>
+                {!client.hasPassword && <span class="muted"> · {t('clientNoPassword')}</span>}
+                {client.isDefault && <span class="tag client-default"> {t('clientDefault')}</span>}
+              </span>
+              <span class="client-actions">
+                <button type="button" class="edit-client" aria-label={t('clientEditLabel', describe(client))} onClick={() => edit(client)}>
+                  {t('clientEdit')}
+                </button>
+                {!client.isDefault && (
+                  <button type="button" class="make-default" aria-label={t('clientMakeDefaultLabel', describe(client))} onClick={() => void makeDefault(client)}>
+                    {t('clientMakeDefault')}
+                  </button>
+                )}
+                <button type="button" class="remove-client" aria-label={t('clientRemoveLabel', describe(client))} onClick={() => void remove(client, index)}>
+                  {t('clientRemove')}
+                </button>
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        clients && <p class="muted" id="client-none">{t('clientNone')}</p>
+      )}
+    </section>
+  );
+}
+
+/** What the last Save or Test came to, the client's own words as plain text beneath. */
+function ClientOutcome({ outcome }: { outcome: Outcome }) {
+  return (
+    <div class={`status client-outcome ${outcome.kind === 'idle' ? '' : outcome.kind}`} id="client-status" role="status" aria-live="polite">
+      {outcome.kind !== 'idle' && <p class="client-outcome-text">{outcome.text}</p>}
+      {outcome.kind === 'problem' && outcome.said && <p class="client-said">{outcome.said}</p>}
+    </div>
+  );
+}

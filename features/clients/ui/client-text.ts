@@ -1,0 +1,79 @@
+/** A torrent client's answers in the user's words: who it is, what state a torrent is in, why it failed. */
+import type { ClientInfo, ClientKind, TorrentState } from '../../../utils/clients/client-types';
+import { countKey, formatNumber, t, uiLocale, type MessageKey } from '../../../utils/i18n';
+import type { ClientProblem } from '../../../utils/messages';
+
+/** Product names: the same in every language. */
+export const CLIENT_NAMES: Record<ClientKind, string> = {
+  qbittorrent: 'qBittorrent',
+  transmission: 'Transmission',
+  deluge: 'Deluge',
+};
+
+/** "Connected: qBittorrent v4.5.2, 123 torrents". */
+export function clientInfoText(info: ClientInfo): string {
+  return t(countKey(info.torrentCount, 'clientConnectedOne', 'clientConnected'), `${CLIENT_NAMES[info.client]} ${info.version}`, formatNumber(info.torrentCount));
+}
+
+const PROBLEM_KEYS: Record<ClientProblem['kind'], MessageKey> = {
+  'bad-config': 'clientProblemBadConfig',
+  'bad-input': 'clientProblemBadInput',
+  auth: 'clientProblemAuth',
+  banned: 'clientProblemBanned',
+  csrf: 'clientProblemCsrf',
+  'not-allowed': 'clientProblemNotAllowed',
+  unreachable: 'clientProblemUnreachable',
+  certificate: 'clientProblemCertificate',
+  timeout: 'clientProblemTimeout',
+  'not-connected': 'clientProblemNotConnected',
+  refused: 'clientProblemRefused',
+  'not-found': 'clientProblemNotFound',
+  server: 'clientProblemServer',
+  'bad-answer': 'clientProblemBadAnswer',
+  'no-permission': 'clientProblemNoPermission',
+  'password-needed': 'clientProblemPasswordNeeded',
+  'unknown-client': 'clientProblemUnknownClient',
+};
+
+/** Why a client could not be used, and what to do: one or two sentences. */
+export function clientProblemText(problem: ClientProblem): string {
+  const main = t(PROBLEM_KEYS[problem.kind] ?? 'clientProblemBadAnswer', problem.origin ?? '');
+  // Browsers say nothing more than "failed" for an https address whose certificate is not trusted.
+  return problem.kind === 'unreachable' && problem.certificatePossible ? `${main} ${t('clientProblemCertificateMaybe')}` : main;
+}
+
+/** The client's own words, quoted, when it gave any (shown as text, never as HTML). */
+export function clientSaidText(problem: ClientProblem): string | undefined {
+  const words = problem.clientMessage?.trim();
+  return words ? t('clientSaid', words) : undefined;
+}
+
+function percent(progress: number): string {
+  return new Intl.NumberFormat(uiLocale(), { style: 'percent', maximumFractionDigits: progress > 0.99 && progress < 1 ? 1 : 0 }).format(progress);
+}
+
+/** "seeding", "paused", "downloading 42%"… */
+export function torrentStateText(state: TorrentState, progress: number): string {
+  switch (state) {
+    case 'seeding':
+      return t('clientStateSeeding');
+    case 'downloading':
+      return t('clientStateDownloading', percent(progress));
+    case 'stalled':
+      return t('clientStateStalled', percent(progress));
+    case 'paused':
+      return progress < 1 ? t('clientStatePausedAt', percent(progress)) : t('clientStatePaused');
+    case 'checking':
+      return t('clientStateChecking');
+    case 'queued':
+      return t('clientStateQueued');
+    case 'moving':
+      return t('clientStateMoving');
+    case 'missing':
+      return t('clientStateMissing');
+    case 'error':
+      return t('clientStateError');
+    default:
+      return t('clientStateUnknown');
+  }
+}

@@ -1,0 +1,327 @@
+/**
+ * Feature: "Cross-seed" and "Cross-seed all" (issue #9), the only way a cross-seed starts. Only
+ * the extension's own pages start one: the popup's (and the panel's confirmation window's)
+ * `crossseed:one` and the popup's `crossseed:all` name a candidate; the candidate itself — its
+ * info-hash and the page hash it answers — is taken from the tab's current view, never from the
+ * message. The panel's `page:cross-seed` only opens that confirmation (issue 15: a page can steer
+ * a click onto its panel). The engine (utils/cross-seed-engine) downloads one .torrent per candidate, paced per site.
+ *
+ * One run per candidate at a time: a second click while it runs (from the popup, the panel, or a
+ * "Cross-seed all" that will reach it) joins it. Outcomes are kept per tab and page (and mirrored to
+ * storage.session, so a reopened popup shows them after the service worker slept) and announced:
+ * to the popup whole, to the tab's panel only as sentences it shows as generated content.
+ */
+import { browser } from 'wxt/browser';
+import { crossSeed, crossSeedAll, MAX_PER_CROSS_SEED_ALL, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult } from '../../utils/cross-seed-engine';
+import { crossSeedText } from '../../utils/cross-seed-engine/result-text';
+import { t } from '../../utils/i18n';
+import type { CandidateView, CrossSeedAllView, CrossSeedItem, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds, TabView } from '../../utils/messages';
+import type { Clients } from '../clients/clients.feature';
+import { ConfirmWindows } from './confirm-windows';
+import { crossSeedEnvironment } from './environment';
+import type { ContentHandlers, PageHandlers, PageOrigin, Shared } from '../../entrypoints/background/context';
+
+const SESSION_PREFIX = 'crossseed:tab:';
+
+export interface CrossSeedOptions {
+  /** The fetch .torrent files are downloaded with (tests: a cookie jar through the router); the browser's own when absent. */
+  siteFetch?: typeof fetch;
+  /** Where the panel's clicks open their confirmation (tests: a recorder); browser windows when absent. */
+  confirmations?: ConfirmWindows;
+}
+
+/** One candidate answering one page hash: what a run is keyed by. */
+function runKey(pageHash: string, candidate: Pick<CandidateView, 'sid' | 'torrentId' | 'infoHash'>): string {
+  return `${pageHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
+}
+
+function itemKey(item: Pick<CrossSeedItem, 'forHash' | 'sid' | 'torrentId' | 'infoHash'>): string {
+  return runKey(item.forHash, item);
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** In the client now: added, or found already there. */
+function inClient(result: CrossSeedResult | undefined): boolean {
+  return result?.kind === 'added' || result?.kind === 'already-in-client';
+}
+
+/** A failure no candidate survives, as the engine's own error values (never a thrown error to the UI). */
+function unexpected(error: unknown): CrossSeedResult {
+  return { kind: 'bad-request', detail: error instanceof Error ? error.message : String(error) };
+}
+
+/** The panel's share: sentences only (the popup gets the result values). */
+export function pageOutcomes(state: TabCrossSeeds): PageCrossSeed[] {
+  return state.items.map((item) => ({
+    sid: item.sid,
+    torrentId: item.torrentId,
+    running: item.state === 'running',
+    ok: inClient(item.result),
+    lines: item.result ? crossSeedText(item.result, item.siteName) : [t('crossSeedWorking')],
+  }));
+}
+
+export class CrossSeeds {
+  private readonly tabs = new Map<number, TabCrossSeeds>();
+  /** Runs under way, by runKey: each resolves with its result, or undefined when it was not tried (a "Cross-seed all" that stopped first). */
+  private readonly running = new Map<string, Promise<CrossSeedResult | undefined>>();
+  /** "Cross-seed all" under way, by tab. */
+  private readonly allRuns = new Map<number, Promise<TabCrossSeeds>>();
+  /** Writes of one tab's state, in order. */
+  private writes: Promise<unknown> = Promise.resolve();
+
+  /** The panel's confirmations, one window per tab at most. */
+  readonly confirmations: ConfirmWindows;
+
+  constructor(
+    private readonly shared: Shared,
+    private readonly clients: Clients,
+    private readonly options: CrossSeedOptions = {},
+  ) {
+    this.confirmations = options.confirmations ?? new ConfirmWindows();
+  }
+
+  readonly pageHandlers: Pick<PageHandlers, 'crossseed:get' | 'crossseed:one' | 'crossseed:all'> = {
+    'crossseed:get': (message) => this.state(message.tabId),
+    'crossseed:one': (message) => this.one(message.tabId, message),
+    'crossseed:all': (message) => this.all(message.tabId),
+  };
+
+  readonly contentHandlers: Pick<ContentHandlers, 'page:cross-seed'> = {
+    'page:cross-seed': (message, from) => this.fromPage(from, message),
+  };
+
+  /** The tab's cross-seeds for the page it shows now (none once it moved on). */
+  async state(tabId: number): Promise<TabCrossSeeds> {
+    const view = await this.shared.tabs.get(tabId);
+    const known = await this.load(tabId);
+    if (!known || !view?.url || known.url !== view.url) return { tabId, url: view?.url, items: [] };
+    return known;
+  }
+
+  /** A new document in the tab (or the tab closed): its outcomes (and its confirmation) go with the old page. */
+  async forget(tabId: number): Promise<void> {
+    this.tabs.delete(tabId);
+    await this.confirmations.close(tabId).catch(() => undefined);
+    await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // One candidate
+
+  /** The popup's "Cross-seed": the candidate as the tab's view holds it, with this very info-hash. */
+  async one(tabId: number, wanted: { sid: number; torrentId: number; infoHash: string }): Promise<TabCrossSeeds> {
+    const view = await this.shared.tabs.get(tabId);
+    const candidate = view && this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId && entry.infoHash === wanted.infoHash);
+    if (!view?.url || !candidate) return this.state(tabId);
+    await this.runOne(tabId, view.url, candidate);
+    return this.state(tabId);
+  }
+
+  /**
+   * The panel's "Cross-seed": never a cross-seed itself (issue 15). The page can place, hide or
+   * cover the panel, so its click only opens the extension's own confirmation for that candidate
+   * (confirm-windows.ts), whose click sends `crossseed:one` as the popup does. Opened for any
+   * candidate the panel shows, whatever the client or the user's sites: the page learns nothing
+   * from it, and it gets no answer.
+   */
+  async fromPage(from: PageOrigin, wanted: { sid: number; torrentId: number }): Promise<undefined> {
+    const view = await this.shared.tabs.get(from.tabId);
+    // The view of this tab's page (a single-page site may have moved on within its origin).
+    if (!view?.url || !sameOrigin(view.url, from.url)) return undefined;
+    const candidate = this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId);
+    if (candidate) await this.confirmations.show(from.tabId, candidate).catch(() => undefined);
+    return undefined;
+  }
+
+  /** A candidate of the view that answers one of the page's own hashes. */
+  private candidateIn(view: TabView, match: (candidate: CandidateView) => boolean): CandidateView | undefined {
+    const pageHashes = new Set(view.hashes.map((found) => found.hash));
+    return view.candidates.find((candidate) => match(candidate) && pageHashes.has(candidate.forHash) && candidate.infoHash !== candidate.forHash);
+  }
+
+  private async runOne(tabId: number, url: string, candidate: CandidateView): Promise<CrossSeedResult> {
+    const key = runKey(candidate.forHash, candidate);
+    const item: CrossSeedItem = {
+      sid: candidate.sid,
+      torrentId: candidate.torrentId,
+      infoHash: candidate.infoHash,
+      forHash: candidate.forHash,
+      siteName: candidate.siteName,
+      state: 'running',
+    };
+    const run = this.runFor(key, candidate);
+    await this.record(tabId, url, item);
+    const result = await run;
+    await this.record(tabId, url, { ...item, state: 'done', result });
+    return result;
+  }
+
+  /**
+   * The run for this candidate: the one under way if any (a click while it runs, or while it waits
+   * in a "Cross-seed all", joins it), else a new one. Decided without waiting, so two clicks in the
+   * same moment cannot both start one.
+   */
+  private runFor(key: string, candidate: CandidateView): Promise<CrossSeedResult> {
+    const existing = this.running.get(key);
+    // A "Cross-seed all" that stopped before this candidate hands it back untried (undefined).
+    if (existing) return existing.then((result) => result ?? this.runFor(key, candidate));
+    const run = this.environment()
+      .then((env) => crossSeed(candidate.forHash, candidate, env))
+      .catch(unexpected);
+    this.running.set(key, run);
+    void run.then(() => {
+      if (this.running.get(key) === run) this.running.delete(key);
+    });
+    return run;
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Cross-seed all
+
+  /** The popup's "Cross-seed all"; a second click while it runs joins it. */
+  all(tabId: number): Promise<TabCrossSeeds> {
+    const known = this.allRuns.get(tabId);
+    if (known) return known;
+    const run = this.runAll(tabId).finally(() => this.allRuns.delete(tabId));
+    this.allRuns.set(tabId, run);
+    return run;
+  }
+
+  private async runAll(tabId: number): Promise<TabCrossSeeds> {
+    const view = await this.shared.tabs.get(tabId);
+    if (!view?.url) return this.state(tabId);
+    const url = view.url;
+    const before = await this.state(tabId);
+    const settled = new Set(before.items.filter((item) => item.state === 'running' || inClient(item.result)).map(itemKey));
+    // Not again what runs now or is in the client already after a click on this page.
+    const candidates = view.candidates.filter(
+      (candidate) => view.hashes.some((found) => found.hash === candidate.forHash) && !settled.has(runKey(candidate.forHash, candidate)) && !this.running.has(runKey(candidate.forHash, candidate)),
+    );
+    // Each candidate this run may try has a place in `running` (from this very turn), so a click on it meanwhile joins it.
+    const waiting = new Map<string, (result: CrossSeedResult | undefined) => void>();
+    for (const candidate of candidates) {
+      const key = runKey(candidate.forHash, candidate);
+      if (waiting.has(key)) continue;
+      const promise = new Promise<CrossSeedResult | undefined>((resolve) => waiting.set(key, resolve));
+      this.running.set(key, promise);
+      void promise.then(() => {
+        if (this.running.get(key) === promise) this.running.delete(key);
+      });
+    }
+    const settle = (key: string, result: CrossSeedResult | undefined) => {
+      waiting.get(key)?.(result);
+      waiting.delete(key);
+    };
+    const progress: CrossSeedAllView = { state: 'running', done: 0, added: 0, sitesChosen: true, notYourSites: 0, alreadyInClient: 0, overLimit: 0, limit: MAX_PER_CROSS_SEED_ALL };
+
+    try {
+      await this.recordAll(tabId, url, progress);
+      const settings = await this.shared.settings.get();
+      const env = await this.environment();
+      // One page hash at a time (a details page has one); at most 20 downloads for the whole click.
+      const byHash = new Map<string, CandidateView[]>();
+      for (const candidate of candidates) byHash.set(candidate.forHash, [...(byHash.get(candidate.forHash) ?? []), candidate]);
+      let left = MAX_PER_CROSS_SEED_ALL;
+      for (const [pageHash, group] of byHash) {
+        const byKey = new Map(group.map((candidate) => [runKey(pageHash, candidate), candidate]));
+        const refs: CrossSeedCandidate[] = group.map(({ sid, torrentId, infoHash }) => ({ sid, torrentId, infoHash }));
+        for await (const event of crossSeedAll(pageHash, refs, settings.heldSites, env, left)) {
+          if (event.type === 'plan') {
+            progress.total = (progress.total ?? 0) + event.total;
+            progress.sitesChosen = event.sitesChosen;
+            progress.notYourSites += event.notYourSites;
+            progress.alreadyInClient += event.alreadyInClient;
+            progress.overLimit += event.overLimit;
+            left -= event.total;
+          } else if (event.type === 'result') {
+            const key = runKey(pageHash, event.candidate);
+            const candidate = byKey.get(key);
+            progress.done += 1;
+            if (event.result.kind === 'added') progress.added += 1;
+            settle(key, event.result);
+            if (candidate) {
+              await this.record(tabId, url, { ...event.candidate, forHash: pageHash, siteName: candidate.siteName, state: 'done', result: event.result }, false);
+            }
+          } else progress.stopped = event.result;
+          await this.recordAll(tabId, url, progress);
+        }
+        if (progress.stopped || !progress.sitesChosen) break;
+      }
+    } catch (error) {
+      progress.stopped = unexpected(error);
+    } finally {
+      // What this run did not reach is free again for a click of its own.
+      for (const key of [...waiting.keys()]) settle(key, undefined);
+    }
+    progress.state = 'done';
+    await this.recordAll(tabId, url, progress);
+    return this.state(tabId);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+
+  private async environment(): Promise<CrossSeedEnvironment> {
+    const env = await crossSeedEnvironment(this.shared, this.clients);
+    return this.options.siteFetch ? { ...env, fetch: this.options.siteFetch } : env;
+  }
+
+  private async load(tabId: number): Promise<TabCrossSeeds | undefined> {
+    const known = this.tabs.get(tabId);
+    if (known) return known;
+    try {
+      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabCrossSeeds | undefined;
+      if (!stored || stored.tabId !== tabId) return undefined;
+      // Kept by a service worker that has since stopped: what was running then ran no further.
+      const items = stored.items.filter((item) => item.state === 'done');
+      const restored: TabCrossSeeds = { ...stored, items, all: stored.all?.state === 'running' ? undefined : stored.all };
+      this.tabs.set(tabId, restored);
+      return restored;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The tab's state for `url`: what it held for that page, or a fresh one. */
+  private async current(tabId: number, url: string): Promise<TabCrossSeeds> {
+    const known = await this.load(tabId);
+    return known?.url === url ? known : { tabId, url, items: [] };
+  }
+
+  /** Puts one candidate's item in the tab's state (replacing its earlier one) and announces it. */
+  private record(tabId: number, url: string, item: CrossSeedItem, announce = true): Promise<void> {
+    return this.write(tabId, url, (state) => ({ ...state, items: [...state.items.filter((other) => itemKey(other) !== itemKey(item)), item] }), announce);
+  }
+
+  private recordAll(tabId: number, url: string, all: CrossSeedAllView): Promise<void> {
+    return this.write(tabId, url, (state) => ({ ...state, all: { ...all } }));
+  }
+
+  private write(tabId: number, url: string, change: (state: TabCrossSeeds) => TabCrossSeeds, announce = true): Promise<void> {
+    const run = this.writes.then(async () => {
+      // The tab moved on to another page meanwhile: the outcome belongs to a page no longer shown.
+      const view = await this.shared.tabs.get(tabId);
+      if (view?.url !== url) return;
+      const next = change(await this.current(tabId, url));
+      this.tabs.set(tabId, next);
+      await browser.storage.session.set({ [SESSION_PREFIX + tabId]: next }).catch(() => undefined);
+      if (announce) await this.announce(next);
+    });
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The popup hears everything; the tab's panel only the sentences (see pageOutcomes). Nobody listening is fine. */
+  private async announce(state: TabCrossSeeds): Promise<void> {
+    const toPopup: CrossSeedsChanged = { type: 'crossseed:changed', crossSeeds: state };
+    const toPage: PageCrossSeedsChanged = { type: 'crossseed:changed', outcomes: pageOutcomes(state) };
+    await Promise.allSettled([(async () => browser.runtime.sendMessage(toPopup))(), (async () => browser.tabs.sendMessage(state.tabId, toPage))()]);
+  }
+}

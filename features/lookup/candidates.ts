@@ -1,0 +1,114 @@
+/**
+ * Turns the service's answers into what the UI shows: one CandidateView per candidate, with the
+ * site's name and a details link built only from the numeric id and a site template.
+ */
+import { browser } from 'wxt/browser';
+import type { CandidateView, RecommendedSiteView } from '../../utils/messages';
+import type { FoundHash } from '../../utils/pages/page-types';
+import type { CachedAnswer } from '../../utils/lookup/answer-cache';
+import type { RecommendedSite, ServiceSite } from '../../utils/iyuu/answer-schemas';
+import type { SiteOverride } from '../../utils/settings';
+import { buildDetailsUrl, buildDetailsUrlFromCatalog, homeUrl, siteForHost } from '../../utils/sites';
+import { serviceSidOf, siteForServiceSid } from '../../utils/sites/pinning';
+
+export interface SiteContext {
+  /** The service's site list, when it could be had. */
+  sites?: ServiceSite[];
+  /** The host of the page the hashes came from. */
+  host?: string;
+  heldSites: number[] | null;
+  overrides: Record<string, SiteOverride>;
+}
+
+/** The sid of the site a host belongs to: the catalog first, then the service's own list. */
+export function sidForHost(host: string | undefined, sites: ServiceSite[] | undefined): number | undefined {
+  if (!host) return undefined;
+  // The id the service gives the host's site now (it has renumbered sites before).
+  const entry = siteForHost(host);
+  const catalogued = entry && serviceSidOf(entry, sites);
+  if (catalogued !== undefined) return catalogued;
+  const match = sites?.find((site) => host === site.base_url || host.endsWith(`.${site.base_url}`));
+  return match?.id;
+}
+
+/**
+ * Chinese readers know sites by their Chinese names (IYUU's nicknames); others by the Latin ones.
+ * Decided by the language the extension's messages are actually shown in (languageName), so the
+ * names match the words around them: Chromium can serve the zh_CN messages while getUILanguage()
+ * and @@ui_locale still say en-US (seen in a service worker).
+ */
+export function prefersChinese(): boolean {
+  try {
+    const shown = browser.i18n.getMessage('languageName');
+    return shown ? shown.includes('中文') : browser.i18n.getUILanguage().toLowerCase().startsWith('zh');
+  } catch {
+    return false;
+  }
+}
+
+export function siteName(sid: number, sites: readonly ServiceSite[] | undefined, chinese = prefersChinese()): { name: string; key?: string } {
+  const listed = sites?.find((site) => site.id === sid);
+  const catalogued = siteForServiceSid(sid, sites);
+  const key = listed?.site || catalogued?.site;
+  const name = chinese
+    ? listed?.nickname || catalogued?.nameZh || catalogued?.nickname || key
+    : catalogued?.nickname || listed?.nickname || key;
+  return { name: name || `#${sid}`, key };
+}
+
+export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, CachedAnswer>, context: SiteContext): CandidateView[] {
+  const currentSid = sidForHost(context.host, context.sites);
+  const held = context.heldSites ? new Set(context.heldSites) : undefined;
+  const views: CandidateView[] = [];
+  const seen = new Set<string>();
+  for (const { hash } of hashes) {
+    for (const candidate of answers.get(hash)?.candidates ?? []) {
+      const key = `${candidate.sid}:${candidate.torrent_id}:${hash}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const override = context.overrides[String(candidate.sid)];
+      const listed = context.sites?.find((site) => site.id === candidate.sid);
+      const catalogued = siteForServiceSid(candidate.sid, context.sites);
+      const detailsUrl = listed
+        ? buildDetailsUrl(listed, candidate.torrent_id, override)
+        : catalogued
+          ? buildDetailsUrlFromCatalog(catalogued, candidate.torrent_id, override)
+          : undefined;
+      const { name, key: siteKey } = siteName(candidate.sid, context.sites);
+      views.push({
+        sid: candidate.sid,
+        torrentId: candidate.torrent_id,
+        infoHash: candidate.info_hash,
+        forHash: hash,
+        siteName: name,
+        siteKey,
+        detailsUrl,
+        isCurrentSite: currentSid === candidate.sid,
+        held: held ? held.has(candidate.sid) : undefined,
+      });
+    }
+  }
+  // Sites the user holds first, then by name; within a site by torrent id.
+  return views.sort(
+    (a, b) =>
+      Number(b.held ?? false) - Number(a.held ?? false) ||
+      a.siteName.localeCompare(b.siteName, 'zh-CN') ||
+      a.sid - b.sid ||
+      a.torrentId - b.torrentId,
+  );
+}
+
+export function recommendedViews(list: RecommendedSite[], sites: ServiceSite[] | undefined): RecommendedSiteView[] {
+  return list.map((entry) => {
+    const listed = sites?.find((site) => site.id === entry.id);
+    const catalogued = siteForServiceSid(entry.id, sites);
+    return {
+      sid: entry.id,
+      site: entry.site,
+      nickname: prefersChinese()
+        ? entry.nickname || listed?.nickname || catalogued?.nameZh || entry.site
+        : catalogued?.nickname || entry.nickname || listed?.nickname || entry.site,
+      homeUrl: homeUrl(listed ?? catalogued),
+    };
+  });
+}

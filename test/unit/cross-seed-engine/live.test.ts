@@ -1,0 +1,408 @@
+/**
+ * crossSeed() end to end in Node, against the real qbittorrent-nox and transmission-daemon started
+ * here (qBittorrent with its CSRF protection on, reached with the Origin the background's DNR rule
+ * gives) and the two test trackers of test/e2e/support/cross-seed-world.ts behind the e2e router,
+ * with a cookie-jar fetch standing in for the browser's session on each site.
+ *
+ * No peer exists anywhere (DHT, PeX, LSD off; announce URLs on loopback): a cross-seed that
+ * reaches 100 % found its data on disk, at the source's save path.
+ */
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientOriginRule } from '../../../utils/clients/csrf';
+import { createClient } from '../../../utils/clients/index';
+import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
+import { crossSeed, crossSeedAll, INCOMPLETE_TAG, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/cross-seed-engine';
+import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
+import { SITE_GAP_MS } from '../../../utils/cross-seed-engine/site-queue';
+import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/content';
+import { buildRows, startClient, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
+import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
+import { addSeeding, untilSeeding } from '../../clients/seed';
+import { until } from '../../e2e/support/wait';
+import { installI18n } from '../support/i18n';
+import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../e2e/support/cross-seed-world';
+
+const LIVE = { timeout: 120_000 };
+const EXTENSION_URL = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/';
+
+/** What the background's requests look like to the client (qBittorrent: the Origin csrf.ts's rule sets). */
+function browserLikeFetch(daemon: RunningDaemon): JarFetch {
+  if (daemon.kind !== 'qbittorrent') return nodeClientFetch();
+  const origin = clientOriginRule(daemon.url, EXTENSION_URL).action.requestHeaders.find((header) => header.header === 'Origin')!.value;
+  return nodeClientFetch({ origin });
+}
+
+/** One request the engine sent the client: its action (API path or RPC method) and, for an add, whether it asked for the torrent stopped. */
+interface Asked {
+  action: string;
+  stopped?: boolean;
+}
+
+const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file' };
+/** qBittorrent 4.5 answers 404 to torrents/start (5.0's name), then gets torrents/resume. */
+const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent']);
+
+/** Passes every request through to the daemon unchanged, noting what it asks for. */
+function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
+  return ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const body = init?.body;
+    const path = url.pathname.replace(/^.*\/api\/v2\//, '');
+    if (body instanceof FormData) log.push({ action: path, stopped: body.get('stopped') === 'true' && body.get('paused') === 'true' });
+    else if (body instanceof URLSearchParams) log.push({ action: path });
+    else if (typeof body === 'string' && body.startsWith('{')) {
+      const call = JSON.parse(body) as { method?: string; arguments?: { paused?: unknown }; params?: unknown[] };
+      const method = String(call.method);
+      if (method === 'torrent-add') log.push({ action: method, stopped: call.arguments?.paused === true });
+      else if (method === 'core.add_torrent_file') log.push({ action: method, stopped: (call.params?.[2] as { add_paused?: unknown } | undefined)?.add_paused === true });
+      else log.push({ action: method });
+    }
+    return inner(input, init);
+  }) as typeof fetch;
+}
+
+interface Setup {
+  /** Every request sent through `client`, in order. */
+  asked: Asked[];
+  daemon: RunningDaemon;
+  cs: CrossSeedWorld;
+  client: TorrentClient;
+  siteFetch: JarFetch;
+  env: (extra?: Partial<CrossSeedEnvironment>) => CrossSeedEnvironment;
+}
+
+async function setUp(start: () => Promise<RunningDaemon>, pairs: number): Promise<Setup> {
+  const daemon = await start();
+  const cs = await startCrossSeedWorld({ pairs });
+  const asked: Asked[] = [];
+  const client = createClient(daemon.config, { fetch: watching(browserLikeFetch(daemon), asked) });
+  const siteFetch = cs.siteFetch();
+  await cs.logIn(siteFetch, cs.candidate);
+  await cs.logIn(siteFetch, cs.page);
+  const env = (extra: Partial<CrossSeedEnvironment> = {}): CrossSeedEnvironment => ({
+    target: { client, skipCheckWhenFilesMatch: false, url: daemon.url },
+    sites: cs.siteSettings(),
+    fetch: siteFetch,
+    pace: new SitePace(),
+    ...extra,
+  });
+  return { asked, daemon, cs, client, siteFetch, env };
+}
+
+async function tearDown(setup: Setup | undefined): Promise<void> {
+  await setup?.cs.close();
+  await setup?.daemon.stop();
+}
+
+// Every client build of both generations: bookworm's 4.5.2 / 3.00 / 2.0.3 and today's 5.1 / 5.3 /
+// 4.1 / 2.2 (test/clients/daemons.ts; scripts/clients installs today's before the tests).
+describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_label, build) => {
+  const kind: ClientKind = build.kind;
+  let s: Setup;
+
+  beforeAll(async () => {
+    s = await setUp(() => startClient(build), 4);
+    // The page's torrent, seeding from the client's data folder, with a category and a tag of the user's.
+    const pair = s.cs.pairs[0]!;
+    const content = s.cs.placeContent(s.daemon.dataDir, 0);
+    await s.client.add(pair.source.bytes, { savePath: content.savePath, paused: false, skipCheck: false, category: 'music', tags: ['flac'] });
+    await untilSeeding(s.client, pair.source.hash);
+  }, 120_000);
+
+  afterAll(() => tearDown(s), 30_000);
+
+  const downloadsOf = (tracker: CrossSeedWorld['candidate']) => tracker.downloads.length;
+
+  it('adds the candidate beside the source (its save path, category, tags + reseed-lens), stopped; the check finds 100 % and only then it is started', LIVE, async () => {
+    const pair = s.cs.pairs[0]!;
+    const before = downloadsOf(s.cs.candidate);
+    const sent = s.asked.length;
+    const result = await crossSeed(pair.source.hash, pair.ref, s.env());
+    // The result tells the check's outcome: complete, and started (no longer stopped).
+    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checked: true, progress: 1 });
+    expect(result.kind === 'added' && result.state).not.toBe('paused');
+    // Added stopped, and started only after that.
+    const asked = s.asked.slice(sent);
+    const add = asked.findIndex((request) => request.action === ADD_ACTION[kind]);
+    expect(asked[add]).toEqual({ action: ADD_ACTION[kind], stopped: true });
+    expect(asked.findIndex((request) => START_ACTIONS.has(request.action))).toBeGreaterThan(add);
+    const seeding = await untilSeeding(s.client, pair.candidate.hash);
+    expect(seeding).toMatchObject({ savePath: s.daemon.dataDir, progress: 1, state: 'seeding' });
+    if (kind === 'qbittorrent') {
+      expect(seeding.category).toBe('music');
+      expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'reseed-lens']);
+    } else if (kind === 'transmission') {
+      // Transmission has labels only: the source's (its category became one) plus ours.
+      expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'music', 'reseed-lens']);
+    } else {
+      // Deluge: labels need its optional Label plugin, so none are set (utils/clients/deluge.ts).
+      expect(seeding.tags).toBeUndefined();
+    }
+    expect(await s.client.files(pair.candidate.hash)).toEqual(await s.client.files(pair.source.hash));
+    // One download, from the candidate's site, with the session.
+    expect(s.cs.candidate.downloads.slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
+  });
+
+  it('a candidate whose data is only partly on disk is left stopped, tagged, with the share found in the result, and never downloads', LIVE, async () => {
+    const pair = s.cs.pairs[3]!;
+    await s.cs.seed(s.client, s.daemon.dataDir, 3);
+    // The data changed on disk after the source was checked (the client still says 100 %): one file's bytes are no longer the torrent's.
+    const damaged = pair.files[1]!;
+    writeFileSync(join(s.daemon.dataDir, pair.name, damaged.path), Buffer.alloc(damaged.size));
+    const sent = s.asked.length;
+    const result = await crossSeed(pair.source.hash, pair.ref, s.env());
+    const found = shareOfValidPieces(pair.files, 1);
+    // Added stopped, and never started.
+    expect(s.asked.slice(sent).filter((request) => request.action === ADD_ACTION[kind] || START_ACTIONS.has(request.action))).toEqual([{ action: ADD_ACTION[kind], stopped: true }]);
+    expect(result).toMatchObject({ kind: 'left-stopped', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checkFinished: true, tagged: kind !== 'deluge' });
+    expect(result.kind === 'left-stopped' && result.progress).toBeCloseTo(found, 3);
+    // Read back from the client: stopped at that share, tagged where the client has tags.
+    const held = (await s.client.lookup([pair.candidate.hash])).get(pair.candidate.hash)!;
+    expect(held).toMatchObject({ state: 'paused', savePath: s.daemon.dataDir });
+    expect(held.progress).toBeCloseTo(found, 3);
+    if (kind === 'deluge') expect(held.tags).toBeUndefined();
+    else expect(held.tags).toContain(INCOMPLETE_TAG);
+    installI18n('en');
+    expect(crossSeedText(result, 'OurBits')[0]).toMatch(new RegExp(`^Left stopped in \\w+: its check found only ${Math.round(found * 1000) / 10}% of the data on disk`));
+  });
+
+  it('a candidate the client already holds is not downloaded again', LIVE, async () => {
+    const pair = s.cs.pairs[0]!;
+    const before = downloadsOf(s.cs.candidate);
+    expect(await crossSeed(pair.source.hash, pair.ref, s.env())).toEqual({ kind: 'already-in-client', hash: pair.candidate.hash, savePath: s.daemon.dataDir });
+    // Even from a page whose own torrent the client lacks: it is there, nothing to say against it.
+    const elsewhere = tinyTorrents(1, `${kind}-elsewhere`)[0]!.hash;
+    expect(await crossSeed(elsewhere, pair.ref, s.env())).toEqual({ kind: 'already-in-client', hash: pair.candidate.hash, savePath: s.daemon.dataDir });
+    expect(downloadsOf(s.cs.candidate)).toBe(before);
+  });
+
+  it('a candidate with other files is not added, and the differences are named', LIVE, async () => {
+    const pair = s.cs.pairs[0]!;
+    const { torrent, ref } = s.cs.differentFiles;
+    const result = await crossSeed(pair.source.hash, ref, s.env());
+    expect(result).toEqual({
+      kind: 'files-differ',
+      differences: [
+        { kind: 'size', path: `${pair.name}/01 - Opening.flac`, size: 180_001, clientSize: 180_000 },
+        { kind: 'missing', path: `${pair.name}/extra.nfo`, size: 700 },
+        { kind: 'extra', path: `${pair.name}/Scans/cover.jpg`, size: 9_000 },
+      ],
+      more: 0,
+    });
+    expect((await s.client.lookup([torrent.hash])).size).toBe(0);
+  });
+
+  it('skips the check only when the user asked and every file matched (Transmission always checks)', LIVE, async () => {
+    const pair = s.cs.pairs[1]!;
+    await s.cs.seed(s.client, s.daemon.dataDir, 1);
+    const result = await crossSeed(pair.source.hash, pair.ref, { ...s.env(), target: { client: s.client, skipCheckWhenFilesMatch: true, url: s.daemon.url } });
+    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, checked: kind === 'transmission' });
+    expect(await untilSeeding(s.client, pair.candidate.hash)).toMatchObject({ progress: 1, savePath: s.daemon.dataDir });
+  });
+
+  it("reads HDSky's signed link from the candidate's details page when the candidate is there", LIVE, async () => {
+    // The other way round: the page is OurBits' torrent (seeding), the candidate HDSky's.
+    const pair = s.cs.pairs[2]!;
+    await addSeeding(s.client, pair.candidate, s.cs.placeContent(s.daemon.dataDir, 2));
+    const before = s.cs.page.downloads.length;
+    const candidate: CrossSeedCandidate = { sid: PAGE_SITE.sid, torrentId: pair.sourceId, infoHash: pair.source.hash };
+    expect(await crossSeed(pair.candidate.hash, candidate, s.env())).toMatchObject({ kind: 'added', hash: pair.source.hash });
+    const fetched = s.cs.page.downloads.slice(before);
+    expect(fetched).toHaveLength(1);
+    expect(fetched[0]!.path).toMatch(new RegExp(`^/download\\.php\\?id=${pair.sourceId}&passkey=[0-9a-f]{32}&sign=[0-9a-f]{16}$`));
+    expect(await untilSeeding(s.client, pair.source.hash)).toMatchObject({ progress: 1 });
+  });
+
+  it("says so when the page's torrent is not in the client or not complete, and downloads nothing", LIVE, async () => {
+    const before = downloadsOf(s.cs.candidate);
+    const absent = tinyTorrents(1, `${kind}-absent`)[0]!;
+    expect(await crossSeed(absent.hash, s.cs.differentFiles.ref, s.env())).toEqual({ kind: 'source-missing', pageHash: absent.hash });
+    // A torrent whose data is not on disk: added stopped, it stays at 0 %.
+    const incomplete = tinyTorrents(1, `${kind}-incomplete`)[0]!;
+    await s.client.add(incomplete.bytes, { savePath: s.daemon.downloadDir, paused: true, skipCheck: false });
+    await until(() => s.client.lookup([incomplete.hash]), (found) => found.has(incomplete.hash), 'the incomplete torrent listed', 30_000);
+    const result = await crossSeed(incomplete.hash, s.cs.differentFiles.ref, s.env());
+    expect(result).toMatchObject({ kind: 'source-incomplete', pageHash: incomplete.hash });
+    expect(downloadsOf(s.cs.candidate)).toBe(before);
+  });
+
+  it('with a wrong client password: client-failed (auth), nothing downloaded', LIVE, async () => {
+    const before = downloadsOf(s.cs.candidate);
+    const wrong = createClient({ ...s.daemon.config, password: 'not-the-password' }, { fetch: browserLikeFetch(s.daemon) });
+    const result = await crossSeed(s.cs.pairs[0]!.source.hash, s.cs.differentFiles.ref, { ...s.env(), target: { client: wrong, skipCheckWhenFilesMatch: false } });
+    expect(result).toMatchObject({ kind: 'client-failed', failure: { kind: 'auth' } });
+    expect(downloadsOf(s.cs.candidate)).toBe(before);
+  });
+
+  it('with the client stopped: client-failed (unreachable), nothing downloaded', LIVE, async () => {
+    const before = downloadsOf(s.cs.candidate);
+    await s.daemon.stop();
+    const result = await crossSeed(s.cs.pairs[0]!.source.hash, s.cs.differentFiles.ref, s.env());
+    expect(result).toMatchObject({ kind: 'client-failed', failure: { kind: 'unreachable' } });
+    expect(downloadsOf(s.cs.candidate)).toBe(before);
+  });
+});
+
+describe('a torrent the client takes under another hash (live Transmission 3.00)', () => {
+  let s: Setup;
+
+  beforeAll(async () => {
+    s = await setUp(() => startTransmission(), 1);
+    await s.cs.seed(s.client, s.daemon.dataDir, 0);
+  }, 120_000);
+
+  afterAll(() => tearDown(s), 30_000);
+
+  it('is removed again, its data left on disk, and the result says so', LIVE, async () => {
+    const pair = s.cs.pairs[0]!;
+    // The candidate's own .torrent, but its info dictionary's keys unsorted: its info-hash (of the
+    // bytes as written) is the candidate's, and Transmission 3.00 re-encodes it into another one.
+    const content = { savePath: '', name: pair.name, files: pair.files, single: false, seed: pair.seed };
+    const unsorted = makeTorrent(content, { ...TRACKERS.beta, canonical: false });
+    expect(unsorted.hash).not.toBe(pair.candidate.hash);
+    const id = 2950;
+    s.cs.candidate.list(id, unsorted, pair.title);
+    const result = await crossSeed(pair.source.hash, { sid: CANDIDATE_SITE.sid, torrentId: id, infoHash: unsorted.hash }, s.env());
+    // Sorted again, it is the canonical file's torrent: that is the hash Transmission took.
+    expect(result).toEqual({ kind: 'client-other-hash', hash: unsorted.hash, clientHash: pair.candidate.hash, stray: 'removed' });
+    // Read back through the client: neither hash is there; the source still seeds; every file is still on disk.
+    expect((await s.client.lookup([pair.candidate.hash, unsorted.hash])).size).toBe(0);
+    expect((await s.client.lookup([pair.source.hash])).get(pair.source.hash)).toMatchObject({ state: 'seeding', progress: 1 });
+    for (const file of pair.files) {
+      const path = join(s.daemon.dataDir, pair.name, file.path);
+      expect(existsSync(path), path).toBe(true);
+      expect(statSync(path).size).toBe(file.size);
+    }
+    installI18n('en');
+    expect(crossSeedText(result, 'OurBits')[0]).toMatch(/^Not cross-seeded: your client read this \.torrent as another torrent .* removed again; no file on disk was touched\.$/);
+  });
+});
+
+describe('crossSeed and the candidate site (live qBittorrent, test trackers)', () => {
+  let s: Setup;
+
+  beforeAll(async () => {
+    s = await setUp(() => startQbittorrent(), 2);
+    await s.cs.seed(s.client, s.daemon.dataDir, 0);
+  }, 120_000);
+
+  afterAll(() => tearDown(s), 30_000);
+
+  const page = () => s.cs.pairs[0]!.source.hash;
+  const probe = () => s.cs.differentFiles.ref; // downloads, never adds
+
+  it('a site that gives another torrent: refused as other-torrent, nothing added', LIVE, async () => {
+    s.cs.candidate.downloadAnswer = 'other-torrent';
+    try {
+      const result = await crossSeed(page(), probe(), s.env());
+      expect(result).toEqual({ kind: 'other-torrent', hash: s.cs.pairs[0]!.candidate.hash });
+      expect((await s.client.lookup([s.cs.pairs[0]!.candidate.hash])).size).toBe(0);
+    } finally {
+      s.cs.candidate.downloadAnswer = 'torrent';
+    }
+  });
+
+  it('a site limiting downloads (its page, or HTTP 429 with Retry-After): site-limit', LIVE, async () => {
+    try {
+      s.cs.candidate.downloadAnswer = 'limit-page';
+      expect(await crossSeed(page(), probe(), s.env())).toMatchObject({ kind: 'site-limit', siteWords: '你今天的下载次数已达上限（60 个），请明天再来。' });
+      s.cs.candidate.downloadAnswer = 'http-429';
+      expect(await crossSeed(page(), probe(), s.env())).toEqual({ kind: 'site-limit', status: 429, retryAfterSeconds: 120 });
+    } finally {
+      s.cs.candidate.downloadAnswer = 'torrent';
+    }
+  });
+
+  it('a site that refuses: site-refused, with its status or its own words', LIVE, async () => {
+    try {
+      s.cs.candidate.downloadAnswer = 'http-403';
+      expect(await crossSeed(page(), probe(), s.env())).toEqual({ kind: 'site-refused', status: 403 });
+      s.cs.candidate.downloadAnswer = 'permission-page';
+      expect(await crossSeed(page(), probe(), s.env())).toEqual({ kind: 'site-refused', status: 200, siteWords: '权限不足！' });
+    } finally {
+      s.cs.candidate.downloadAnswer = 'torrent';
+    }
+  });
+
+  it("logged out of the candidate's site: not-logged-in (NexusPHP's redirect, or its login page); a passkey still works", LIVE, async () => {
+    const pair = s.cs.pairs[1]!;
+    await s.cs.seed(s.client, s.daemon.dataDir, 1);
+    s.cs.candidate.endSessions();
+    try {
+      expect(await crossSeed(pair.source.hash, pair.ref, s.env())).toEqual({ kind: 'not-logged-in', evidence: 'redirect' });
+      s.cs.candidate.loggedOut = 'login-page';
+      expect(await crossSeed(pair.source.hash, pair.ref, s.env())).toEqual({ kind: 'not-logged-in', evidence: 'login-page' });
+      // With the user's passkey for that site, no session is needed.
+      const before = s.cs.candidate.downloads.length;
+      const withPasskey = s.env({ sites: s.cs.siteSettings({ passkeys: { [String(CANDIDATE_SITE.sid)]: s.cs.candidate.passkey } }) });
+      expect(await crossSeed(pair.source.hash, pair.ref, withPasskey)).toMatchObject({ kind: 'added', hash: pair.candidate.hash });
+      expect(s.cs.candidate.downloads.slice(before).map((download) => download.path)).toEqual([`/download.php?id=${pair.candidateId}&passkey=${s.cs.candidate.passkey}`]);
+    } finally {
+      s.cs.candidate.loggedOut = 'redirect';
+      await s.cs.logIn(s.siteFetch, s.cs.candidate);
+    }
+  });
+
+  it('without host permission for the site: no-permission, nothing downloaded', LIVE, async () => {
+    const before = s.cs.candidate.downloads.length;
+    const asked: string[] = [];
+    const originAllowed = async (origin: string) => {
+      asked.push(origin);
+      return origin !== `https://${CANDIDATE_SITE.host}`;
+    };
+    expect(await crossSeed(page(), probe(), s.env({ originAllowed }))).toEqual({ kind: 'no-permission', for: 'site', origin: 'https://ourbits.club' });
+    expect(asked).toEqual([s.daemon.url, 'https://ourbits.club']);
+    expect(s.cs.candidate.downloads.length).toBe(before);
+  });
+
+  it('two downloads from one site, clicked at once, reach it at least 1 s apart', LIVE, async () => {
+    const before = s.cs.candidate.downloads.length;
+    const pace = new SitePace();
+    const results = await Promise.all([crossSeed(page(), probe(), s.env({ pace })), crossSeed(page(), probe(), s.env({ pace }))]);
+    expect(results.map((result) => result.kind)).toEqual(['files-differ', 'files-differ']);
+    const [first, second] = s.cs.candidate.downloads.slice(before);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(SITE_GAP_MS);
+  });
+
+  it('Cross-seed all: only the candidates on the user\'s sites that the client lacks, at most 20, and a site that fails is not asked again', LIVE, async () => {
+    // 25 more candidates on OurBits (tiny torrents of other content: each downloads, none matches).
+    const extra = tinyTorrents(25, 'all').map((torrent, index): CrossSeedCandidate => {
+      s.cs.candidate.list(5000 + index, torrent, torrent.name);
+      return { sid: CANDIDATE_SITE.sid, torrentId: 5000 + index, infoHash: torrent.hash };
+    });
+    const inClient = s.cs.pairs[1]!.ref; // added by the test above
+    const elsewhere: CrossSeedCandidate = { sid: 2, torrentId: 1, infoHash: 'a'.repeat(40) }; // PTHome: not the user's
+    const candidates = [inClient, elsewhere, ...extra];
+    const before = s.cs.candidate.downloads.length;
+    const events: CrossSeedAllEvent[] = [];
+    for await (const event of crossSeedAll(page(), candidates, [CANDIDATE_SITE.sid, PAGE_SITE.sid], s.env({ pace: new SitePace(50) }))) events.push(event);
+    expect(events[0]).toEqual({ type: 'plan', total: 20, sitesChosen: true, notYourSites: 1, alreadyInClient: 1, overLimit: 5 });
+    const results = events.filter((event) => event.type === 'result');
+    expect(results).toHaveLength(20);
+    expect(results.map((event) => event.type === 'result' && event.candidate.torrentId)).toEqual(extra.slice(0, 20).map((candidate) => candidate.torrentId));
+    expect(results.every((event) => event.type === 'result' && event.result.kind === 'files-differ')).toBe(true);
+    expect(s.cs.candidate.downloads.length - before).toBe(20);
+
+    // Logged out there: the first fails, the rest of that site is skipped without a download.
+    s.cs.candidate.endSessions();
+    try {
+      const after = s.cs.candidate.downloads.length;
+      const skipped: string[] = [];
+      for await (const event of crossSeedAll(page(), extra.slice(0, 4), [CANDIDATE_SITE.sid], s.env({ pace: new SitePace(50) }))) {
+        if (event.type === 'result') skipped.push(event.result.kind);
+      }
+      expect(skipped).toEqual(['not-logged-in', 'site-skipped', 'site-skipped', 'site-skipped']);
+      expect(s.cs.candidate.downloads.length - after).toBe(1);
+    } finally {
+      await s.cs.logIn(s.siteFetch, s.cs.candidate);
+    }
+  });
+
+  it('Cross-seed all before the user chose their sites: nothing is tried', LIVE, async () => {
+    const events: CrossSeedAllEvent[] = [];
+    for await (const event of crossSeedAll(page(), [s.cs.differentFiles.ref], null, s.env())) events.push(event);
+    expect(events).toEqual([{ type: 'plan', total: 0, sitesChosen: false, notYourSites: 1, alreadyInClient: 0, overLimit: 0 }]);
+  });
+});

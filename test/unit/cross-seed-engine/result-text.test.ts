@@ -1,0 +1,139 @@
+/**
+ * Every cross-seed result kind has its sentence in English and Simplified Chinese, naming the site
+ * (or the client's words, or the file differences) where it matters.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CrossSeedResult } from '../../../utils/cross-seed-engine/cross-seed';
+import { crossSeedText, crossSeedWords } from '../../../utils/cross-seed-engine/result-text';
+import { installI18n, loadMessages } from '../support/i18n';
+
+/** One result of every kind (and every variant that reads differently). */
+const RESULTS: CrossSeedResult[] = [
+  { kind: 'added', hash: 'a'.repeat(40), savePath: '/data', client: 'qbittorrent', checked: true, state: 'checking', progress: 0 },
+  { kind: 'added', hash: 'a'.repeat(40), savePath: '/data', client: 'qbittorrent', checked: false, state: 'seeding', progress: 1 },
+  { kind: 'left-stopped', hash: 'a'.repeat(40), savePath: '/data', client: 'qbittorrent', progress: 0.75, checkFinished: true, tagged: true },
+  { kind: 'left-stopped', hash: 'a'.repeat(40), savePath: '/data', client: 'deluge', progress: 0.75, checkFinished: true, tagged: false },
+  { kind: 'left-stopped', hash: 'a'.repeat(40), savePath: '/data', client: 'transmission', progress: 0.1, checkFinished: false, tagged: true },
+  { kind: 'already-in-client', hash: 'a'.repeat(40), savePath: '/data' },
+  { kind: 'no-client' },
+  { kind: 'no-permission', for: 'site', origin: 'https://ourbits.club' },
+  { kind: 'no-permission', for: 'client', origin: 'http://192.168.1.2:8080' },
+  { kind: 'bad-request', detail: 'x' },
+  { kind: 'source-missing', pageHash: 'b'.repeat(40) },
+  { kind: 'source-incomplete', pageHash: 'b'.repeat(40), progress: 0.42 },
+  { kind: 'unsupported-site', reason: 'needs-api' },
+  { kind: 'unsupported-site', reason: 'unknown-site' },
+  { kind: 'needs-passkey' },
+  { kind: 'no-download-link' },
+  { kind: 'not-logged-in', evidence: 'login-page' },
+  { kind: 'not-logged-in', evidence: 'redirect' },
+  { kind: 'not-logged-in', evidence: 'login-page', host: 'ob-mirror.example.org' },
+  { kind: 'not-logged-in', evidence: 'redirect', host: 'ob-mirror.example.org' },
+  { kind: 'other-site-host', host: 'tjupt.org', owner: 'TJUPT' },
+  { kind: 'site-limit', status: 200, siteWords: '下载次数已达上限' },
+  { kind: 'site-limit', status: 429, retryAfterSeconds: 120 },
+  { kind: 'site-refused', status: 403 },
+  { kind: 'site-refused', status: 200, siteWords: '权限不足！' },
+  { kind: 'site-unreachable' },
+  { kind: 'too-large' },
+  { kind: 'not-a-torrent', problem: 'malformed' },
+  { kind: 'other-torrent', hash: 'c'.repeat(40) },
+  { kind: 'unsafe-file', path: 'Album/Scans/cover.jpg', element: 'Scans/cover.jpg', reason: 'separator' },
+  { kind: 'unsafe-file', path: 'Album//01.flac', element: '', reason: 'empty' },
+  { kind: 'unsafe-file', path: 'Album/../x', element: '..', reason: 'dot' },
+  { kind: 'unsafe-file', path: 'Album/a\\0b', element: 'a\\0b', reason: 'nul' },
+  { kind: 'unsafe-file', path: 'Album/\ufffd.flac', element: '\ufffd.flac', reason: 'not-utf8' },
+  { kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'removed' },
+  { kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'already-held' },
+  { kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'remove-failed' },
+  {
+    kind: 'files-differ',
+    differences: [
+      { kind: 'size', path: 'Album/01.flac', size: 180_001, clientSize: 180_000 },
+      { kind: 'missing', path: 'Album/extra.nfo', size: 700 },
+      { kind: 'extra', path: 'Album/cover.jpg', size: 9_000 },
+      { kind: 'unicode-form', path: 'Album/Cafe\u0301.flac', clientPath: 'Album/Caf\u00e9.flac', size: 10 },
+    ],
+    more: 4,
+  },
+  { kind: 'client-refused', clientMessage: 'Fails.' },
+  { kind: 'client-refused' },
+  { kind: 'client-failed', failure: { kind: 'auth', detail: 'x' } },
+  { kind: 'client-failed', failure: { kind: 'unreachable', detail: 'x' } },
+  { kind: 'client-failed', failure: { kind: 'csrf', detail: 'x', clientMessage: 'Unauthorized' } },
+  { kind: 'not-confirmed', hash: 'a'.repeat(40) },
+  { kind: 'site-skipped', after: 'not-logged-in' },
+];
+
+describe('cross-seed messages', () => {
+  it('cover every result kind with a key both locales define', () => {
+    const en = loadMessages('en');
+    const zh = loadMessages('zh_CN');
+    const kinds = new Set(RESULTS.map((result) => result.kind));
+    // The union's kinds, listed once more here: a new kind without a message fails the type check of crossSeedWords, and this list.
+    expect([...kinds].sort()).toEqual(
+      [
+        'added', 'already-in-client', 'bad-request', 'client-failed', 'client-other-hash', 'client-refused', 'files-differ', 'left-stopped', 'needs-passkey', 'no-client', 'no-download-link',
+        'no-permission', 'not-a-torrent', 'not-confirmed', 'not-logged-in', 'other-site-host', 'other-torrent', 'site-limit', 'site-refused', 'site-skipped',
+        'site-unreachable', 'source-incomplete', 'source-missing', 'too-large', 'unsafe-file', 'unsupported-site',
+      ].sort(),
+    );
+    for (const result of RESULTS) {
+      const { key } = crossSeedWords(result, 'OurBits');
+      expect(en[key], key).toBeDefined();
+      expect(zh[key], key).toBeDefined();
+    }
+  });
+
+  it('say it plainly in English: the site, the client, the differences', () => {
+    installI18n('en');
+    const text = (result: CrossSeedResult) => crossSeedText(result, 'OurBits');
+    // The outcome of the check, not the hope (issue 15: this once said "it checks the files on disk, then seeds" whatever the check found).
+    expect(text(RESULTS[0]!)).toEqual(['Added to qBittorrent: its check found every file on disk, and it is seeding.']);
+    expect(text(RESULTS[2]!)).toEqual([
+      'Left stopped in qBittorrent: its check found only 75% of the data on disk, and started it would download the rest from the other site. Tagged “reseed-lens-incomplete”.',
+    ]);
+    expect(text(RESULTS[3]!)).toEqual([
+      'Left stopped in Deluge: its check found only 75% of the data on disk, and started it would download the rest from the other site. (Deluge has no tags, so it is not tagged.)',
+    ]);
+    expect(text(RESULTS[4]!)[0]).toMatch(/^Left stopped in Transmission: its check had not ended .*\(10% of the data found so far\)/);
+    expect(text({ kind: 'unsafe-file', path: 'Album/Scans/cover.jpg', element: 'Scans/cover.jpg', reason: 'separator' })).toEqual([
+      'Not added: the candidate\'s file “Album/Scans/cover.jpg” has a name holding a folder separator (“Scans/cover.jpg”), which your client would store under another name.',
+    ]);
+    expect(text({ kind: 'client-other-hash', hash: 'a'.repeat(40), clientHash: 'd'.repeat(40), stray: 'removed' })).toEqual([
+      `Not cross-seeded: your client read this .torrent as another torrent (hash ${'d'.repeat(40)}) than the one checked, so it was removed again; no file on disk was touched.`,
+    ]);
+    expect(text({ kind: 'not-logged-in', evidence: 'login-page' })).toEqual(['OurBits answered with its login page: log in to OurBits, then try again.']);
+    // A mirror the user set answered: the host asked is named, not the site's own address.
+    expect(text({ kind: 'not-logged-in', evidence: 'login-page', host: 'ob-mirror.example.org' })).toEqual([
+      'ob-mirror.example.org, the address you set for OurBits, answered with its login page: log in there, or change the address of OurBits in the settings, then try again.',
+    ]);
+    expect(text({ kind: 'other-site-host', host: 'tjupt.org', owner: 'TJUPT' })).toEqual([
+      'Not downloaded: the address set for OurBits is tjupt.org, which is TJUPT’s. Your passkey and session for OurBits never go to another site: fix the address of OurBits in the settings.',
+    ]);
+    expect(text({ kind: 'other-torrent', hash: 'c'.repeat(40) })).toEqual(['OurBits gave another torrent than the one IYUU lists: not added.']);
+    expect(text({ kind: 'site-refused', status: 403 })).toEqual(['OurBits refused the download (HTTP 403).']);
+    expect(text({ kind: 'site-refused', status: 200, siteWords: '权限不足！' })).toEqual(['OurBits did not give the torrent. It said: 权限不足！']);
+    expect(text({ kind: 'client-refused', clientMessage: 'Fails.' })).toEqual(['Your client refused it: Fails.']);
+    expect(text(RESULTS.find((result) => result.kind === 'files-differ')!)).toEqual([
+      "The files differ from this page's torrent: not added.",
+      "Album/01.flac — 180,000 bytes in this page's torrent, 180,001 bytes in the candidate",
+      "Album/extra.nfo — not in this page's torrent",
+      "Album/cover.jpg — only in this page's torrent",
+      "Album/Cafe\u0301.flac — the same name as in this page's torrent only in another Unicode form (NFC/NFD): to your client it is another file",
+      '…and 4 more',
+    ]);
+    expect(text({ kind: 'source-incomplete', pageHash: 'b'.repeat(40), progress: 0.42 })).toEqual([
+      "This page's torrent is only 42% done in your client: cross-seed once it is complete.",
+    ]);
+  });
+
+  it('and in Chinese', () => {
+    installI18n('zh_CN');
+    expect(crossSeedText({ kind: 'not-logged-in', evidence: 'redirect' }, '我堡')).toEqual([
+      '我堡 没有返回种子，而是跳转到了其他页面（通常是登录页，或首次下载提示）：请打开 我堡 登录后重试。',
+    ]);
+    expect(crossSeedText({ kind: 'site-limit', status: 429, retryAfterSeconds: 120 }, '我堡')[0]).toMatch(/^我堡 当前限制下载，请 .+后再试。$/);
+    for (const result of RESULTS) for (const line of crossSeedText(result, '我堡')) expect(line, result.kind).toMatch(/[\u4e00-\u9fff]/);
+  });
+});

@@ -1,0 +1,457 @@
+/**
+ * The client-index feature (features/client-index/client-index.feature.ts) in the real background: the reference
+ * service over HTTP, real qbittorrent-nox and transmission-daemon holding real torrents (reached as
+ * the extension reaches them, csrf.ts's session rule included), messages through the router as the
+ * options page, the popup and a tracker page's content script send them.
+ *
+ * What the service knows (same content on several sites):
+ * - the folder: hdsky 101 (in both clients), pthome 201 (in both clients: already cross-seeded),
+ *   m-team 301 (not held);
+ * - the single file: hdsky 102 (in both clients, from that site only), tjupt 502 and hdhome 702
+ *   (not held);
+ * - a torrent only Transmission holds, incomplete: hdsky 103, and its copy tjupt 503.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { BackgroundApp } from '../../../../entrypoints/background/app';
+import { INDEX_JOB, INDEX_RUNS_KEY } from '../../../../features/client-index/client-index.feature';
+import { routeMessage } from '../../../../entrypoints/background/router';
+import { createClient } from '../../../../utils/clients/index';
+import type { ClientsAnswer, IndexChanged, IndexCrossSeedAnswer, IndexMarks, IndexPageAnswer, IndexStatusView, TabView } from '../../../../utils/messages';
+import type { PageReading } from '../../../../utils/pages/page-types';
+import { SETTINGS_KEY } from '../../../../utils/settings';
+import { tinyTorrents, torrentOn, writeSampleContent } from '../../../clients/content';
+import { startQbittorrent, startTransmission, type RunningDaemon } from '../../../clients/daemons';
+import { nodeClientFetch } from '../../../clients/node-fetch';
+import { addSeeding } from '../../../clients/seed';
+import { DEMO_TOKEN, type ReferenceService } from '../../../service/server';
+import { hashOf, lookupsSeen, refuseIndexWrites, startServiceWith, storedKeys } from '../../client-index/support';
+import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
+import { installI18n } from '../../support/i18n';
+import { grantOrigin } from '../../support/permissions';
+
+const LIVE = { timeout: 90_000 };
+const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
+const extensionPage = { id: extension.id, url: `${extension.origin}options.html` };
+
+const COPIES = { mteam: hashOf('folder@m-team'), tjupt: hashOf('single@tjupt'), hdhome: hashOf('single@hdhome'), extra: hashOf('extra@tjupt') };
+
+let qbittorrent: RunningDaemon;
+let transmission: RunningDaemon;
+let held: { folderAlpha: string; folderBeta: string; singleAlpha: string; extra: string };
+let service: ReferenceService;
+let app: BackgroundApp;
+/** Everything the background sent to tabs' content scripts, in order. */
+let toTabs: { tabId: number; message: { type: string } }[];
+/** Every index:changed the background announced to the extension's pages. */
+let announced: IndexStatusView[];
+
+beforeAll(async () => {
+  [qbittorrent, transmission] = await Promise.all([startQbittorrent(), startTransmission()]);
+  const [extra] = tinyTorrents(1, 'client-index-feature');
+  for (const daemon of [qbittorrent, transmission]) {
+    const content = writeSampleContent(daemon.dataDir);
+    // As the user's own web UI added them (same-origin requests).
+    const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    await addSeeding(client, torrentOn('alpha', content.folder), content.folder);
+    await addSeeding(client, torrentOn('beta', content.folder), content.folder);
+    await addSeeding(client, torrentOn('alpha', content.single), content.single);
+    if (daemon === transmission) await client.add(extra!.bytes, { savePath: daemon.downloadDir, paused: true, skipCheck: false });
+    held = {
+      folderAlpha: torrentOn('alpha', content.folder).hash,
+      folderBeta: torrentOn('beta', content.folder).hash,
+      singleAlpha: torrentOn('alpha', content.single).hash,
+      extra: extra!.hash,
+    };
+  }
+  service = await startServiceWith([
+    [
+      { site: 'hdsky', torrent_id: 101, info_hash: held.folderAlpha },
+      { site: 'pthome', torrent_id: 201, info_hash: held.folderBeta },
+      { site: 'm-team', torrent_id: 301, info_hash: COPIES.mteam },
+    ],
+    [
+      { site: 'hdsky', torrent_id: 102, info_hash: held.singleAlpha },
+      { site: 'tjupt', torrent_id: 502, info_hash: COPIES.tjupt },
+      { site: 'hdhome', torrent_id: 702, info_hash: COPIES.hdhome },
+    ],
+    [
+      { site: 'hdsky', torrent_id: 103, info_hash: held.extra },
+      { site: 'tjupt', torrent_id: 503, info_hash: COPIES.extra },
+    ],
+  ]);
+}, 180_000);
+
+afterAll(async () => {
+  await service?.close();
+  await Promise.all([qbittorrent?.stop(), transmission?.stop()]);
+}, 60_000);
+
+beforeEach(async () => {
+  fakeBrowser.reset();
+  installI18n('en');
+  installSessionRules();
+  service.control.reset();
+  await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN } });
+  grantOrigin(service.url);
+  toTabs = [];
+  announced = [];
+  (fakeBrowser.tabs as unknown as { sendMessage: unknown }).sendMessage = async (tabId: number, message: { type: string }) => {
+    toTabs.push({ tabId, message });
+  };
+  fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
+    const changed = message as Partial<IndexChanged>;
+    if (changed?.type === 'index:changed' && changed.status) announced.push(changed.status);
+    return undefined;
+  });
+  app = new BackgroundApp({ clientFetch: extensionClientFetch(), retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
+});
+
+/** A message from an extension page (options, popup), through the router. */
+function fromPage<T>(message: Record<string, unknown>): Promise<T> {
+  return routeMessage(app, message, extensionPage, extension) as Promise<T>;
+}
+
+async function useClient(daemon: RunningDaemon, extra: Record<string, unknown> = {}): Promise<void> {
+  const answer = await fromPage<ClientsAnswer | { problem: unknown }>({
+    type: 'clients:save',
+    client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password, ...extra },
+  });
+  if ('problem' in answer) throw new Error(`not saved: ${JSON.stringify(answer.problem)}`);
+  const saved = answer.clients.find((client) => client.url === daemon.url)!;
+  if (!saved.isDefault) await fromPage({ type: 'clients:set-default', id: saved.id });
+}
+
+/** The index turned on as the options page does, and its first sync awaited. */
+async function turnOn(): Promise<void> {
+  await fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
+  await app.index.run('sync');
+}
+
+async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const listUrl = (host: string) => `https://${host}/torrents.php?page=1`;
+
+/** A tracker's list page reads (its content script's message), rows without hashes as most lists are. */
+async function readList(tabId: number, host: string, ids: number[]): Promise<TabView> {
+  const url = listUrl(host);
+  const reading: PageReading = {
+    engine: 'nexusphp',
+    kind: 'list',
+    hashes: [],
+    problem: 'site-gives-no-hash',
+    rows: ids.map((id) => ({ id: String(id), title: `Torrent ${id} on ${host}` })),
+  };
+  await routeMessage(app, { type: 'page:reading', url, reading }, { id: extension.id, url, frameId: 0, tab: { id: tabId } as never }, extension);
+  return (await app.tabs.get(tabId))!;
+}
+
+const badge = (tabId: number) => fakeBrowser.action.getBadgeText({ tabId });
+const lookups = () => lookupsSeen(service).length;
+const marksTo = (tabId: number) => toTabs.filter((sent) => sent.tabId === tabId && sent.message.type === 'index:marks').map((sent) => sent.message as IndexMarks);
+const indexMessages = () => toTabs.filter((sent) => sent.message.type.startsWith('index:'));
+const page = (tabId: number) => fromPage<IndexPageAnswer>({ type: 'index:page', tabId });
+const ids = (answer: IndexPageAnswer, list: 'inClient' | 'canCrossSeed') => (answer.state === 'answered' ? answer[list].map((row) => row.id) : `not answered: ${answer.state}`);
+
+describe('off (the default)', () => {
+  it('asks the service nothing, stores nothing, and a list page gets no count, no marks, no index message', LIVE, async () => {
+    await useClient(qbittorrent);
+    const status = await fromPage<IndexStatusView>({ type: 'index:status' });
+    expect(status).toEqual({ enabled: false, markHosts: [], revision: expect.any(Number) });
+    await readList(5, 'tjupt.org', [502, 503]);
+    await app.index.idle();
+    expect(await page(5)).toEqual({ state: 'off' });
+    // The list page's own badge (no hash on it): empty.
+    expect(await badge(5)).toBe('');
+    // Row marks asked for while the index is off: the page still hears nothing.
+    expect(await fromPage<IndexPageAnswer>({ type: 'index:row-marks', tabId: 5, on: true })).toEqual({ state: 'off' });
+    await fromPage({ type: 'index:sync' });
+    await app.index.run('sync');
+    await app.repeatedJobs[INDEX_JOB]!.run();
+    expect(lookups()).toBe(0);
+    expect(indexMessages()).toEqual([]);
+    expect(await storedKeys()).toEqual([]);
+    expect(await storedKeys(INDEX_RUNS_KEY)).toEqual([]);
+  });
+});
+
+describe('a sync', () => {
+  it('turned on: the first sync sends every client hash once, in one request, announcing its progress; the second sends nothing', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    expect(lookupsSeen(service)).toEqual([[held.folderAlpha, held.folderBeta, held.singleAlpha].sort()]);
+    const phases = announced.flatMap((status) => (status.running ? [status.running.phase] : []));
+    expect(phases).toContain('asking');
+    expect(announced.find((status) => status.running?.phase === 'asking')?.running).toMatchObject({ job: 'sync', total: 3 });
+
+    const first = await fromPage<IndexStatusView>({ type: 'index:status' });
+    expect(first).toMatchObject({
+      enabled: true,
+      client: { type: 'qbittorrent', url: qbittorrent.url },
+      lastSync: { job: 'sync', outcome: 'done', torrents: 3, asked: 3, requests: 1 },
+      // hdsky 101 and pthome 201 are named by each other's answer; m-team 301, tjupt 502, hdhome 702 can be cross-seeded;
+      // the single file is held from hdsky only, its page not known yet.
+      counts: { torrents: 3, answered: 3, inClient: 2, canCrossSeed: 3, toPlace: 1 },
+      storage: 'ok',
+    });
+    expect(first.running).toBeUndefined();
+    expect(announced.at(-1)?.lastSync).toMatchObject({ outcome: 'done', asked: 3 });
+
+    // "Sync now" again, nothing new in the client: nothing sent.
+    await fromPage({ type: 'index:sync' });
+    await app.index.run('sync');
+    expect(lookups()).toBe(1);
+    expect((await fromPage<IndexStatusView>({ type: 'index:status' })).lastSync).toMatchObject({ outcome: 'done', asked: 0, requests: 0, torrents: 3 });
+  });
+
+  it('a list page is answered from memory: its badge counts the rows to cross-seed, the popup lists them and those in the client; no request', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    const before = service.requests.length;
+
+    await readList(5, 'tjupt.org', [502, 503, 504]);
+    await until(() => badge(5), (text) => text === '1', 'the tjupt list badge');
+    const tjupt = await page(5);
+    expect(tjupt).toMatchObject({ state: 'answered', host: 'tjupt.org', rows: 3, marks: false, empty: false, inClient: [] });
+    expect(ids(tjupt, 'canCrossSeed')).toEqual(['502']);
+    // Seeded from the single file the client holds, where it lies.
+    expect(tjupt.state === 'answered' && tjupt.canCrossSeed[0]).toMatchObject({ title: 'Torrent 502 on tjupt.org', clientTorrent: { hash: held.singleAlpha, savePath: qbittorrent.dataDir, state: 'seeding', progress: 1 } });
+
+    await readList(6, 'hdsky.me', [101, 102, 103]);
+    await until(() => badge(6), (text) => text === '0', 'the hdsky list badge');
+    const hdsky = await page(6);
+    expect(ids(hdsky, 'inClient')).toEqual(['101']);
+    expect(ids(hdsky, 'canCrossSeed')).toEqual([]);
+
+    // M-Team's list (kp.m-team.cc): the folder's copy there.
+    await readList(7, 'kp.m-team.cc', [301, 302]);
+    await until(() => badge(7), (text) => text === '1', 'the M-Team list badge');
+    expect(ids(await page(7), 'canCrossSeed')).toEqual(['301']);
+
+    await app.index.idle();
+    expect(service.requests.length).toBe(before);
+    expect(indexMessages()).toEqual([]);
+  });
+
+  it('on but with nothing answered yet (the first sync failed): the popup says so and the badge stays the page\'s own', LIVE, async () => {
+    await useClient(qbittorrent);
+    await readList(5, 'tjupt.org', [502]);
+    service.control.forceStatus(500, 5);
+    await turnOn();
+    expect((await fromPage<IndexStatusView>({ type: 'index:status' })).lastSync).toMatchObject({ outcome: 'failed', problem: { kind: 'service', failure: { kind: 'server' } } });
+    await app.index.idle();
+    expect(await page(5)).toMatchObject({ state: 'answered', empty: true, canCrossSeed: [] });
+    expect(await badge(5)).toBe('');
+    service.control.clearOverrides();
+    await fromPage({ type: 'index:sync' });
+    await app.index.run('sync');
+    await until(() => badge(5), (text) => text === '1', 'the badge once synced');
+    expect(await page(5)).toMatchObject({ state: 'answered', empty: false });
+  });
+
+  it('placing: the alarm job syncs, then asks one copy\'s hash to find the page of the torrent held from one site, counted apart', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    const since = lookups();
+    await app.repeatedJobs[INDEX_JOB]!.run();
+    // Nothing new to sync; one lookup carrying one copy's hash (never a client hash again).
+    const placing = lookupsSeen(service, 0).slice(since);
+    expect(placing).toHaveLength(1);
+    expect(placing[0]).toHaveLength(1);
+    expect([COPIES.tjupt, COPIES.hdhome]).toContain(placing[0]![0]);
+    const status = await fromPage<IndexStatusView>({ type: 'index:status' });
+    expect(status.lastPlacing).toMatchObject({ job: 'place', outcome: 'done', asked: 1, requests: 1, located: 1 });
+    expect(status.lastSync).toMatchObject({ job: 'sync', outcome: 'done', asked: 0, requests: 0 });
+    expect(status.counts).toMatchObject({ toPlace: 0, inClient: 3 });
+    // Its own list row now reads "in your client".
+    await readList(6, 'hdsky.me', [101, 102]);
+    expect(ids(await page(6), 'inClient')).toEqual(['101', '102']);
+    // Nothing left to place: the next alarm asks nothing.
+    await app.repeatedJobs[INDEX_JOB]!.run();
+    expect(lookups()).toBe(since + 1);
+  });
+
+  it('"Find them now" places at once', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    const since = lookups();
+    await fromPage({ type: 'index:place' });
+    await app.index.run('place');
+    expect(lookups()).toBe(since + 1);
+    expect((await fromPage<IndexStatusView>({ type: 'index:status' })).counts?.toPlace).toBe(0);
+  });
+});
+
+describe('what stops a sync, in words', () => {
+  it('no client set up: said before anything is sent', LIVE, async () => {
+    await fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    await app.index.run('sync');
+    expect(await fromPage<IndexStatusView>({ type: 'index:status' })).toEqual({ enabled: true, markHosts: [], problem: { kind: 'no-client' }, revision: expect.any(Number) });
+    await readList(5, 'tjupt.org', [502]);
+    expect(await page(5)).toEqual({ state: 'no-client' });
+    expect(lookups()).toBe(0);
+  });
+
+  it('no token (App ID only): said, and the client is not even read', LIVE, async () => {
+    await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: '', appId: 'demo-app', secret: 'demo-secret' } });
+    app = new BackgroundApp({ clientFetch: extensionClientFetch(), retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
+    await useClient(qbittorrent);
+    await turnOn();
+    const status = await fromPage<IndexStatusView>({ type: 'index:status' });
+    expect(status.problem).toEqual({ kind: 'needs-token' });
+    expect(status.lastSync).toMatchObject({ outcome: 'failed', problem: { kind: 'needs-token' } });
+    expect(service.requests).toEqual([]);
+  });
+
+  it('the service refuses the token: the service\'s failure is kept with its kind', LIVE, async () => {
+    await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: 'not-a-token' } });
+    app = new BackgroundApp({ clientFetch: extensionClientFetch(), retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
+    await useClient(qbittorrent);
+    await turnOn();
+    expect((await fromPage<IndexStatusView>({ type: 'index:status' })).lastSync).toMatchObject({ outcome: 'failed', problem: { kind: 'service', failure: { kind: 'auth' } } });
+  });
+
+  it('the client refuses the password: the client\'s failure is kept with its kind', LIVE, async () => {
+    await useClient(transmission, { password: 'not-the-password' });
+    await turnOn();
+    expect((await fromPage<IndexStatusView>({ type: 'index:status' })).lastSync).toMatchObject({ outcome: 'failed', problem: { kind: 'client', problem: { kind: 'auth' } } });
+    expect(lookups()).toBe(0);
+  });
+});
+
+describe('row marks', () => {
+  it('go only to pages on a host the user switched on, marking exactly the known rows; switching off takes them away', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    await readList(5, 'tjupt.org', [502, 503]);
+    await readList(6, 'hdsky.me', [101, 102]);
+    await app.index.idle();
+    expect([await badge(5), await badge(6)]).toEqual(['1', '0']);
+    expect(indexMessages()).toEqual([]);
+
+    const on = await fromPage<IndexPageAnswer>({ type: 'index:row-marks', tabId: 5, on: true });
+    expect(on).toMatchObject({ state: 'answered', marks: true });
+    expect(marksTo(5)).toEqual([{ type: 'index:marks', url: listUrl('tjupt.org'), marks: { '502': 'c' } }]);
+    expect((await fromPage<{ settings: { indexMarkHosts: string[] } }>({ type: 'settings:get' })).settings.indexMarkHosts).toEqual(['tjupt.org']);
+    // The page reads again (it changed): the same marks are not sent twice; new rows are.
+    await readList(5, 'tjupt.org', [502, 503]);
+    await readList(5, 'tjupt.org', [502, 503, 702]);
+    await until(() => Promise.resolve(marksTo(5).length), (count) => count === 2, 'marks for the new rows');
+    expect(marksTo(5)[1]!.marks).toEqual({ '502': 'c' });
+
+    // A page on another host reads: it hears nothing.
+    await readList(6, 'hdsky.me', [101, 102, 103]);
+    await app.index.idle();
+    expect(ids(await page(6), 'inClient')).toEqual(['101']);
+    expect(marksTo(6)).toEqual([]);
+
+    await fromPage({ type: 'index:row-marks', tabId: 5, on: false });
+    expect(marksTo(5).at(-1)).toEqual({ type: 'index:marks', url: listUrl('tjupt.org'), marks: {} });
+    expect(marksTo(6)).toEqual([]);
+    const sent = indexMessages().length;
+    await readList(5, 'tjupt.org', [502]);
+    await app.index.idle();
+    expect(await badge(5)).toBe('1');
+    expect(indexMessages().length).toBe(sent);
+  });
+
+  it('turning the index off deletes it and takes the marks away from the pages that had them', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    await readList(6, 'hdsky.me', [101, 102]);
+    await fromPage({ type: 'index:row-marks', tabId: 6, on: true });
+    expect(marksTo(6)).toEqual([{ type: 'index:marks', url: listUrl('hdsky.me'), marks: { '101': 'i' } }]);
+    expect((await storedKeys()).length).toBeGreaterThan(1);
+
+    await fromPage({ type: 'settings:save', update: { clientIndexEnabled: false } });
+    expect(marksTo(6).at(-1)).toEqual({ type: 'index:marks', url: listUrl('hdsky.me'), marks: {} });
+    expect(await storedKeys()).toEqual([]);
+    expect(await storedKeys(INDEX_RUNS_KEY)).toEqual([]);
+    expect(await page(6)).toEqual({ state: 'off' });
+    expect(await badge(6)).toBe('');
+    // Off: a new reading there brings nothing more.
+    const sent = indexMessages().length;
+    await readList(6, 'hdsky.me', [101, 102, 103]);
+    await app.index.idle();
+    expect(await page(6)).toEqual({ state: 'off' });
+    expect(indexMessages().length).toBe(sent);
+  });
+});
+
+describe('the default client changes', () => {
+  it('the next sync is the new client\'s: its torrents are asked for, its own index answers the pages', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    await readList(5, 'tjupt.org', [502, 503]);
+    await until(() => badge(5), (text) => text === '1', 'the badge with qBittorrent');
+    const since = lookups();
+    await useClient(transmission);
+    // Switching started the new client's sync; join it.
+    await app.index.run('sync');
+    expect(lookupsSeen(service).slice(since)).toEqual([[held.folderAlpha, held.folderBeta, held.singleAlpha, held.extra].sort()]);
+    const status = await fromPage<IndexStatusView>({ type: 'index:status' });
+    expect(status).toMatchObject({ client: { type: 'transmission', url: transmission.url }, counts: { torrents: 4 }, lastSync: { torrents: 4, asked: 4 } });
+    // Transmission's incomplete torrent is no source: tjupt 503 is not offered.
+    expect(ids(await page(5), 'canCrossSeed')).toEqual(['502']);
+  });
+
+  it('no room for the index (IndexedDB refuses, a full disk or quota): the options page is told, the settings still save, and storage.local holds nothing of the index', LIVE, async () => {
+    await useClient(qbittorrent);
+    const undo = refuseIndexWrites();
+    try {
+      await turnOn();
+      const status = await fromPage<IndexStatusView>({ type: 'index:status' });
+      expect(status).toMatchObject({ storage: 'full', counts: { torrents: 3, answered: 3 } });
+      // The index answers from memory all the same.
+      await readList(5, 'tjupt.org', [502, 503, 504]);
+      expect(ids(await page(5), 'canCrossSeed')).toEqual(['502']);
+      const hosts = Array.from({ length: 4 }, (_, i) => `s${i}.example.org`);
+      const answer = await fromPage<{ settings?: { panelDisabledHosts: string[] } }>({ type: 'settings:save', update: { panelDisabledHosts: hosts } });
+      expect(answer.settings?.panelDisabledHosts).toEqual(hosts);
+      expect(((await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as { panelDisabledHosts: string[] }).panelDisabledHosts).toEqual(hosts);
+    } finally {
+      undo();
+    }
+    // Only the record of the last run (a few bytes) is in storage.local; no torrent of the index.
+    expect(Object.keys(await fakeBrowser.storage.local.get(null)).filter((key) => key === 'clientIndex' || key.startsWith('clientIndex:'))).toEqual([]);
+    expect((await storedKeys()).filter((key) => key !== 'clientIndex')).toEqual([]);
+  });
+});
+
+describe('"Cross-seed" on a row', () => {
+  it('takes the row from the page and the candidate from the index: an unknown row or one without a cross-seed is refused unfetched; one in the client says so', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    await readList(5, 'pthome.net', [201, 202]);
+    // Every fetch the background makes to anything but the service and the clients (a tracker's download).
+    const fetched: string[] = [];
+    const original = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (!url.startsWith(service.url) && !url.startsWith('http://127.0.0.1')) fetched.push(url);
+      return original(input, init);
+    };
+    try {
+      const unknown = await fromPage<IndexCrossSeedAnswer>({ type: 'index:cross-seed', tabId: 5, rowId: '999' });
+      expect(unknown.result).toMatchObject({ kind: 'bad-request' });
+      const none = await fromPage<IndexCrossSeedAnswer>({ type: 'index:cross-seed', tabId: 5, rowId: '202' });
+      expect(none.result).toMatchObject({ kind: 'bad-request' });
+      const inClient = await fromPage<IndexCrossSeedAnswer>({ type: 'index:cross-seed', tabId: 5, rowId: '201' });
+      expect(inClient.result).toEqual({ kind: 'already-in-client', hash: held.folderBeta, savePath: qbittorrent.dataDir });
+      expect(inClient.siteName).toBe('PTHome');
+      // A row id that is not digits never reaches the feature.
+      expect(await routeMessage(app, { type: 'index:cross-seed', tabId: 5, rowId: '201 OR 1' }, extensionPage, extension)).toBeUndefined();
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(fetched).toEqual([]);
+  });
+});

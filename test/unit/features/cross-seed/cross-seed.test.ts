@@ -1,0 +1,304 @@
+/**
+ * The cross-seed feature (features/cross-seed/cross-seed.feature.ts) in the real background, in Node: the
+ * messages go through the router as the popup's and the content script's do, the tab's view comes
+ * from a real page reading looked up at the reference service, the .torrent files come from the
+ * test trackers of test/e2e/support/cross-seed-world.ts (a cookie jar standing in for the user's
+ * browser session), and the client is a real qbittorrent-nox with its CSRF protection on (passed
+ * with the session rule the background installs, test/unit/support/client-browser.ts).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { BackgroundApp } from '../../../../entrypoints/background/app';
+import { routeMessage } from '../../../../entrypoints/background/router';
+import { createClient } from '../../../../utils/clients/index';
+import type { TorrentClient } from '../../../../utils/clients/client-types';
+import { SITE_GAP_MS } from '../../../../utils/cross-seed-engine/site-queue';
+import type { ClientsAnswer, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, PageView, TabCrossSeeds } from '../../../../utils/messages';
+import { SETTINGS_KEY } from '../../../../utils/settings';
+import { startQbittorrent, type RunningDaemon } from '../../../clients/daemons';
+import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
+import { proxiedFetch } from '../../../clients/proxy-fetch';
+import { untilSeeding } from '../../../clients/seed';
+import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../../e2e/support/cross-seed-world';
+import { SERVICE_BASE_URL } from '../../../e2e/world';
+import { DEMO_TOKEN } from '../../../service/server';
+import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
+import { installI18n } from '../../support/i18n';
+import { installPermissions } from '../../support/permissions';
+
+const LIVE = { timeout: 90_000 };
+const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
+const popup = { id: extension.id, url: `${extension.origin}popup.html` };
+
+let daemon: RunningDaemon;
+let cs: CrossSeedWorld;
+/** The test's own client (as the user's web UI), to read back what the extension did. */
+let readBack: TorrentClient;
+let siteFetch: JarFetch;
+
+let app: BackgroundApp;
+let toPopup: CrossSeedsChanged[];
+let toPages: { tabId: number; message: PageCrossSeedsChanged }[];
+
+beforeAll(async () => {
+  daemon = await startQbittorrent();
+  cs = await startCrossSeedWorld({ pairs: 3, otherSite: true });
+  readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  for (const index of [0, 1, 2]) await cs.seed(readBack, daemon.dataDir, index);
+  // The user is logged in on the candidate's site (not on the third one, which is not theirs).
+  siteFetch = cs.siteFetch();
+  await cs.logIn(siteFetch, cs.candidate);
+}, 120_000);
+afterAll(async () => {
+  await cs?.close();
+  await daemon?.stop();
+}, 30_000);
+
+beforeEach(async () => {
+  fakeBrowser.reset();
+  installI18n('en');
+  installPermissions();
+  installSessionRules();
+  await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid], askedForSites: true } });
+  toPopup = [];
+  toPages = [];
+  fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
+    if ((message as { type?: string }).type === 'crossseed:changed') toPopup.push(message as CrossSeedsChanged);
+  });
+  Object.assign(fakeBrowser.tabs, {
+    sendMessage: async (tabId: number, message: { type?: string }) => {
+      if (message.type === 'crossseed:changed' && 'outcomes' in message) toPages.push({ tabId, message: message as PageCrossSeedsChanged });
+    },
+  });
+  app = newBackground();
+  const saved = (await fromPopup<ClientsAnswer | { problem: unknown }>({ type: 'clients:save', client: { type: 'qbittorrent', url: daemon.url, username: daemon.username, password: daemon.password } })) as ClientsAnswer;
+  expect(saved.clients).toHaveLength(1);
+});
+
+function newBackground(): BackgroundApp {
+  return new BackgroundApp({ fetch: proxiedFetch(cs.world.router.port), clientFetch: extensionClientFetch(), siteFetch, retryDelaysMs: [], minIntervalMs: 0 });
+}
+
+function fromPopup<T>(message: Record<string, unknown>): Promise<T> {
+  return routeMessage(app, message, popup, extension) as Promise<T>;
+}
+
+const pageUrl = (index: number) => `https://${PAGE_SITE.host}/details.php?id=${cs.pairs[index]!.sourceId}`;
+const trackerPage = (tabId: number, url: string) => ({ id: extension.id, url, frameId: 0, tab: { id: tabId } as never });
+
+/** The page's content script reports its torrent (pair `index`'s source) and gets the panel's view. */
+async function openPage(tabId: number, index: number): Promise<PageView> {
+  const url = pageUrl(index);
+  const view = (await routeMessage(
+    app,
+    { type: 'page:reading', url, reading: { engine: 'nexusphp', kind: 'details', hashes: [{ hash: cs.pairs[index]!.source.hash, source: 'info-row' }] } },
+    trackerPage(tabId, url),
+    extension,
+  )) as PageView;
+  expect(view.status).toBe('done');
+  return view;
+}
+
+function fromTab<T>(tabId: number, index: number, message: Record<string, unknown>): Promise<T> | undefined {
+  return routeMessage(app, message, trackerPage(tabId, pageUrl(index)), extension) as Promise<T> | undefined;
+}
+
+const downloadsFrom = (tracker: CrossSeedWorld['candidate']) => tracker.downloads.filter((download) => download.path.startsWith('/download.php'));
+
+describe('"Cross-seed" from the popup', () => {
+  it('downloads the candidate the view holds, adds it beside the source, and tells the popup and the panel', LIVE, async () => {
+    const pair = cs.pairs[1]!;
+    await openPage(11, 1);
+    const before = downloadsFrom(cs.candidate).length;
+    const answer = await fromPopup<TabCrossSeeds>({ type: 'crossseed:one', tabId: 11, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash });
+
+    expect(answer.url).toBe(pageUrl(1));
+    expect(answer.items).toEqual([
+      expect.objectContaining({ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, forHash: pair.source.hash, state: 'done', result: expect.objectContaining({ kind: 'added', savePath: daemon.dataDir }) }),
+    ]);
+    expect(downloadsFrom(cs.candidate).slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
+    expect(await untilSeeding(readBack, pair.candidate.hash)).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
+
+    // The popup heard it start and end; the panel heard the same as sentences only.
+    expect(toPopup.map((message) => message.crossSeeds.items.map((item) => item.state).join())).toEqual(['running', 'done']);
+    expect(toPages.map(({ tabId }) => tabId)).toEqual([11, 11]);
+    expect(toPages.map(({ message }) => message.outcomes)).toEqual([
+      [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: true, ok: false, lines: ['Cross-seeding…'] }],
+      [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent: its check found every file on disk, and it is seeding.'] }],
+    ]);
+    expect(JSON.stringify(toPages)).not.toContain(daemon.url);
+    expect(JSON.stringify(toPages)).not.toContain(daemon.dataDir);
+
+    // A reopened popup shows it, even from a background that was restarted meanwhile.
+    app = newBackground();
+    expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 11 })).items).toEqual(answer.items);
+  });
+
+  it('takes nothing from the message but which candidate: another info-hash, a candidate not on the page, another tab do nothing', LIVE, async () => {
+    const pair = cs.pairs[1]!;
+    await openPage(12, 1);
+    const before = cs.world.router.requests.length;
+    const asks = [
+      { tabId: 12, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: cs.differentFiles.torrent.hash },
+      { tabId: 12, sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id, infoHash: cs.differentFiles.torrent.hash },
+      { tabId: 99, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash },
+    ];
+    for (const ask of asks) expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:one', ...ask })).items).toEqual([]);
+    // Nor a page hash as the candidate, nor a bad hash (refused by the message's schema: no answer at all).
+    expect(routeMessage(app, { type: 'crossseed:one', tabId: 12, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: 'NOT-A-HASH' }, popup, extension)).toBeUndefined();
+    expect(cs.world.router.requests.slice(before)).toEqual([]);
+    expect(toPopup).toEqual([]);
+  });
+
+  it('two clicks while it runs (the popup twice, and the panel\'s confirmation) join one run: one download', LIVE, async () => {
+    const pair = cs.pairs[2]!;
+    await openPage(13, 2);
+    const before = downloadsFrom(cs.candidate).length;
+    const ask = { type: 'crossseed:one', tabId: 13, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash };
+    // The confirmation window is an extension page: its click is the popup's own message.
+    const confirmation = { id: extension.id, url: `${extension.origin}confirm.html?tabId=13&sid=${CANDIDATE_SITE.sid}&torrentId=${pair.candidateId}` };
+    const [first, second, confirmed] = await Promise.all([
+      fromPopup<TabCrossSeeds>(ask),
+      fromPopup<TabCrossSeeds>(ask),
+      routeMessage(app, ask, confirmation, extension) as Promise<TabCrossSeeds>,
+    ]);
+    expect(downloadsFrom(cs.candidate).slice(before)).toHaveLength(1);
+    expect(first.items[0]!.result).toMatchObject({ kind: 'added' });
+    expect(second.items).toEqual(first.items);
+    expect(confirmed.items).toEqual(first.items);
+  });
+});
+
+/** The extension's windows the background opened (the panel's confirmations), as the fake browser holds them. */
+async function confirmationWindows(): Promise<{ id?: number; type?: string }[]> {
+  return (await fakeBrowser.windows.getAll()).filter((window) => window.type === 'popup');
+}
+
+describe('"Cross-seed" from the panel (issue 15: only opens the confirmation)', () => {
+  it('opens one confirmation window for a candidate the page shows, downloads and adds nothing, and answers the page nothing', LIVE, async () => {
+    const pair = cs.pairs[0]!;
+    await openPage(14, 0);
+    const before = cs.world.router.requests.length;
+    const opened: string[] = [];
+    const create = fakeBrowser.windows.create.bind(fakeBrowser.windows);
+    Object.assign(fakeBrowser.windows, {
+      create: (data: { url?: string | string[] }) => {
+        opened.push(String(data.url));
+        return create(data as never);
+      },
+    });
+    // A candidate the page does not show, or one of another tab's page: nothing opens.
+    expect(await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: 424242 })).toBeUndefined();
+    await openPage(15, 1);
+    expect(await fromTab(15, 1, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id })).toBeUndefined();
+    expect(opened).toEqual([]);
+
+    // The candidate shown: its confirmation opens, naming the tab and the candidate; the page hears nothing back.
+    expect(await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId })).toBeUndefined();
+    expect(opened).toEqual([`${extension.origin}confirm.html?tabId=14&sid=${CANDIDATE_SITE.sid}&torrentId=${pair.candidateId}`]);
+    // Clicked again (and on another candidate): no second window.
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId });
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id });
+    expect(opened).toHaveLength(1);
+    expect(await confirmationWindows()).toHaveLength(1);
+
+    // Not a single request to any tracker, nothing in the client, no outcome recorded or told.
+    expect(cs.world.router.requests.slice(before).filter((request) => request.host !== '2025.iyuu.cn')).toEqual([]);
+    expect((await readBack.lookup([pair.candidate.hash])).size).toBe(0);
+    expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 14 })).items).toEqual([]);
+    expect(toPages).toEqual([]);
+
+    // The tab's page goes: so does its confirmation; a later click opens a new one.
+    await app.crossSeeds.forget(14);
+    expect(await confirmationWindows()).toEqual([]);
+    await openPage(14, 0);
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId });
+    expect(opened).toHaveLength(2);
+    // The user closes it: the next click opens it again.
+    await app.crossSeeds.confirmations.closed((await confirmationWindows())[0]!.id!);
+    await fromTab(14, 0, { type: 'page:cross-seed', sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId });
+    expect(opened).toHaveLength(3);
+  });
+
+  it('a page the tab no longer shows keeps none of the old outcomes', LIVE, async () => {
+    await openPage(16, 0);
+    await fromPopup({ type: 'crossseed:one', tabId: 16, sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id, infoHash: cs.differentFiles.torrent.hash });
+    expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 16 })).items).toHaveLength(1);
+    // The candidate with other files: not added, and the tab's panel is told the first differences.
+    expect(toPages.at(-1)).toEqual({
+      tabId: 16,
+      message: {
+        type: 'crossseed:changed',
+        outcomes: [
+          {
+            sid: CANDIDATE_SITE.sid,
+            torrentId: cs.differentFiles.id,
+            running: false,
+            ok: false,
+            lines: [
+              "The files differ from this page's torrent: not added.",
+              `${cs.pairs[0]!.name}/01 - Opening.flac — 180,000 bytes in this page's torrent, 180,001 bytes in the candidate`,
+              `${cs.pairs[0]!.name}/extra.nfo — not in this page's torrent`,
+              `${cs.pairs[0]!.name}/Scans/cover.jpg — only in this page's torrent`,
+            ],
+          } satisfies PageCrossSeed,
+        ],
+      },
+    });
+    await openPage(16, 1);
+    expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 16 })).items).toEqual([]);
+  });
+});
+
+describe('"Cross-seed all"', () => {
+  it("takes every candidate on the user's sites and no other, one download at a time from a site (≥ 1 s apart), with progress", LIVE, async () => {
+    const pair = cs.pairs[0]!;
+    await openPage(21, 0);
+    const before = { candidate: downloadsFrom(cs.candidate).length, other: cs.other!.tracker.downloads.length };
+    const answer = await fromPopup<TabCrossSeeds>({ type: 'crossseed:all', tabId: 21 });
+
+    expect(answer.all).toEqual({ state: 'done', total: 2, done: 2, added: 1, sitesChosen: true, notYourSites: 1, alreadyInClient: 0, overLimit: 0, limit: 20 });
+    const byId = new Map(answer.items.map((item) => [item.torrentId, item.result?.kind]));
+    expect(byId).toEqual(new Map([[pair.candidateId, 'added'], [cs.differentFiles.id, 'files-differ']]));
+    // SpringSunday is not one of the user's sites: nothing was asked of it.
+    expect(cs.other!.tracker.downloads.length).toBe(before.other);
+    expect((await readBack.lookup([cs.other!.torrent.hash])).size).toBe(0);
+    expect(await untilSeeding(readBack, pair.candidate.hash)).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
+
+    const downloads = downloadsFrom(cs.candidate).slice(before.candidate);
+    expect(downloads.map((download) => download.id).sort()).toEqual([pair.candidateId, cs.differentFiles.id].sort());
+    // Measured where the tracker sees them (the pace counts from the end of one request; allow the timer's rounding).
+    expect(downloads[1]!.at - downloads[0]!.at).toBeGreaterThanOrEqual(SITE_GAP_MS - 5);
+
+    // The popup saw it go: planned, then one more each time.
+    const progress = toPopup.map((message) => message.crossSeeds.all).filter((all) => all !== undefined);
+    expect(progress.map((all) => `${all.state} ${all.done}/${all.total ?? '?'}`)).toEqual(['running 0/?', 'running 0/2', 'running 1/2', 'running 2/2', 'done 2/2']);
+
+    // Again: nothing left to do, nothing downloaded.
+    const again = await fromPopup<TabCrossSeeds>({ type: 'crossseed:all', tabId: 21 });
+    expect(again.all).toMatchObject({ state: 'done', total: 1, done: 1, added: 0 });
+    expect(again.items.find((item) => item.torrentId === cs.differentFiles.id)?.result?.kind).toBe('files-differ');
+    expect(downloadsFrom(cs.candidate).length - before.candidate).toBe(3);
+  });
+
+  it('before the user chose their sites, tries nothing and says so', LIVE, async () => {
+    await fromPopup({ type: 'settings:save', update: { heldSites: null } });
+    await openPage(22, 0);
+    const before = cs.world.router.requests.length;
+    const answer = await fromPopup<TabCrossSeeds>({ type: 'crossseed:all', tabId: 22 });
+    expect(answer.all).toMatchObject({ state: 'done', sitesChosen: false, done: 0 });
+    expect(cs.world.router.requests.slice(before).filter((request) => request.host !== '2025.iyuu.cn')).toEqual([]);
+  });
+});
+
+describe('no cross-seed without a click', () => {
+  it('opening pages, asking for the state and the client status download nothing', LIVE, async () => {
+    const before = cs.world.router.requests.length;
+    await openPage(31, 0);
+    await fromPopup({ type: 'crossseed:get', tabId: 31 });
+    await fromPopup({ type: 'client:status', tabId: 31 });
+    const trackerHosts: string[] = [CANDIDATE_SITE.host, PAGE_SITE.host, OTHER_SITE.host];
+    const trackers = cs.world.router.requests.slice(before).filter((request) => trackerHosts.includes(request.host));
+    expect(trackers).toEqual([]);
+  });
+});

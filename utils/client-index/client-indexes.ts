@@ -1,0 +1,529 @@
+/**
+ * The index of the user's torrent client (background only): which torrents on which sites the
+ * client already holds, and which it can cross-seed from data it holds — answered from memory,
+ * with no service request, for a whole list page at once.
+ *
+ * - ClientIndexes: the one object the background holds. `open(client)` gives the index of that
+ *   client (loaded from storage once per background lifetime), or nothing while the user has not
+ *   turned the index on; `deleteAll()` is what turning it off does.
+ * - ClientIndex: `query(sid, rows)` (the hot path of a list page), `sync(client, lookup)` (reads the
+ *   client once, asks the service only for hashes it has not answered yet), `status()`.
+ *
+ * Indexes are kept per client (type + address), so switching the default client never mixes two
+ * clients' torrents; at most MAX_CLIENTS are kept, the least recently used dropped first.
+ */
+import { browser } from 'wxt/browser';
+import { clientBaseUrl } from '../clients/http';
+import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/client-types';
+import type { Lookup } from '../lookup/lookup';
+import type { Settings } from '../settings';
+import { BUCKET_COUNT, KEY_PREFIX, bucketKey, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
+import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type RowKey, type RowMatch } from './model';
+import { IndexStore, isRoomError } from './store';
+import { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type SyncTarget } from './sync';
+
+export * from './model';
+export type { LastSync } from './codec';
+export { IndexStore, isRoomError } from './store';
+export { ClientIndexError, type ClientIndexErrorKind, type SyncOptions, type SyncProgress, type SyncReport } from './sync';
+
+/**
+ * The index's bound in bytes of IndexedDB (codec.ts's storedBytes): 100,000 torrents with names of
+ * 200 characters take about 60 MB (bench/client-index-node.ts), so twice that leaves room; the
+ * index lives in memory too, and a bound in bytes keeps that memory bounded whatever the names.
+ */
+export const MAX_INDEX_BYTES = 128 * 1024 * 1024;
+/** A torrent not answered yet is counted with room for a typical answer (three copies and their places). */
+const ANSWER_ALLOWANCE = 256;
+export const MAX_CLIENTS = 3;
+
+/** What a torrent takes stored: with its answer when it has one, else with the allowance for one. */
+export function bytesOfTorrent(torrent: IndexedTorrent, record: IndexRecord | undefined): number {
+  const stored = encodeRecord(0, record ? { ...record, torrent } : { torrent });
+  return (stored ? storedBytes(stored) : 0) + (record?.answer ? 0 : ANSWER_ALLOWANCE);
+}
+
+/** Which client an index belongs to: what the user configured it with. */
+export interface ClientIdentity {
+  type: ClientKind;
+  url: string;
+}
+
+export interface ClientIndexEnvironment {
+  settings(): Promise<Settings>;
+  now?: () => number;
+  /** Bytes the index may take in IndexedDB (MAX_INDEX_BYTES when absent). */
+  maxBytes?: number;
+  maxClients?: number;
+  /** Where the index is kept (IndexedDB; tests give one whose writes fail). */
+  store?: IndexStore;
+}
+
+/** What the options page shows about an index. */
+export interface IndexStatus {
+  client: ClientIdentity;
+  torrents: number;
+  /** Client torrents the service has answered for. */
+  answered: number;
+  /** Client torrents not asked yet (a sync will). */
+  waiting: number;
+  /** Torrents on sites the index knows of. */
+  places: number;
+  inClient: number;
+  canCrossSeed: number;
+  /** Client torrents held from one site only whose own place is not known yet (what locating would ask about). */
+  toPlace: number;
+  lastSync?: LastSync;
+  /** The sync under way, if any. */
+  syncing?: SyncProgress;
+  /**
+   * 'full': IndexedDB refused the write for want of room (the disk or the browser's quota) even
+   * after other clients' indexes went; 'failed': it refused otherwise (or there is none). Either
+   * way the index lives in memory until the next start, and the settings (in storage.local) are not
+   * touched.
+   */
+  storage: 'ok' | 'full' | 'failed';
+}
+
+/** A list page's rows as the index knows them, and whether it knows anything yet. */
+export interface RowsAnswer {
+  matches: Map<string, RowMatch>;
+  /** Whether the service has answered for any of the client's torrents (else the page is not judged yet). */
+  answered: boolean;
+}
+
+function identityKey(identity: ClientIdentity): string {
+  let url: string;
+  try {
+    url = clientBaseUrl(identity.url);
+  } catch {
+    url = String(identity.url).trim();
+  }
+  return `${identity.type} ${url.toLowerCase()}`;
+}
+
+/** The index's keys in storage.local before it moved to IndexedDB: read once to move them, then removed. */
+const LEGACY_META_KEY = KEY_PREFIX;
+const legacyBucketKeys = (slot: number) => Array.from({ length: BUCKET_COUNT }, (_, bucket) => bucketKey(slot, bucket));
+
+interface Current {
+  key: string;
+  index: Promise<ClientIndex>;
+  /** The index once loaded: list pages are answered from memory from then on. */
+  ready?: ClientIndex;
+}
+
+export class ClientIndexes {
+  private current: Current | undefined;
+  private meta: IndexMeta | undefined;
+  /** Nothing stored since the last deleteAll(): open() while off need not look again (one list page after another). */
+  private cleared = false;
+  readonly now: () => number;
+  readonly store: IndexStore;
+
+  constructor(readonly env: ClientIndexEnvironment) {
+    this.now = env.now ?? Date.now;
+    this.store = env.store ?? new IndexStore();
+  }
+
+  /** Whether the index is on; while off, whatever was stored is deleted (off means nothing kept). */
+  private async enabled(): Promise<boolean> {
+    if (!(await this.env.settings()).clientIndexEnabled) {
+      if (!this.cleared) await this.deleteAll();
+      return false;
+    }
+    this.cleared = false;
+    return true;
+  }
+
+  /**
+   * The index of this client, loaded from storage once per background lifetime; undefined while
+   * the index is off.
+   */
+  async open(identity: ClientIdentity): Promise<ClientIndex | undefined> {
+    if (!(await this.enabled())) return undefined;
+    return this.start(identity).index;
+  }
+
+  private start(identity: ClientIdentity): Current {
+    const key = identityKey(identity);
+    if (this.current?.key !== key) {
+      this.current?.index.then((index) => index.close(false)).catch(() => undefined);
+      const index = this.load(identity, key);
+      const current: Current = { key, index };
+      this.current = current;
+      index.then(
+        (loaded) => {
+          if (this.current === current) current.ready = loaded;
+        },
+        () => {
+          if (this.current === current) this.current = undefined;
+        },
+      );
+    }
+    return this.current!;
+  }
+
+  /**
+   * A list page's rows, without waiting for the whole index: from memory once it is loaded; before
+   * that (a restarted service worker) from IndexedDB, reading only the records that name these rows'
+   * places and those of their groups' other torrents, while the whole index loads beside it.
+   */
+  async rows(identity: ClientIdentity, sid: number, rows: readonly RowKey[]): Promise<RowsAnswer | undefined> {
+    if (!(await this.enabled())) return undefined;
+    const key = identityKey(identity);
+    if (this.current?.key === key) {
+      if (this.current.ready) return this.current.ready.rows(sid, rows);
+    }
+    try {
+      const meta = await this.readMeta();
+      const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
+      // Nothing stored for this client yet: its first sync has not answered anything.
+      const answer = entry ? await this.rowsFromStore(entry.slot, sid, rows) : { matches: new Map<string, RowMatch>(), answered: false };
+      // The whole index loads after this answer, not before it: its reads would only hold this one up.
+      this.start(identity);
+      return answer;
+    } catch {
+      // IndexedDB failing: the index in memory answers (loaded without it).
+      return (await this.start(identity).index).rows(sid, rows);
+    }
+  }
+
+  private async rowsFromStore(slot: number, sid: number, rows: readonly RowKey[]): Promise<RowsAnswer> {
+    const places: string[] = [];
+    const rowHashes: string[] = [];
+    for (const row of rows) {
+      const id = typeof row === 'object' ? row.id : row;
+      places.push(placeKey(slot, sid, id));
+      const packed = typeof row === 'object' && row.hash ? packHash(row.hash.toLowerCase()) : undefined;
+      if (packed) rowHashes.push(packed);
+    }
+    const values = await this.store.readPlaces(places, slot, (found) => {
+      // The other members of the groups found (the client may hold them), and the rows' own hashes.
+      const hashes = [...rowHashes];
+      for (const value of found) {
+        const answer = (value as Partial<StoredRecord>).r?.[5];
+        if (!Array.isArray(answer)) continue;
+        for (let i = 4; i < answer.length; i += 3) if (typeof answer[i] === 'string') hashes.push(answer[i] as string);
+      }
+      return hashes;
+    });
+    // A model of just these records answers these rows as the whole one would: every record that
+    // names a row's place is here, and so is every torrent of their groups that the client holds.
+    const model = new IndexModel();
+    for (const value of values) {
+      const record = decodeRecord(value, slot);
+      if (record) model.restore(record);
+    }
+    const matches = model.query(sid, rows);
+    return { matches, answered: matches.size > 0 || model.anyAnswered() || (await this.store.anyAnswered(slot)) };
+  }
+
+  /** Deletes every stored index and closes the open one (a running sync stops at its next step). */
+  async deleteAll(): Promise<void> {
+    const open = this.current;
+    this.current = undefined;
+    if (open) (await open.index.catch(() => undefined))?.close(true);
+    this.meta = undefined;
+    await this.store.clear().catch(() => undefined);
+    await this.makeRoom();
+    this.cleared = true;
+  }
+
+  /**
+   * storage.local is needed for the settings: removes what an older version kept of the index
+   * there (the index itself lives in IndexedDB and takes nothing of storage.local). Returns how
+   * many keys went.
+   */
+  async makeRoom(): Promise<number> {
+    const stored = await browser.storage.local.get(LEGACY_META_KEY).catch(() => ({}) as Record<string, unknown>);
+    if (stored[LEGACY_META_KEY] === undefined) return 0;
+    const all = await browser.storage.local.get(null);
+    const keys = Object.keys(all).filter((key) => key === LEGACY_META_KEY || key.startsWith(`${KEY_PREFIX}:`));
+    if (keys.length) await browser.storage.local.remove(keys);
+    return keys.length;
+  }
+
+  private async readMeta(): Promise<IndexMeta> {
+    if (!this.meta) {
+      const parsed = indexMetaSchema.safeParse(await this.store.readMeta());
+      this.meta = parsed.success ? parsed.data : { v: 1, nextSlot: 0, clients: [] };
+    }
+    return this.meta;
+  }
+
+  private async load(identity: ClientIdentity, key: string): Promise<ClientIndex> {
+    const model = new IndexModel();
+    let entry: IndexMeta['clients'][number] | undefined;
+    let problem: 'failed' | undefined;
+    try {
+      const meta = await this.readMeta();
+      entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
+      if (entry) {
+        const slot = entry.slot;
+        await this.store.readSlot(slot, (value) => {
+          const record = decodeRecord(value, slot);
+          if (record) model.restore(record);
+        });
+      }
+    } catch {
+      // No IndexedDB (or it fails): the index works in memory for this lifetime, and says so.
+      problem = 'failed';
+      entry = undefined;
+    }
+    const index = new ClientIndex(this, identity, key, model, entry?.slot, entry?.lastSync, problem);
+    if (!entry && !problem) await this.moveLegacy(key, index);
+    return index;
+  }
+
+  /** An older version's index of this client in storage.local: taken into IndexedDB (no hash asked again), then removed from there. */
+  private async moveLegacy(key: string, index: ClientIndex): Promise<void> {
+    try {
+      const parsed = indexMetaSchema.safeParse((await browser.storage.local.get(LEGACY_META_KEY))[LEGACY_META_KEY]);
+      if (!parsed.success) return;
+      const entry = parsed.data.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
+      if (entry) {
+        const stored = await browser.storage.local.get(legacyBucketKeys(entry.slot));
+        const records: IndexRecord[] = [];
+        for (let bucket = 0; bucket < BUCKET_COUNT; bucket++) {
+          const value = stored[bucketKey(entry.slot, bucket)];
+          if (value !== undefined) records.push(...(decodeBucket(value, bucket)?.records ?? []));
+        }
+        await index.adopt(records, entry.lastSync);
+      }
+      await this.makeRoom();
+    } catch {
+      // What cannot be moved is asked again by the next sync.
+    }
+  }
+
+  /** The slot this client's records are stored under; a new client gets one (the least recently used beyond MAX_CLIENTS go). */
+  async claimSlot(identity: ClientIdentity, key: string): Promise<number> {
+    const meta = await this.readMeta();
+    const existing = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
+    if (existing) return existing.slot;
+    const slot = meta.nextSlot++;
+    meta.clients.push({ slot, type: identity.type, url: identity.url, usedAt: this.now() });
+    const max = Math.max(1, this.env.maxClients ?? MAX_CLIENTS);
+    const doomed: number[] = [];
+    while (meta.clients.length > max) {
+      const oldest = meta.clients.reduce((a, b) => (b.usedAt < a.usedAt ? b : a));
+      meta.clients = meta.clients.filter((client) => client !== oldest);
+      doomed.push(oldest.slot);
+    }
+    // The meta first: a record is never stored without the meta naming its slot.
+    await this.store.writeMeta(meta);
+    if (doomed.length) await this.store.deleteSlots(doomed).catch(() => undefined);
+    return slot;
+  }
+
+  /** IndexedDB has no room: the stored indexes of clients other than `slot`'s go. Returns how many went. */
+  async dropOthers(slot: number): Promise<number> {
+    const meta = await this.readMeta();
+    const doomed = meta.clients.filter((client) => client.slot !== slot);
+    if (!doomed.length) return 0;
+    meta.clients = meta.clients.filter((client) => client.slot === slot);
+    await this.store.deleteSlots(doomed.map((client) => client.slot));
+    await this.store.writeMeta(meta).catch(() => undefined);
+    return doomed.length;
+  }
+
+  async recordSync(slot: number | undefined, lastSync: LastSync): Promise<void> {
+    if (slot === undefined) return;
+    const meta = await this.readMeta();
+    const entry = meta.clients.find((client) => client.slot === slot);
+    if (!entry) return;
+    entry.lastSync = lastSync;
+    entry.usedAt = this.now();
+    await this.store.writeMeta(meta).catch(() => undefined);
+  }
+}
+
+interface RunningSync {
+  promise: Promise<SyncReport>;
+  listeners: Set<(progress: SyncProgress) => void>;
+  progress?: SyncProgress;
+}
+
+export class ClientIndex {
+  private closed = false;
+  /** Closed because the index was turned off: nothing of it may stay in storage. */
+  private deleted = false;
+  /** Hashes whose record changed (or went) since the last write. */
+  private readonly dirty = new Set<string>();
+  private running: RunningSync | undefined;
+
+  constructor(
+    private readonly owner: ClientIndexes,
+    readonly identity: ClientIdentity,
+    private readonly key: string,
+    private readonly model: IndexModel,
+    private slot: number | undefined,
+    private lastSync: LastSync | undefined,
+    private storageProblem: 'full' | 'failed' | undefined,
+  ) {}
+
+  /** A list page's rows from memory. */
+  rows(sid: number, rows: readonly RowKey[]): RowsAnswer {
+    const matches = this.query(sid, rows);
+    return { matches, answered: matches.size > 0 || (!this.closed && this.model.anyAnswered()) };
+  }
+
+  /** Bytes the index takes stored (what its bound counts): every record encoded. O(torrents). */
+  storedBytes(): number {
+    let bytes = 0;
+    for (const record of this.model.records.values()) {
+      const stored = encodeRecord(this.slot ?? 0, record);
+      if (stored) bytes += storedBytes(stored);
+    }
+    return bytes;
+  }
+
+  /** Records an older version kept in storage.local, taken in and written to IndexedDB. */
+  async adopt(records: readonly IndexRecord[], lastSync: LastSync | undefined): Promise<void> {
+    for (const record of records) {
+      this.model.restore(record);
+      this.dirty.add(record.torrent.hash);
+    }
+    await this.flush();
+    if (lastSync && !this.storageProblem) {
+      this.lastSync = lastSync;
+      await this.owner.recordSync(this.slot, lastSync);
+    }
+  }
+
+  /** The rows of site `sid`'s list page the index knows (keyed by the row's torrent id). No I/O. */
+  query(sid: number, rows: readonly RowKey[]): Map<string, RowMatch> {
+    if (this.closed) return new Map();
+    return this.model.query(sid, rows);
+  }
+
+  torrent(hash: string): IndexedTorrent | undefined {
+    return this.closed ? undefined : this.model.torrent(hash.toLowerCase());
+  }
+
+  /**
+   * A torrent just added to the client (a cross-seed): the index knows it holds it from now on,
+   * without asking the service; the next sync asks about it as about any new torrent.
+   */
+  async noteAdded(torrent: ClientTorrent): Promise<void> {
+    if (this.closed || !this.model.hold(torrent)) return;
+    this.dirty.add(torrent.hash.toLowerCase());
+    await this.flush();
+  }
+
+  status(): IndexStatus {
+    const counts = this.model.counts();
+    let toPlace = 0;
+    for (const placing of this.model.toLocate(this.owner.now()).values()) toPlace += placing.length;
+    return {
+      client: this.identity,
+      ...counts,
+      toPlace,
+      ...(this.lastSync && { lastSync: this.lastSync }),
+      ...(this.running?.progress && { syncing: this.running.progress }),
+      storage: this.storageProblem ?? 'ok',
+    };
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Deleted (the index was turned off) or replaced by another client's: answers nothing, writes nothing more. */
+  close(deleted: boolean): void {
+    this.closed = true;
+    this.deleted ||= deleted;
+  }
+
+  /**
+   * Reads the client once, drops torrents gone from it, asks the service (through `lookup`, which
+   * holds the rate limit, the site report and the credential gate) for the hashes it has not
+   * answered yet, in batches of up to 200, and stores each batch's answers as they come, so a sync
+   * cut short (a restart, a cancel, a rate limit) goes on from there next time. A second call while
+   * one runs joins it.
+   */
+  sync(client: TorrentClient, lookup: Lookup, options: SyncOptions = {}): Promise<SyncReport> {
+    if (this.running) {
+      if (options.onProgress) this.running.listeners.add(options.onProgress);
+      return this.running.promise;
+    }
+    const listeners = new Set<(progress: SyncProgress) => void>();
+    if (options.onProgress) listeners.add(options.onProgress);
+    const running: RunningSync = { listeners, promise: Promise.resolve(undefined as never) };
+    const target: SyncTarget = {
+      model: this.model,
+      now: this.owner.now,
+      settings: () => this.owner.env.settings(),
+      bound: { maxBytes: this.owner.env.maxBytes ?? MAX_INDEX_BYTES, bytesOf: bytesOfTorrent } satisfies IndexBound,
+      isOpen: () => !this.closed,
+      changed: (hashes) => {
+        for (const hash of hashes) this.dirty.add(hash);
+      },
+      flush: () => this.flush(),
+      progress: (progress) => {
+        running.progress = progress;
+        for (const listener of listeners) {
+          try {
+            listener(progress);
+          } catch {
+            // A listener's failure is its own.
+          }
+        }
+      },
+      finished: async (lastSync) => {
+        this.lastSync = lastSync;
+        if (!this.closed) await this.owner.recordSync(this.slot, lastSync);
+      },
+    };
+    running.promise = syncIndex(target, client, lookup, options).finally(() => {
+      if (this.running === running) this.running = undefined;
+    });
+    this.running = running;
+    return running.promise;
+  }
+
+  /**
+   * Writes the records that changed since the last write, and deletes those that went, in one
+   * transaction; never throws. With no room, the other clients' indexes go and it is tried once
+   * more; still none, and the index stays in memory for this lifetime (the options page says so).
+   */
+  private async flush(): Promise<void> {
+    if (this.closed || this.storageProblem || !this.dirty.size) return;
+    const store = this.owner.store;
+    try {
+      this.slot ??= await this.owner.claimSlot(this.identity, this.key);
+    } catch (error) {
+      this.storageProblem = isRoomError(error) ? 'full' : 'failed';
+      return;
+    }
+    const slot = this.slot;
+    const hashes = [...this.dirty];
+    this.dirty.clear();
+    const put: StoredRecord[] = [];
+    const remove: string[] = [];
+    for (const hash of hashes) {
+      const record = this.model.records.get(hash);
+      const stored = record && encodeRecord(slot, record);
+      if (stored) put.push(stored);
+      else {
+        const packed = packHash(hash);
+        if (packed) remove.push(packed);
+      }
+    }
+    try {
+      try {
+        await store.write(slot, put, remove);
+      } catch (error) {
+        if (!isRoomError(error) || !(await this.owner.dropOthers(slot).catch(() => 0))) throw error;
+        await store.write(slot, put, remove);
+      }
+      // Turned off while writing: what was just written must not outlive the deletion.
+      if (this.deleted) await store.clear();
+    } catch (error) {
+      // Kept in memory for this lifetime; the next start reads what was stored and asks for the rest.
+      this.storageProblem = isRoomError(error) ? 'full' : 'failed';
+      for (const hash of hashes) this.dirty.add(hash);
+    }
+  }
+}

@@ -1,0 +1,456 @@
+/**
+ * One cross-seed, on the user's click: the page's torrent must be complete in the user's client;
+ * the candidate's .torrent is downloaded from its site with the user's session (one file, paced
+ * per site), checked to be the torrent the service named, its files compared byte for byte with
+ * the page's torrent's files in the client, and only when they are the same added beside them (the
+ * source's save path, its own layout, the source's category and tags plus `reseed-lens`).
+ *
+ * It is added STOPPED, so it can never download from the other site: the client checks the data
+ * on disk (Transmission checks every new torrent; qBittorrent 4.5 and Deluge 2.0 do not check one
+ * added stopped, so they are asked to), and only a check that ends at 100 % starts it. Anything
+ * less is left stopped, tagged `reseed-lens-incomplete` where the client has tags, and the result
+ * says how much was found. A torrent the client took under another hash than the one checked
+ * (Transmission 3.00 re-encodes a non-canonical info dictionary) is removed again, data kept.
+ * Every outcome is a value with a kind the UI maps to a sentence (messages.ts); nothing here
+ * throws for an expected failure.
+ *
+ * `crossSeedAll` does the same for the candidates on the user's sites, at most 20 per click, one
+ * after another.
+ */
+import { isClientError, toClientFailure, type ClientFailure } from '../clients/client-errors';
+import type { ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/client-types';
+import { downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './site-queue';
+import { downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
+import type { UnsafeElement } from '../torrent/files';
+import { checkCandidateFile, compareFiles, type FileDifference, type TorrentFileProblem } from './verify';
+
+/** The tag every cross-seed gets, so the user can find what Reseed Lens added. */
+export const CROSS_SEED_TAG = 'reseed-lens';
+/** The tag of a cross-seed left stopped because the check did not find all its data on disk. */
+export const INCOMPLETE_TAG = 'reseed-lens-incomplete';
+/** "Cross-seed all" downloads at most this many .torrent files per click. */
+export const MAX_PER_CROSS_SEED_ALL = 20;
+
+export interface CrossSeedCandidate {
+  /** The candidate's site (IYUU sid). */
+  sid: number;
+  /** Its torrent id on that site. */
+  torrentId: number;
+  /** Its info-hash as the service gives it. */
+  infoHash: string;
+}
+
+/** The user's default client, as the clients feature hands it out. */
+export interface CrossSeedTarget {
+  client: TorrentClient;
+  /** The client setting "Skip the check when every file matches" (default off). */
+  skipCheckWhenFilesMatch: boolean;
+  /** The client's address, for the permission check. */
+  url?: string;
+}
+
+export interface CrossSeedEnvironment {
+  /** Undefined when the user has set up no client. */
+  target: CrossSeedTarget | undefined;
+  sites: SiteSettings;
+  /** The fetch that carries the user's site sessions: the browser's own in the background, a cookie jar in Node tests. */
+  fetch?: typeof fetch;
+  /**
+   * Whether the extension may read answers from an origin (its host permission). The background
+   * passes `(origin) => permissions.contains({ origins: [permissionPattern(origin)] })`; absent
+   * means yes (Node tests).
+   */
+  originAllowed?: (origin: string) => Promise<boolean>;
+  /** Default: the background's one shared pace (sitePace). */
+  pace?: SitePace;
+  signal?: AbortSignal;
+}
+
+export type CrossSeedResult =
+  /**
+   * In the client and started. `checked`: the client's check found every byte on disk (false only
+   * when the user chose to skip the check and every file matched exactly).
+   */
+  | { kind: 'added'; hash: string; savePath: string; client: ClientKind; checked: boolean; state: TorrentState; progress: number }
+  /**
+   * In the client but left stopped: its check found only `progress` (0..1) of the data on disk, or
+   * (`checkFinished` false) had not ended within the wait. Started it would download the rest from
+   * the other site. `tagged`: it carries INCOMPLETE_TAG (false for a client without tags: Deluge).
+   */
+  | { kind: 'left-stopped'; hash: string; savePath: string; client: ClientKind; progress: number; checkFinished: boolean; tagged: boolean }
+  | { kind: 'already-in-client'; hash: string; savePath: string }
+  | { kind: 'no-client' }
+  /** The extension lacks host permission for the site (the UI asks for it on the click, then retries) or the client. */
+  | { kind: 'no-permission'; for: 'site' | 'client'; origin: string }
+  | { kind: 'bad-request'; detail: string }
+  /** The page's own torrent is not in the client. */
+  | { kind: 'source-missing'; pageHash: string }
+  /** The page's own torrent is in the client but not complete (0 ≤ progress < 1). */
+  | { kind: 'source-incomplete'; pageHash: string; progress: number }
+  | { kind: 'unsupported-site'; reason: 'unknown-site' | 'needs-api' | 'no-address' }
+  /** The user's address for the site is another catalogued site's host (`owner`): its passkey and session never go there. */
+  | { kind: 'other-site-host'; host: string; owner: string }
+  /** The site gives .torrent files by passkey only, and the user entered none for it. */
+  | { kind: 'needs-passkey' }
+  /** The candidate's details page showed no download link of the expected shape. */
+  | { kind: 'no-download-link' }
+  | SiteProblem
+  /** The site's file is not a usable .torrent. */
+  | { kind: 'not-a-torrent'; problem: TorrentFileProblem }
+  /** A file of the candidate the client would store under another name or outside its folder (named, with the refused element). */
+  | { kind: 'unsafe-file'; path: string; element: string; reason: UnsafeElement }
+  /**
+   * The client took the file as another torrent (`clientHash`) than the one checked (`hash`):
+   * `removed` again (its data untouched), `already-held` (that torrent was the user's before: left
+   * alone), or `remove-failed`.
+   */
+  | { kind: 'client-other-hash'; hash: string; clientHash: string; stray: 'removed' | 'already-held' | 'remove-failed' }
+  /** "This site gave another torrent": its info-hash is not the candidate's. */
+  | { kind: 'other-torrent'; hash: string }
+  /** Not added: the first differences (at most 5), and how many more. */
+  | { kind: 'files-differ'; differences: FileDifference[]; more: number }
+  /** The client refused the add, in its own words (text only). */
+  | { kind: 'client-refused'; clientMessage?: string }
+  /** The client could not be used (wrong password, stopped, CSRF, …): its failure, for the clients feature's messages. */
+  | { kind: 'client-failed'; failure: ClientFailure }
+  /** The client accepted the file but does not list the torrent afterwards. */
+  | { kind: 'not-confirmed'; hash: string }
+  /** Cross-seed all: not tried, because this site failed just before in this run. */
+  | { kind: 'site-skipped'; after: 'not-logged-in' | 'site-limit' | 'no-permission' };
+
+export type CrossSeedResultKind = CrossSeedResult['kind'];
+
+const HASH = /^[0-9a-f]{40}$/;
+
+export { permissionPattern } from '../permission-pattern';
+
+/** The page's torrent in the client, ready to be cross-seeded from (or why not). */
+interface PreparedSource {
+  target: CrossSeedTarget;
+  torrent: ClientTorrent;
+  files: ClientFile[];
+  /** Candidates' hashes the client already holds, with their torrents. */
+  held: Map<string, ClientTorrent>;
+}
+
+function clientFailed(error: unknown): CrossSeedResult {
+  return { kind: 'client-failed', failure: toClientFailure(error) };
+}
+
+/** Lowercase 40-hex, or undefined. */
+function hashOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const hash = value.trim().toLowerCase();
+  return HASH.test(hash) ? hash : undefined;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+async function prepare(pageHash: string, candidateHashes: string[], env: CrossSeedEnvironment): Promise<PreparedSource | CrossSeedResult> {
+  const target = env.target;
+  if (!target) return { kind: 'no-client' };
+  const clientOrigin = target.url ? originOf(target.url) : undefined;
+  if (clientOrigin && env.originAllowed && !(await env.originAllowed(clientOrigin))) return { kind: 'no-permission', for: 'client', origin: clientOrigin };
+  let found: Map<string, ClientTorrent>;
+  try {
+    found = await target.client.lookup([pageHash, ...candidateHashes]);
+  } catch (error) {
+    return clientFailed(error);
+  }
+  // One candidate the client already holds needs nothing more, whatever the page's torrent's state.
+  const [only] = candidateHashes;
+  const existing = candidateHashes.length === 1 && only ? found.get(only) : undefined;
+  if (existing) return { kind: 'already-in-client', hash: existing.hash, savePath: existing.savePath };
+  const torrent = found.get(pageHash);
+  if (!torrent) return { kind: 'source-missing', pageHash };
+  if (torrent.progress < 1) return { kind: 'source-incomplete', pageHash, progress: torrent.progress };
+  let files: ClientFile[];
+  try {
+    files = await target.client.files(pageHash);
+  } catch (error) {
+    if (isClientError(error) && error.kind === 'not-found') return { kind: 'source-missing', pageHash };
+    return clientFailed(error);
+  }
+  found.delete(pageHash);
+  return { target, torrent, files, held: found };
+}
+
+/** The candidate's .torrent bytes from its site, or what went wrong. */
+async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvironment): Promise<{ bytes: Uint8Array } | CrossSeedResult> {
+  const source = downloadSource(candidate, env.sites);
+  if (source.way === 'unsupported') {
+    if (source.reason === 'other-site-host') return { kind: 'other-site-host', host: source.host, owner: source.owner };
+    return source.reason === 'needs-passkey' ? { kind: 'needs-passkey' } : { kind: 'unsupported-site', reason: source.reason };
+  }
+  // A login page from a mirror the user set is that host's: the message names it, not the site's own address.
+  const asked = <T extends CrossSeedResult>(problem: T): T | CrossSeedResult =>
+    problem.kind === 'not-logged-in' && source.mirror ? { ...problem, host: source.mirror } : problem;
+  if (env.originAllowed && !(await env.originAllowed(source.origin))) return { kind: 'no-permission', for: 'site', origin: source.origin };
+  const request = { siteKey: source.siteKey, fetch: env.fetch, pace: env.pace ?? sitePace, signal: env.signal };
+  let url: string;
+  if (source.way === 'details-page') {
+    const page = await readSitePage(source.detailsUrl, request);
+    if (!page.ok) return asked(page.problem);
+    const link = downloadLinkFromPage(page.html, source.detailsUrl, source.shape, candidate.torrentId);
+    if (!link) {
+      const problem = problemOfPage(page.html);
+      return problem.kind === 'not-logged-in' ? asked(problem) : { kind: 'no-download-link' };
+    }
+    url = link;
+  } else url = source.url;
+  const answer = await downloadFromSite(url, request);
+  return answer.ok ? { bytes: answer.bytes } : asked(answer.problem);
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls the client briefly until it lists `hash` (qBittorrent adds asynchronously). */
+async function readBack(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+  for (let attempt = 0, wait = 25; attempt < 12; attempt++, wait = Math.min(wait * 2, 500)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (torrent) return torrent;
+    await delay(wait);
+  }
+  return undefined;
+}
+
+/** How long a check may take: a floor, plus the data at a slow disk's pace (a NAS's HDD). */
+export const CHECK_WAIT = { baseMs: 60_000, bytesPerMs: 20_000 } as const;
+/**
+ * The clients report a torrent's state as of their last refresh (qBittorrent every 1.5 s, Deluge
+ * every 1 s): a start asked for may take this long to show.
+ */
+export const STALE_STATE_MS = 5_000;
+
+/** States in which the client is still at the check (or waiting to start it). */
+const CHECKING: ReadonlySet<TorrentState> = new Set(['checking', 'queued', 'moving']);
+
+interface CheckOutcome {
+  torrent: ClientTorrent;
+  finished: boolean;
+}
+
+/**
+ * Polls the client until the check of `hash` has ended, as far as its state can tell: out of the
+ * checking states with some data found (only a check finds data for a torrent added stopped), or
+ * after having been seen checking. A stopped torrent at 0 % may not have been checked yet (the state
+ * lags, and a busy client starts the check late), so that is no answer before CHECK_WAIT for `size`
+ * bytes runs out; a clock of a few seconds once judged a complete candidate "0 %" on a busy machine.
+ * `undefined` when the torrent is gone.
+ */
+async function untilChecked(client: TorrentClient, hash: string, size: number, signal?: AbortSignal): Promise<CheckOutcome | undefined> {
+  const asked = Date.now();
+  const deadline = asked + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
+  let sawChecking = false;
+  let first: number | undefined;
+  for (let wait = 100; ; wait = Math.min(Math.round(wait * 1.5), 1_000)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (!torrent) return undefined;
+    first ??= torrent.progress;
+    if (CHECKING.has(torrent.state)) sawChecking = true;
+    else if (sawChecking || torrent.progress > 0 || torrent.progress !== first) return { torrent, finished: true };
+    if (Date.now() >= deadline || signal?.aborted) return { torrent, finished: false };
+    await delay(wait);
+  }
+}
+
+/** Until the client is done with what it does on an add (qBittorrent reads resume data first), briefly. */
+async function untilSettled(client: TorrentClient, hash: string): Promise<void> {
+  for (let attempt = 0, wait = 100; attempt < 40; attempt++, wait = Math.min(wait * 2, 1_000)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (!torrent || !CHECKING.has(torrent.state)) return;
+    await delay(wait);
+  }
+}
+
+/** The torrent as the client reports it once its state shows the start (its status lags by a refresh), within STALE_STATE_MS. */
+async function untilStarted(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+  const asked = Date.now();
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
+    const torrent = (await client.lookup([hash])).get(hash);
+    if (!torrent || torrent.state !== 'paused' || Date.now() - asked >= STALE_STATE_MS) return torrent;
+    await delay(wait);
+  }
+}
+
+/**
+ * The client added the torrent as `clientHash`, not as the `hash` that was checked: what it added is
+ * not what was checked, so it goes again (without its data). One it held before is the user's.
+ */
+async function strayRemoved(client: TorrentClient, hash: string, clientHash: string, status: 'added' | 'duplicate'): Promise<CrossSeedResult> {
+  if (status === 'duplicate') return { kind: 'client-other-hash', hash, clientHash, stray: 'already-held' };
+  try {
+    await client.remove(clientHash);
+    const left = await client.lookup([clientHash]);
+    return { kind: 'client-other-hash', hash, clientHash, stray: left.has(clientHash) ? 'remove-failed' : 'removed' };
+  } catch {
+    return { kind: 'client-other-hash', hash, clientHash, stray: 'remove-failed' };
+  }
+}
+
+/** Added stopped: the client checks it; 100 % starts it, anything less leaves it stopped and tagged. */
+async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
+  // Transmission checks every new torrent; libtorrent's clients leave one added stopped unchecked.
+  if (client.kind !== 'transmission') {
+    await untilSettled(client, hash);
+    await client.recheck(hash);
+  }
+  const outcome = await untilChecked(client, hash, added.size, signal);
+  if (!outcome) return { kind: 'not-confirmed', hash };
+  const { torrent, finished } = outcome;
+  if (finished && torrent.progress === 1) {
+    await client.start(hash);
+    const started = (await untilStarted(client, hash)) ?? torrent;
+    return { kind: 'added', hash, savePath: started.savePath, client: client.kind, checked: true, state: started.state, progress: started.progress };
+  }
+  // Never running with data missing: qBittorrent and Deluge resume a torrent for its recheck and stop it after.
+  if (torrent.state !== 'paused') await client.stop(hash);
+  const tagged = await client.addTags(hash, [INCOMPLETE_TAG]);
+  return { kind: 'left-stopped', hash, savePath: torrent.savePath, client: client.kind, progress: torrent.progress, checkFinished: finished, tagged };
+}
+
+async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, hash: string, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+  const { target, torrent: source } = prepared;
+  const existing = prepared.held.get(hash);
+  if (existing) return { kind: 'already-in-client', hash, savePath: existing.savePath };
+
+  const fetched = await fetchCandidate(candidate, env);
+  if (!('bytes' in fetched)) return fetched;
+  const checked = await checkCandidateFile(fetched.bytes, hash);
+  if (!checked.ok) {
+    if (checked.kind === 'other-torrent') return { kind: 'other-torrent', hash: checked.hash };
+    if (checked.kind === 'unsafe-file') return { kind: 'unsafe-file', path: checked.path, element: checked.element, reason: checked.reason };
+    return { kind: 'not-a-torrent', problem: checked.problem };
+  }
+  const comparison = compareFiles(checked.files, prepared.files);
+  if (!comparison.same) return { kind: 'files-differ', differences: comparison.differences, more: comparison.more };
+
+  const { client } = target;
+  // Every file matched exactly: only then may the check be skipped, and only if the user said so.
+  // Transmission checks every new torrent anyway, so it takes the stopped path.
+  const skipCheck = target.skipCheckWhenFilesMatch && client.kind !== 'transmission';
+  const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
+  try {
+    const added = await client.add(fetched.bytes, {
+      savePath: source.savePath,
+      paused: !skipCheck,
+      skipCheck,
+      category: source.category,
+      tags,
+      contentLayoutOriginal: true,
+    });
+    if (added.hash !== hash) return await strayRemoved(client, hash, added.hash, added.status);
+    if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: source.savePath };
+    const present = await readBack(client, hash);
+    if (!present) return { kind: 'not-confirmed', hash };
+    if (skipCheck) return { kind: 'added', hash, savePath: present.savePath, client: client.kind, checked: false, state: present.state, progress: present.progress };
+    return await checkThenStart(client, hash, present, env.signal);
+  } catch (error) {
+    if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
+    return clientFailed(error);
+  }
+}
+
+/**
+ * Cross-seeds one candidate of the page's torrent `pageHash` into the user's default client.
+ * Downloads at most one .torrent, and only when the page's torrent is complete in the client and
+ * the candidate is not there yet.
+ */
+export async function crossSeed(pageHash: string, candidate: CrossSeedCandidate, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+  const page = hashOf(pageHash);
+  const hash = hashOf(candidate.infoHash);
+  if (!page || !hash) return { kind: 'bad-request', detail: 'a hash is not 40 hex characters' };
+  if (!Number.isSafeInteger(candidate.sid) || candidate.sid < 0) return { kind: 'bad-request', detail: 'the site id is not a number' };
+  if (hash === page) return { kind: 'bad-request', detail: 'the candidate is the page’s own torrent' };
+  const prepared = await prepare(page, [hash], env);
+  if (!('target' in prepared)) return prepared;
+  return crossSeedPrepared(prepared, candidate, hash, env);
+}
+
+export type CrossSeedAllEvent =
+  /** First: how many will be tried, and why the others are not. */
+  | {
+      type: 'plan';
+      total: number;
+      /** False when the user has not said which sites are theirs: nothing is tried. */
+      sitesChosen: boolean;
+      notYourSites: number;
+      alreadyInClient: number;
+      /** Beyond the 20 of this click: left for the next one. */
+      overLimit: number;
+    }
+  | { type: 'result'; index: number; total: number; candidate: CrossSeedCandidate; result: CrossSeedResult }
+  /** A failure about the client or the page's torrent: nothing more can be added (the last event). */
+  | { type: 'stopped'; result: CrossSeedResult };
+
+/** Results after which no further candidate can succeed. */
+const STOPS_EVERYTHING: ReadonlySet<CrossSeedResultKind> = new Set(['no-client', 'source-missing', 'source-incomplete', 'client-failed']);
+/** Results after which the rest of that site's candidates in this run are skipped (not downloaded). */
+const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set(['not-logged-in', 'site-limit', 'no-permission']);
+
+/**
+ * "Cross-seed all": the candidates on the user's sites (`heldSites`; null = not chosen yet) that
+ * the client does not hold, at most `limit` (20), one after another in the given order, paced per
+ * site. Yields a plan, then one result per candidate, or `stopped` when the client or the page's
+ * torrent makes any further add impossible.
+ */
+export async function* crossSeedAll(
+  pageHash: string,
+  candidates: readonly CrossSeedCandidate[],
+  heldSites: readonly number[] | null,
+  env: CrossSeedEnvironment,
+  limit = MAX_PER_CROSS_SEED_ALL,
+): AsyncGenerator<CrossSeedAllEvent, void, undefined> {
+  const page = hashOf(pageHash);
+  if (!page) {
+    yield { type: 'stopped', result: { kind: 'bad-request', detail: 'the page hash is not 40 hex characters' } };
+    return;
+  }
+  if (heldSites === null) {
+    yield { type: 'plan', total: 0, sitesChosen: false, notYourSites: candidates.length, alreadyInClient: 0, overLimit: 0 };
+    return;
+  }
+  const held = new Set(heldSites);
+  const seen = new Set<string>([page]);
+  const mine: (CrossSeedCandidate & { hash: string })[] = [];
+  let notYourSites = 0;
+  for (const candidate of candidates) {
+    const hash = hashOf(candidate.infoHash);
+    if (!hash || seen.has(hash)) continue;
+    seen.add(hash);
+    if (!held.has(candidate.sid)) notYourSites++;
+    else mine.push({ ...candidate, hash });
+  }
+  const prepared = await prepare(
+    page,
+    mine.map((candidate) => candidate.hash),
+    env,
+  );
+  if (!('target' in prepared)) {
+    yield { type: 'stopped', result: prepared };
+    return;
+  }
+  const wanted = mine.filter((candidate) => !prepared.held.has(candidate.hash));
+  const taken = wanted.slice(0, Math.max(0, limit));
+  yield { type: 'plan', total: taken.length, sitesChosen: true, notYourSites, alreadyInClient: mine.length - wanted.length, overLimit: wanted.length - taken.length };
+
+  const failedSites = new Map<number, 'not-logged-in' | 'site-limit' | 'no-permission'>();
+  for (const [index, { hash, ...candidate }] of taken.entries()) {
+    if (env.signal?.aborted) return;
+    const after = failedSites.get(candidate.sid);
+    const result: CrossSeedResult = after ? { kind: 'site-skipped', after } : await crossSeedPrepared(prepared, candidate, hash, env);
+    yield { type: 'result', index, total: taken.length, candidate, result };
+    if (STOPS_EVERYTHING.has(result.kind)) {
+      yield { type: 'stopped', result };
+      return;
+    }
+    // (A missing client permission was found before any candidate: here it can only be the site's.)
+    if (STOPS_SITE.has(result.kind)) failedSites.set(candidate.sid, result.kind as 'not-logged-in' | 'site-limit' | 'no-permission');
+  }
+}

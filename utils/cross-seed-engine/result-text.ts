@@ -1,0 +1,130 @@
+/**
+ * A cross-seed result in the user's words: each kind maps to one message key (English and
+ * Simplified Chinese in public/_locales), with the site's name, the client's words or the file
+ * differences as substitutions. Views render the text as text, never as HTML.
+ */
+import { formatDuration, formatNumber, t, uiLocale, type MessageKey } from '../i18n';
+import type { ClientKind } from '../clients/client-types';
+import type { CrossSeedResult } from './cross-seed';
+import type { UnsafeElement } from '../torrent/files';
+import type { FileDifference } from './verify';
+
+export interface Words {
+  key: MessageKey;
+  substitutions: string[];
+}
+
+const CLIENT_NAMES: Record<ClientKind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge' };
+
+const UNSAFE_KEYS: Record<UnsafeElement, MessageKey> = {
+  empty: 'crossSeedUnsafeEmpty',
+  dot: 'crossSeedUnsafeDot',
+  separator: 'crossSeedUnsafeSeparator',
+  nul: 'crossSeedUnsafeNul',
+  'not-utf8': 'crossSeedUnsafeEncoding',
+};
+
+const STRAY_KEYS: Record<'removed' | 'already-held' | 'remove-failed', MessageKey> = {
+  removed: 'crossSeedStrayRemoved',
+  'already-held': 'crossSeedStrayHeld',
+  'remove-failed': 'crossSeedStrayLeft',
+};
+
+function words(key: MessageKey, ...substitutions: (string | number)[]): Words {
+  return { key, substitutions: substitutions.map(String) };
+}
+
+function percent(progress: number): string {
+  return new Intl.NumberFormat(uiLocale(), { style: 'percent', maximumFractionDigits: 1 }).format(progress);
+}
+
+/** The sentence for one result; `site` is the candidate site's name as the view shows it. */
+export function crossSeedWords(result: CrossSeedResult, site: string): Words {
+  switch (result.kind) {
+    case 'added':
+      return words(result.checked ? 'crossSeedAdded' : 'crossSeedAddedUnchecked', CLIENT_NAMES[result.client]);
+    case 'left-stopped':
+      if (!result.checkFinished) return words('crossSeedCheckUnfinished', CLIENT_NAMES[result.client], percent(result.progress));
+      return words(result.tagged ? 'crossSeedLeftStopped' : 'crossSeedLeftStoppedNoTags', CLIENT_NAMES[result.client], percent(result.progress));
+    case 'already-in-client':
+      return words('crossSeedAlreadyInClient');
+    case 'no-client':
+      return words('crossSeedNoClient');
+    case 'no-permission':
+      return result.for === 'site' ? words('crossSeedNoPermissionSite', site) : words('crossSeedNoPermissionClient', result.origin);
+    case 'bad-request':
+      return words('crossSeedBadRequest');
+    case 'source-missing':
+      return words('crossSeedSourceMissing');
+    case 'source-incomplete':
+      return words('crossSeedSourceIncomplete', percent(result.progress));
+    case 'unsupported-site':
+      return result.reason === 'needs-api' ? words('crossSeedNeedsApi', site) : words('crossSeedUnsupportedSite', site);
+    case 'needs-passkey':
+      return words('crossSeedNeedsPasskey', site);
+    case 'no-download-link':
+      return words('crossSeedNoDownloadLink', site);
+    case 'not-logged-in':
+      if (result.host) return words(result.evidence === 'login-page' ? 'crossSeedMirrorNotLoggedIn' : 'crossSeedMirrorNotLoggedInRedirect', site, result.host);
+      return words(result.evidence === 'login-page' ? 'crossSeedNotLoggedIn' : 'crossSeedNotLoggedInRedirect', site);
+    case 'other-site-host':
+      return words('crossSeedOtherSiteHost', site, result.host, result.owner);
+    case 'site-limit':
+      return result.retryAfterSeconds ? words('crossSeedSiteLimitFor', site, formatDuration(result.retryAfterSeconds)) : words('crossSeedSiteLimit', site);
+    case 'site-refused':
+      if (result.status !== undefined && result.status !== 200) return words('crossSeedSiteRefused', site, result.status);
+      return words('crossSeedSiteSaid', site, result.siteWords ?? '');
+    case 'site-unreachable':
+      return words('crossSeedSiteUnreachable', site);
+    case 'too-large':
+      return words('crossSeedTooLarge', site);
+    case 'not-a-torrent':
+      return words('crossSeedNotATorrent', site);
+    case 'other-torrent':
+      return words('crossSeedOtherTorrent', site);
+    case 'unsafe-file':
+      return words(UNSAFE_KEYS[result.reason], result.path, result.element);
+    case 'client-other-hash':
+      return words(STRAY_KEYS[result.stray], result.clientHash);
+    case 'files-differ':
+      return words('crossSeedFilesDiffer');
+    case 'client-refused':
+      return result.clientMessage ? words('crossSeedClientRefused', result.clientMessage) : words('crossSeedClientRefusedNoWords');
+    case 'client-failed':
+      if (result.failure.kind === 'auth') return words('crossSeedClientAuth');
+      if (result.failure.kind === 'unreachable' || result.failure.kind === 'timeout') return words('crossSeedClientUnreachable');
+      return words('crossSeedClientOther', result.failure.clientMessage || result.failure.kind);
+    case 'not-confirmed':
+      return words('crossSeedNotConfirmed');
+    case 'site-skipped':
+      return words('crossSeedSiteSkipped', site);
+  }
+}
+
+/** One line per listed file difference. */
+export function differenceWords(difference: FileDifference): Words {
+  switch (difference.kind) {
+    case 'missing':
+      return words('crossSeedDiffMissing', difference.path);
+    case 'extra':
+      return words('crossSeedDiffExtra', difference.path);
+    case 'size':
+      return words('crossSeedDiffSize', difference.path, formatNumber(difference.clientSize), formatNumber(difference.size));
+    case 'unicode-form':
+      return words('crossSeedDiffUnicodeForm', difference.path);
+  }
+}
+
+export function textOf(entry: Words): string {
+  return t(entry.key, ...entry.substitutions);
+}
+
+/** The whole message: the sentence, then for `files-differ` the listed differences and how many more. */
+export function crossSeedText(result: CrossSeedResult, site: string): string[] {
+  const lines = [textOf(crossSeedWords(result, site))];
+  if (result.kind === 'files-differ') {
+    lines.push(...result.differences.map((difference) => textOf(differenceWords(difference))));
+    if (result.more > 0) lines.push(t('crossSeedDiffMore', formatNumber(result.more)));
+  }
+  return lines;
+}

@@ -1,0 +1,184 @@
+/**
+ * Fetching from a candidate's site on the user's click, with their session there: one request at
+ * a time per site, and at least SITE_GAP_MS from the end of one to the start of the next on one
+ * site, across every tab and click (a queue: a second click waits, it is not refused), through utils/torrent/fetch-torrent.ts (no
+ * redirect followed, nothing read past its cap). What came back is told apart in the user's terms:
+ * a .torrent, the site's login page, a download limit, a refusal, no answer.
+ *
+ * Private trackers punish bulk .torrent downloads (one froze a user for 4 hours after 60 in an
+ * hour): the pace is per site and shared by the whole background (`sitePace`).
+ */
+import { downloadTorrent } from '../torrent/fetch-torrent';
+
+/** At least this long between the end of one request to a site and the start of the next. */
+export const SITE_GAP_MS = 1000;
+/** A site that has not answered by then is taken as not answering (the queue moves on). */
+export const SITE_TIMEOUT_MS = 30_000;
+/** A details page is read no further than this. */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+
+export interface PaceClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const realClock: PaceClock = {
+  // Monotonic: a clock change cannot shorten the gap.
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * A queue per site. `run` starts a task once the previous task for that site has finished and at
+ * least `gapMs` has passed since it finished: measured from the end, the site sees at least the
+ * gap between two requests arriving, however long each took. A failed task does not break the queue.
+ * In the MV3 service worker this lives in memory: the worker only stops after ~30 s idle, far
+ * longer than the gap, so losing it with the worker loses nothing.
+ */
+export class SitePace {
+  private readonly lastEnd = new Map<string, number>();
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly gapMs = SITE_GAP_MS,
+    private readonly clock: PaceClock = realClock,
+  ) {}
+
+  /** How long a task for `site` would wait if asked now (ignoring tasks still queued or running). */
+  readyIn(site: string): number {
+    const last = this.lastEnd.get(site);
+    return last === undefined ? 0 : Math.max(0, last + this.gapMs - this.clock.now());
+  }
+
+  run<T>(site: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(site) ?? Promise.resolve();
+    const turn = previous.then(async () => {
+      // Re-checked after each sleep: a timer may fire a little early.
+      for (let wait = this.readyIn(site); wait > 0; wait = this.readyIn(site)) await this.clock.sleep(wait);
+      try {
+        return await task();
+      } finally {
+        this.lastEnd.set(site, this.clock.now());
+      }
+    });
+    const tail = turn.catch(() => undefined);
+    this.tails.set(site, tail);
+    void tail.then(() => {
+      if (this.tails.get(site) === tail) this.tails.delete(site);
+    });
+    return turn;
+  }
+}
+
+/** The background's one pace, shared by every tab and click. */
+export const sitePace = new SitePace();
+
+export type SiteProblem =
+  /** The site answered with its login page, or sent us elsewhere (NexusPHP redirects to login.php). */
+  /** `host`: set when the address asked was a mirror the user set for the site, not its own host. */
+  | { kind: 'not-logged-in'; evidence: 'login-page' | 'redirect'; host?: string }
+  /** The site limits downloads now (HTTP 429, or a page saying so). */
+  | { kind: 'site-limit'; status?: number; retryAfterSeconds?: number; siteWords?: string }
+  /** The site refused (an HTTP error, or a page that is neither a torrent nor a login form). */
+  | { kind: 'site-refused'; status?: number; siteWords?: string }
+  /** No answer at all (offline, DNS, blocked, or the answer was unreadable: no host permission). */
+  | { kind: 'site-unreachable' }
+  /** Far more than a .torrent file could be. */
+  | { kind: 'too-large' };
+
+export type SiteAnswer = { ok: true; bytes: Uint8Array } | { ok: false; problem: SiteProblem };
+
+export interface SiteRequest {
+  /** The queue this request waits in (one per site: `sid:N`). */
+  siteKey: string;
+  /** The fetch carrying the user's session there (the browser's own in the background). */
+  fetch?: typeof fetch;
+  pace?: SitePace;
+  signal?: AbortSignal;
+  /** Default SITE_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+/** A login form: a password field, or a form posting to a login script. */
+const LOGIN_FORM = /<input\b[^>]*\btype\s*=\s*["']?password\b|<form\b[^>]*\baction\s*=\s*["']?[^"'>\s]*(?:take)?login\b/i;
+/** A page about a download limit, in the words Chinese trackers and others use. */
+const LIMIT_WORDS =
+  /(?:下载|下載)[^<]{0,12}(?:次数|次數|数量|數量|频率|頻率|过快|過快|太快|上限|限制|过于频繁|過於頻繁)|(?:超过|超過|达到|達到)[^<]{0,12}(?:下载|下載)|\bdownload(?:s|ing)?\b[^<]{0,30}\b(?:limit|too (?:many|fast|frequent))|too many (?:downloads|requests)|rate.?limit/i;
+
+const decoder = new TextDecoder('utf-8');
+
+/** The site's own words on a page: its message cell, heading or title, as plain text (never rendered as HTML). */
+export function siteWordsOf(html: string): string | undefined {
+  const cleaned = html.replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ');
+  const pick =
+    /<td\b[^>]*class\s*=\s*["']?text\b[^>]*>([\s\S]*?)<\/td>/i.exec(cleaned)?.[1] ??
+    /<h[12]\b[^>]*>([\s\S]*?)<\/h[12]>/i.exec(cleaned)?.[1] ??
+    /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(cleaned)?.[1] ??
+    cleaned;
+  const text = pick
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/gi, ' ')
+    .replace(/&amp;/gi, '&')
+    .replace(/&lt;/gi, '<')
+    .replace(/&gt;/gi, '>')
+    .replace(/&quot;/gi, '"')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text ? text.slice(0, 200) : undefined;
+}
+
+/** What a page (not a .torrent) from a download address means. */
+export function problemOfPage(text: string, status?: number): SiteProblem {
+  const head = text.slice(0, 512 * 1024);
+  if (LOGIN_FORM.test(head)) return { kind: 'not-logged-in', evidence: 'login-page' };
+  const siteWords = siteWordsOf(head);
+  if (LIMIT_WORDS.test(head)) return siteWords ? { kind: 'site-limit', status, siteWords } : { kind: 'site-limit', status };
+  return siteWords ? { kind: 'site-refused', status, siteWords } : { kind: 'site-refused', status };
+}
+
+/** Whether bytes could be a .torrent (a bencoded dictionary), before the hash reader says for sure. */
+function looksLikeTorrent(bytes: Uint8Array): boolean {
+  return bytes.length > 1 && bytes[0] === 0x64 /* d */ && /^\d$/.test(String.fromCharCode(bytes[1]!));
+}
+
+async function paced(url: string, request: SiteRequest, maxBytes?: number) {
+  const pace = request.pace ?? sitePace;
+  return pace.run(request.siteKey, () => {
+    const timeout = AbortSignal.timeout(request.timeoutMs ?? SITE_TIMEOUT_MS);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    return downloadTorrent(new URL(url), { fetch: request.fetch, maxBytes, signal });
+  });
+}
+
+function problemOfFailure(download: { problem: 'redirected' | 'too-large' | 'http-status' | 'network'; status?: number; retryAfterSeconds?: number }): SiteProblem {
+  switch (download.problem) {
+    case 'redirected':
+      return { kind: 'not-logged-in', evidence: 'redirect' };
+    case 'too-large':
+      return { kind: 'too-large' };
+    case 'network':
+      return { kind: 'site-unreachable' };
+    case 'http-status':
+      if (download.status === 429 || (download.status === 503 && download.retryAfterSeconds !== undefined)) {
+        return download.retryAfterSeconds === undefined
+          ? { kind: 'site-limit', status: download.status }
+          : { kind: 'site-limit', status: download.status, retryAfterSeconds: download.retryAfterSeconds };
+      }
+      return { kind: 'site-refused', status: download.status };
+  }
+}
+
+/** Downloads one .torrent (on the click only): its bytes, or what the site did instead. */
+export async function downloadFromSite(url: string, request: SiteRequest): Promise<SiteAnswer> {
+  const download = await paced(url, request);
+  if ('problem' in download) return { ok: false, problem: problemOfFailure(download) };
+  if (looksLikeTorrent(download.bytes)) return { ok: true, bytes: download.bytes };
+  return { ok: false, problem: problemOfPage(decoder.decode(download.bytes.subarray(0, 512 * 1024)), 200) };
+}
+
+/** Reads a details page (for the download link it shows): its text, or what the site did instead. */
+export async function readSitePage(url: string, request: SiteRequest): Promise<{ ok: true; html: string } | { ok: false; problem: SiteProblem }> {
+  const download = await paced(url, request, MAX_PAGE_BYTES);
+  if ('problem' in download) return { ok: false, problem: problemOfFailure(download) };
+  return { ok: true, html: decoder.decode(download.bytes) };
+}

@@ -1,0 +1,264 @@
+/**
+ * Where a candidate's .torrent comes from. Every address is on the candidate site's catalogued
+ * host (or the host the service's list names for a site the catalog does not know, as its details
+ * links do), built from the numeric torrent id and a template; the only part read from a page is
+ * a download link's key values, each checked against a strict shape and put back into a fixed
+ * path. Three ways, in this order:
+ *
+ * 1. `passkey`: the user entered their passkey (or RSS key) for that catalogued site, and the service's
+ *    `download_page` template (e.g. `download.php?id={}&passkey={passkey}`) needs nothing else.
+ *    No cookie is needed (NexusPHP's download.php accepts id + passkey when the site allows it).
+ * 2. `cookie`: the engine's own download path with the user's session there: NexusPHP
+ *    `download.php?id=N` (xiaomlove/nexusphp public/download.php: the session, else a redirect to
+ *    login.php), UNIT3D `torrents/download/N` (its web route, behind the session), HDCity
+ *    `download?id=N`.
+ * 3. `details-page`: sites whose download link carries a per-user value only the candidate's
+ *    details page shows: HDSky (`download.php?id=N&passkey=…&sign=…`, what MoviePilot's IYUU plugin
+ *    and upload tools read from the page), TTG (`/dl/N/<key>`), Gazelle (`torrents.php?action=
+ *    download&id=N&authkey=…&torrent_pass=…`, as on DICMusic and GreatPosterWall's pages).
+ *
+ * Whose hosts: a site's passkey and the user's session go only to that site's catalogued hosts
+ * (current, old and API hosts of THAT site in utils/sites/catalog.json). The user's address override
+ * for a site (a mirror) moves its links; downloads follow it only when it is one of those hosts, or
+ * the user confirmed that exact host for that site (`confirmedHost`: a tick in the options page or
+ * in an import's preview, never a settings file alone). A mirror not confirmed leaves downloads on
+ * the catalogued host; an override onto ANOTHER catalogued site's host is refused for downloads
+ * (every catalogued host is a granted permission: the browser would ask nothing). Every address
+ * built is checked against that rule once more before it is handed out. The site is the one the
+ * service's list names under the sid (utils/sites/pinning.ts); where the list and the catalog
+ * disagree on it, nothing keyed by the sid (passkey, confirmed mirror) is used.
+ *
+ * Not supported: M-Team (it gives .torrent files only through its API with an API key and a
+ * per-download token: nothing a browser session can fetch), Zhuque ({torrent_key}), and sites with
+ * neither a known engine path nor a passkey template.
+ */
+import type { ServiceSite } from '../iyuu/answer-schemas';
+import type { SiteOverride } from '../settings';
+import { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, isSiteKey, isTorrentId, normalizeHost, siteForHost, siteForSid, type CatalogSite } from '../sites';
+import { siteForServiceSid } from '../sites/pinning';
+
+/** What the source needs to know of the user's sites: the service's list, their overrides and passkeys (all by sid). */
+export interface SiteSettings {
+  /** The service's site list, when it could be had. */
+  list?: readonly ServiceSite[];
+  overrides?: Readonly<Record<string, SiteOverride>>;
+  /** The user's passkey (or RSS key) per sid: a credential, sent only to that site. */
+  passkeys?: Readonly<Record<string, string>>;
+}
+
+/** How a download link on a details page must look, per engine. */
+export type PageLinkShape = 'nexusphp' | 'gazelle' | 'ttg';
+
+/** Set when the download goes to a mirror the user confirmed for the site (not a catalogued host). */
+interface Mirror {
+  mirror?: string;
+}
+
+export type DownloadSource =
+  | ({ way: 'passkey' | 'cookie'; url: string; origin: string; siteKey: string } & Mirror)
+  | ({ way: 'details-page'; detailsUrl: string; shape: PageLinkShape; origin: string; siteKey: string } & Mirror)
+  | { way: 'unsupported'; reason: 'unknown-site' | 'needs-api' | 'needs-passkey' | 'no-address' }
+  /** The site's address override is another catalogued site's host (`owner`, its display name): no download. */
+  | { way: 'unsupported'; reason: 'other-site-host'; host: string; owner: string };
+
+/** The engine's own download path, used with the session (cookies). */
+const COOKIE_TEMPLATES: Partial<Record<CatalogSite['engine'], string>> = {
+  nexusphp: 'download.php?id={}',
+  unit3d: 'torrents/download/{}',
+};
+
+/** Sites whose path differs from their engine's. */
+const SITE_COOKIE_TEMPLATES: Readonly<Record<string, string>> = {
+  hdcity: 'download?id={}',
+};
+
+/** Sites (by IYUU short name) whose download link needs a value from the details page. */
+const SITE_PAGE_SHAPES: Readonly<Record<string, PageLinkShape>> = {
+  hdsky: 'nexusphp',
+  ttg: 'ttg',
+};
+
+const ENGINE_PAGE_SHAPES: Partial<Record<CatalogSite['engine'], PageLinkShape>> = {
+  gazelle: 'gazelle',
+};
+
+/** What NexusPHP sites take with a passkey when the service's list cannot be had. */
+const NEXUSPHP_PASSKEY_TEMPLATE = 'download.php?id={}&passkey={passkey}';
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** What a site's address override may do for its downloads. */
+type DownloadHost =
+  /** Downloads use this override (none, a scheme alone, one of the site's own hosts, or a confirmed mirror). */
+  | { override?: SiteOverride; mirror?: string }
+  | { refused: string; owner: CatalogSite };
+
+/**
+ * The override downloads may use: the site's own catalogued host, or a mirror the user confirmed
+ * for it (when `trusted`: the sid means the same site to the catalog and the service). A mirror
+ * not confirmed moves links only: downloads stay on the catalogued host, with its own scheme.
+ */
+function downloadHost(entry: CatalogSite, override: SiteOverride | undefined, trusted: boolean): DownloadHost {
+  if (!override?.host) return { override };
+  const host = normalizeHost(override.host);
+  if (!host) return {};
+  const owner = siteForHost(host);
+  if (owner === entry) return { override };
+  if (owner) return { refused: host, owner };
+  if (trusted && override.confirmedHost === host) return { override, mirror: host };
+  return {};
+}
+
+/** The last word on an address that would carry the site's passkey or the user's session. */
+function mayCarryCredentials(url: string, entry: CatalogSite, mirror: string | undefined): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return siteForHost(host) === entry || (mirror !== undefined && host === mirror && !siteForHost(host));
+}
+
+/** Where the candidate `torrentId` on site `sid` can be downloaded from, or why not. */
+export function downloadSource(candidate: { sid: number; torrentId: number }, settings: SiteSettings): DownloadSource {
+  const source = unchecked(candidate, settings);
+  if (source.way === 'unsupported') return source;
+  const entry = siteForServiceSid(candidate.sid, settings.list);
+  const url = source.way === 'details-page' ? source.detailsUrl : source.url;
+  return entry && mayCarryCredentials(url, entry, source.mirror) ? source : { way: 'unsupported', reason: 'no-address' };
+}
+
+function unchecked(candidate: { sid: number; torrentId: number }, settings: SiteSettings): DownloadSource {
+  const { sid, torrentId } = candidate;
+  if (!isTorrentId(torrentId)) return { way: 'unsupported', reason: 'no-address' };
+  const listed = settings.list?.find((site) => site.id === sid);
+  // The site the service's list names under this id (it has renumbered sites before).
+  const catalogued = siteForServiceSid(sid, settings.list);
+  if (!listed && !catalogued) return { way: 'unsupported', reason: 'unknown-site' };
+  // What the user keyed by this sid (passkey, confirmed mirror) was for the site they saw under it:
+  // when the catalog and the service's list now disagree on which site that is, none of it is used.
+  const trusted = !!catalogued && catalogued === siteForSid(sid);
+  const hostRule = catalogued ? downloadHost(catalogued, settings.overrides?.[String(sid)], trusted) : {};
+  if ('refused' in hostRule) return { way: 'unsupported', reason: 'other-site-host', host: hostRule.refused, owner: hostRule.owner.nickname };
+  const { override, mirror } = hostRule;
+  const site = listed ?? catalogued!;
+  const at = mirror ? { mirror } : {};
+  const name = catalogued?.site ?? listed?.site ?? '';
+  const engine = catalogued?.engine;
+  const siteKey = `sid:${sid}`;
+  if (engine === 'mteam') return { way: 'unsupported', reason: 'needs-api' };
+
+  const key = settings.passkeys?.[String(sid)];
+  const serviceTemplate = listed?.download_page?.trim() ?? '';
+  const needsKey = /\{(passkey|rsskey)\}/.test(serviceTemplate);
+  // The passkey only ever goes to a catalogued site's own hosts: for a site only the service's
+  // list knows, that list alone would decide where the user's credential is sent.
+  if (isSiteKey(key) && catalogued && trusted) {
+    const template = needsKey ? serviceTemplate : !listed && engine === 'nexusphp' ? NEXUSPHP_PASSKEY_TEMPLATE : undefined;
+    const url = template && buildDownloadUrl(site, torrentId, template, { key, override });
+    if (url) return { way: 'passkey', url, origin: originOf(url), siteKey, ...at };
+  }
+
+  const shape = SITE_PAGE_SHAPES[name] ?? (engine ? ENGINE_PAGE_SHAPES[engine] : undefined);
+  if (shape) {
+    const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : buildDetailsUrlFromCatalog(catalogued!, torrentId, override);
+    return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
+  }
+
+  const cookieTemplate = SITE_COOKIE_TEMPLATES[name] ?? (engine ? COOKIE_TEMPLATES[engine] : undefined);
+  if (cookieTemplate) {
+    const url = buildDownloadUrl(site, torrentId, cookieTemplate, { override });
+    return url ? { way: 'cookie', url, origin: originOf(url), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
+  }
+  // An engine we have no path for: only the service's template can say, and it wants the key.
+  return { way: 'unsupported', reason: needsKey ? 'needs-passkey' : 'needs-api' };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Reading the download link from a details page (background: no DOM in a service worker)
+
+const MAX_VALUE = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** `&amp;`, `&#38;`, `&#x26;` and the other entities an attribute value may hold around a URL. */
+function decodeAttribute(value: string): string {
+  return value.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|amp|quot|apos|lt|gt);/gi, (entity, code: string) => {
+    const lower = code.toLowerCase();
+    if (lower === 'amp') return '&';
+    if (lower === 'quot') return '"';
+    if (lower === 'apos') return "'";
+    if (lower === 'lt') return '<';
+    if (lower === 'gt') return '>';
+    const point = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10);
+    return point > 0 && point < 0x110000 ? String.fromCodePoint(point) : entity;
+  });
+}
+
+/** Every href / action value in the page, in order. */
+function linkValues(html: string): string[] {
+  const values: string[] = [];
+  const attribute = /\s(?:href|action)\s*=\s*(?:"([^"]{0,2000})"|'([^']{0,2000})')/gi;
+  for (const match of html.matchAll(attribute)) {
+    values.push(decodeAttribute(match[1] ?? match[2] ?? ''));
+    if (values.length > 20_000) break;
+  }
+  return values;
+}
+
+/** The query's values, when every name is allowed, appears once, and every value has the safe shape. */
+function strictQuery(url: URL, allowed: readonly string[]): Map<string, string> | undefined {
+  const values = new Map<string, string>();
+  for (const [name, value] of url.searchParams) {
+    if (!allowed.includes(name) || values.has(name) || !MAX_VALUE.test(value)) return undefined;
+    values.set(name, value);
+  }
+  return values;
+}
+
+/** The link rebuilt from checked parts, or undefined when it is not this torrent's download link. */
+function rebuild(url: URL, shape: PageLinkShape, torrentId: number): string | undefined {
+  const id = String(torrentId);
+  if (url.hash || url.username || url.password) return undefined;
+  if (shape === 'nexusphp') {
+    if (url.pathname !== '/download.php') return undefined;
+    const query = strictQuery(url, ['id', 'passkey', 't', 'sign', 'https', 'letdown']);
+    if (!query || query.get('id') !== id) return undefined;
+    const ordered = ['id', 'passkey', 't', 'sign', 'https', 'letdown'].filter((name) => query.has(name));
+    return `${url.origin}/download.php?${ordered.map((name) => `${name}=${query.get(name)}`).join('&')}`;
+  }
+  if (shape === 'gazelle') {
+    if (url.pathname !== '/torrents.php') return undefined;
+    const query = strictQuery(url, ['action', 'id', 'authkey', 'torrent_pass']);
+    if (!query || query.get('action') !== 'download' || query.get('id') !== id || !query.get('authkey') || !query.get('torrent_pass')) return undefined;
+    return `${url.origin}/torrents.php?action=download&id=${id}&authkey=${query.get('authkey')}&torrent_pass=${query.get('torrent_pass')}`;
+  }
+  const match = /^\/dl\/(\d{1,12})\/([A-Za-z0-9]{1,128})\/?$/.exec(url.pathname);
+  if (!match || match[1] !== id || url.search) return undefined;
+  return `${url.origin}/dl/${id}/${match[2]}`;
+}
+
+/**
+ * The candidate's download link from its details page: the first link (href or form action) that,
+ * resolved against the page's address, is on the same origin and has exactly the engine's shape
+ * for this torrent id. Links carrying a per-user value (passkey, sign) are preferred to a bare one.
+ */
+export function downloadLinkFromPage(html: string, detailsUrl: string, shape: PageLinkShape, torrentId: number): string | undefined {
+  const page = new URL(detailsUrl);
+  let bare: string | undefined;
+  for (const value of linkValues(html)) {
+    let url: URL;
+    try {
+      url = new URL(value.trim(), page);
+    } catch {
+      continue;
+    }
+    if (url.origin !== page.origin) continue;
+    const link = rebuild(url, shape, torrentId);
+    if (!link) continue;
+    if (shape !== 'nexusphp' || /[?&](passkey|sign)=/.test(link)) return link;
+    bare ??= link;
+  }
+  return bare;
+}
