@@ -25,7 +25,7 @@ import { SERVICE_BASE_URL, SERVICE_HOST, startWorld } from '../test/e2e/world';
 import { nexusListPage } from '../test/fixtures/pages/generate';
 import { DEMO_TOKEN } from '../test/service/server';
 import { createClient } from '../utils/clients/index';
-import type { IndexPageAnswer, IndexStatusView } from '../utils/messages';
+import type { IndexPageAnswer, IndexStatusView } from '../features/client-index/client-index.messages';
 import { median, type BenchOutcome, type Figure } from './figures';
 
 const HOST = 'ourbits.club';

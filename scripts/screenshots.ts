@@ -34,7 +34,7 @@ import { crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/
 import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/content';
 import { addSeeding } from '../test/clients/seed';
 import { readFixture, referenceDataWith, servePage, type TorrentGroup } from '../test/e2e/support/tracker-pages';
-import type { IndexStatusView } from '../utils/messages';
+import type { IndexStatusView } from '../features/client-index/client-index.messages';
 
 const OUT_DIR = join(REPO_ROOT, 'docs/screenshots');
 const SCALE = 2;

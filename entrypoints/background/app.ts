@@ -22,7 +22,9 @@ import { CustomSites } from '../../features/sites/custom-sites';
 import { PageViews } from '../../features/lookup/lookup.feature';
 import { Preferences } from '../../features/settings/settings.feature';
 import { SettingsStore } from '../../features/settings/settings-store';
-import type { BackgroundOptions, ContentHandlers, PageHandlers, RepeatedJob, Shared } from './context';
+import type { BackgroundOptions, Feature, RepeatedJob, Shared } from './context';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { Protocol } from '../../features/protocol';
 import { SiteDirectory } from '../../features/sites/site-directory';
 import { TabViews } from './tabs';
 
@@ -65,8 +67,9 @@ export class BackgroundApp implements Shared {
   readonly crossSeeds: CrossSeeds;
   readonly index: ClientIndexFeature;
 
-  readonly pageHandlers: PageHandlers;
-  readonly contentHandlers: ContentHandlers;
+  /** Every message's handler, from the features registered below (the router checks the message first). */
+  readonly handlers: Handlers<Protocol>;
+  private readonly features: Feature[] = [];
   /** Jobs on browser alarms, by alarm name (entrypoints/background/index.ts creates and routes them). */
   readonly repeatedJobs: Record<string, RepeatedJob>;
 
@@ -94,27 +97,24 @@ export class BackgroundApp implements Shared {
       if (next.baseUrl !== previous.baseUrl) await this.directory.forget();
     });
 
-    this.pages = new PageViews(this);
-    this.account = new Account(this);
-    this.clients = new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs });
-    this.preferences = new Preferences(this, this.clients);
-    this.index = new ClientIndexFeature(this, this.clients, { pauseMs: options.indexPauseMs });
-    this.customSites = new CustomSites(this);
-    this.crossSeeds = new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch });
-    this.pageHandlers = {
-      ...this.pages.pageHandlers,
-      ...this.account.pageHandlers,
-      ...this.preferences.pageHandlers,
-      ...this.customSites.pageHandlers,
-      ...this.clients.pageHandlers,
-      ...this.crossSeeds.pageHandlers,
-      ...this.index.pageHandlers,
-    };
-    this.contentHandlers = { ...this.pages.contentHandlers, ...this.crossSeeds.contentHandlers };
+    // Each feature registers itself in one line: its messages' handlers (and its jobs) join the background's.
+    this.pages = this.register(new PageViews(this));
+    this.account = this.register(new Account(this));
+    this.clients = this.register(new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs }));
+    this.preferences = this.register(new Preferences(this, this.clients));
+    this.index = this.register(new ClientIndexFeature(this, this.clients, { pauseMs: options.indexPauseMs }));
+    this.customSites = this.register(new CustomSites(this));
+    this.crossSeeds = this.register(new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch }));
+    this.handlers = Object.assign({}, ...this.features.map((feature) => feature.handlers)) as Handlers<Protocol>;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
       [INDEX_JOB]: this.index.repeatedJob,
     };
+  }
+
+  private register<F extends Feature>(feature: F): F {
+    this.features.push(feature);
+    return feature;
   }
 
   /**

@@ -3,11 +3,12 @@
  * service's site lists and the one way to the service (Lookup). Features get this object and
  * nothing else; they never reach into each other's storage keys.
  */
-import type { PageMessage, ContentMessage } from './message-schemas';
 import { Lookup } from '../../utils/lookup/lookup';
 import { SettingsStore } from '../../features/settings/settings-store';
 import { SiteDirectory } from '../../features/sites/site-directory';
 import { TabViews } from './tabs';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { Protocol } from '../../features/protocol';
 
 export interface BackgroundOptions {
   /** The `version` sent to the service; SERVICE_CLIENT_VERSION when absent. */
@@ -44,19 +45,16 @@ export interface Shared {
   readonly now: () => number;
 }
 
-/** Where a content script's message came from: taken from the browser, never from the message. */
-export interface PageOrigin {
-  tabId: number;
-  url: string;
+/**
+ * A feature as the background sees it: the handlers of the messages it declared in its
+ * `<feature>.messages.ts` (BackgroundApp registers each feature in one line).
+ */
+export interface Feature {
+  readonly handlers: Partial<Handlers<Protocol>>;
 }
 
-type PageMessageOf<K extends PageMessage['type']> = Extract<PageMessage, { type: K }>;
-type ContentMessageOf<K extends ContentMessage['type']> = Extract<ContentMessage, { type: K }>;
-
-/** One handler per message the extension's own pages (popup, options) may send. */
-export type PageHandlers = { [K in PageMessage['type']]: (message: PageMessageOf<K>) => Promise<unknown> };
-/** One handler per message a tracker page's content script may send. */
-export type ContentHandlers = { [K in ContentMessage['type']]: (message: ContentMessageOf<K>, from: PageOrigin) => Promise<unknown> };
+/** Where a content script's message came from (declared with the messages). */
+export type { PageOrigin } from '../../utils/messaging/protocol';
 
 export function hostOf(url: string | undefined): string | undefined {
   if (!url) return undefined;

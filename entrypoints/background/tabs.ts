@@ -4,7 +4,7 @@
  * tab's badge and tells open views (popup, panel) about it.
  */
 import { browser } from 'wxt/browser';
-import type { PageViewChanged, TabView, ViewChanged } from '../../utils/messages';
+import type { PageViewChanged, TabView, ViewChanged } from '../../features/lookup/lookup.messages';
 import { pageView } from '../../features/lookup/panel-view';
 
 const SESSION_PREFIX = 'tab:';

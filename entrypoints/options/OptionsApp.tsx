@@ -10,8 +10,8 @@ import { FirstRunNotice, PrivacySection } from '../../features/settings/ui/Priva
 import { SitesSections } from '../../features/sites/ui/SitesSections';
 import { StatusLine, type Status } from '../../components/StatusLine';
 import { formatNumber, t, type MessageKey } from '../../utils/i18n';
-import type { SettingsView } from '../../utils/messages';
-import { sendToBackground } from '../../utils/send';
+import type { SettingsView } from '../../features/settings/settings.messages';
+import { sendToBackground } from '../../features/send-to-background';
 import { isKnownServiceOrigin, normaliseBaseUrl, SETTINGS_KEY, type Settings } from '../../utils/settings';
 import { permissionPattern } from '../../utils/permission-pattern';
 

@@ -14,9 +14,10 @@ import { RecommendedSites } from '../../features/account/ui/RecommendedSites';
 import { lookingUpText, resultsText, viewSummary } from '../../features/lookup/ui/view-summary';
 import { pageProblemText, torrentProblemText } from '../../features/lookup/ui/page-problem-text';
 import { formatAge, formatDuration, formatNumber, t } from '../../utils/i18n';
-import type { ClientStatus, TabView, ViewChanged } from '../../utils/messages';
+import type { ClientStatus } from '../../features/clients/clients.messages';
+import type { TabView, ViewChanged } from '../../features/lookup/lookup.messages';
 import type { ServiceErrorKind } from '../../utils/iyuu/service-errors';
-import { sendToBackground } from '../../utils/send';
+import { sendToBackground } from '../../features/send-to-background';
 
 export interface PopupProps {
   tabId: number;

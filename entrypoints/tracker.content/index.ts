@@ -7,10 +7,13 @@ import { readPage } from '../../utils/pages';
 import { downloadTorrent } from '../../utils/torrent/fetch-torrent';
 import { watchPage } from '../../utils/pages/navigation';
 import type { FoundHash, PageReading } from '../../utils/pages/page-types';
-import type { IndexMarks, PageCrossSeed, PageCrossSeedsChanged, PageView, PageViewChanged } from '../../utils/messages';
+import type { IndexMarks } from '../../features/client-index/client-index.messages';
+import type { PageCrossSeed, PageCrossSeedsChanged } from '../../features/cross-seed/cross-seed.messages';
+import type { PageView, PageViewChanged } from '../../features/lookup/lookup.messages';
 import { panelAnchor } from './anchor';
 import { markRows } from './marks';
 import { mountPanel, type MountedPanel } from './mount';
+import { sendToBackground } from '../../features/send-to-background';
 
 export default defineContentScript({
   // The full list (every catalogued host and old host) is written into the manifest by
@@ -61,13 +64,13 @@ async function runReader(signal: AbortSignal): Promise<void> {
       onHideOnSite: () => {
         panel?.remove();
         panel = undefined;
-        void browser.runtime.sendMessage({ type: 'panel:hide-on-site' });
+        void sendToBackground('panel:hide-on-site', {});
       },
       onHashFromTorrent: () => void hashFromTorrent(),
-      onRefresh: () => void (browser.runtime.sendMessage({ type: 'page:refresh' }) as Promise<PageView>).then(show),
+      onRefresh: () => void sendToBackground('page:refresh', {}).then(show),
       // Opens the extension's confirmation window, nothing more: the page can steer a click onto its
       // panel (issue 15). The background takes the candidate from this tab's view.
-      onCrossSeed: ({ sid, torrentId }) => void browser.runtime.sendMessage({ type: 'page:cross-seed', sid, torrentId }),
+      onCrossSeed: ({ sid, torrentId }) => void sendToBackground('page:cross-seed', { sid, torrentId }),
     });
     panel.update(view, crossSeeds);
   };
@@ -93,11 +96,8 @@ async function runReader(signal: AbortSignal): Promise<void> {
       panel = undefined;
       currentAnchor = anchor;
     }
-    const view = (await browser.runtime.sendMessage({
-      type: 'page:reading',
-      url: location.href,
-      reading,
-    })) as PageView | undefined;
+    // Undefined when the background dropped it (a frame it does not answer).
+    const view: PageView | undefined = await sendToBackground('page:reading', { url: location.href, reading });
     if (view) filedUnder = view.url;
     show(view);
   }
@@ -108,9 +108,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
    */
   async function hashFromTorrent(): Promise<void> {
     const download = await downloadTorrentFile(lastReading?.torrentFileUrl);
-    const answer = (await browser.runtime.sendMessage({ type: 'page:torrent-file', ...download })) as
-      | { hash?: string; view: PageView }
-      | undefined;
+    const answer: { hash?: string; view: PageView } | undefined = await sendToBackground('page:torrent-file', download);
     if (answer?.hash) {
       fromTorrentFile = [{ hash: answer.hash, source: 'torrent-file' }];
       torrentFileFor = location.href;

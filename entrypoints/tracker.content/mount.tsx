@@ -4,7 +4,8 @@
  */
 import { render } from 'preact';
 import { Panel, type PanelProps } from '../../features/lookup/ui/Panel';
-import type { PageCrossSeed, PageView } from '../../utils/messages';
+import type { PageCrossSeed } from '../../features/cross-seed/cross-seed.messages';
+import type { PageView } from '../../features/lookup/lookup.messages';
 import css from '../../components/base.css?inline';
 import panelCss from './panel.css?inline';
 

@@ -3,17 +3,16 @@
  * binding it to a recommended site, the recommended sites, the connection test, and every site the
  * user may pick as their own.
  */
-import type { ProfileView, RecommendedSiteView, SiteChoice } from '../../utils/messages';
+import type { ProfileView, RecommendedSiteView } from './account.messages';
 import { bindAccount, getProfile, getRecommendedSites, type ServiceConfig } from '../../utils/iyuu/operations';
 import { toFailure, type ServiceFailure } from '../../utils/iyuu/service-errors';
-import type { Profile, ServiceSite } from '../../utils/iyuu/answer-schemas';
+import type { Profile } from '../../utils/iyuu/answer-schemas';
 import { bindingAllowed } from '../../utils/data-collection';
 import { normaliseBaseUrl } from '../../utils/settings';
-import { catalog } from '../../utils/sites';
-import { catalogEntryOf } from '../../utils/sites/pinning';
-import { prefersChinese, recommendedViews, siteName } from '../lookup/candidates';
-import { seenSites } from '../sites/seen-sites';
-import type { PageHandlers, Shared } from '../../entrypoints/background/context';
+import { recommendedViews } from '../lookup/candidates';
+import type { Shared } from '../../entrypoints/background/context';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { accountMessages } from './account.messages';
 
 function profileView(profile: Profile): ProfileView {
   const state = profile.state;
@@ -31,10 +30,9 @@ const NO_TOKEN: ServiceFailure = { kind: 'no-credentials', detail: 'no token con
 export class Account {
   constructor(private readonly shared: Shared) {}
 
-  readonly pageHandlers: Pick<PageHandlers, 'recommended:get' | 'connection:test' | 'sites:list' | 'profile:get' | 'account:bind'> = {
+  readonly handlers: Handlers<typeof accountMessages> = {
     'recommended:get': (message) => this.recommended(message.refresh ?? false),
     'connection:test': (message) => this.testConnection(message),
-    'sites:list': (message) => this.siteChoices(message.refresh ?? false),
     'profile:get': () => this.profile(),
     'account:bind': (message) => this.bind(message),
   };
@@ -69,32 +67,6 @@ export class Account {
     } catch (error) {
       return { ok: false, error: toFailure(error) };
     }
-  }
-
-  /** Every site the user may pick as theirs: the service's list when it can be had, else the catalog. */
-  async siteChoices(refresh: boolean): Promise<{ sites: SiteChoice[]; seen: number[]; fromService: boolean; error?: ServiceFailure }> {
-    const { lookup, directory } = this.shared;
-    const settings = await this.shared.settings.get();
-    const seen = await seenSites();
-    let listed: { value?: ServiceSite[]; error?: ServiceFailure } = {};
-    if (settings.token) {
-      listed = await directory.sites.get(settings.baseUrl, (operation) => lookup.call(operation, settings), { refresh });
-    }
-    const chinese = prefersChinese();
-    const sites: SiteChoice[] = listed.value?.length
-      ? listed.value.map((site) => ({
-          sid: site.id,
-          site: site.site,
-          nickname: siteName(site.id, listed.value, chinese).name,
-          host: catalogEntryOf(site)?.hosts[0] ?? site.base_url,
-        }))
-      : catalog.flatMap((entry) =>
-          entry.sid === undefined
-            ? []
-            : [{ sid: entry.sid, site: entry.site, nickname: chinese ? (entry.nameZh ?? entry.nickname) : entry.nickname, host: entry.hosts[0] }],
-        );
-    sites.sort((a, b) => a.nickname.localeCompare(b.nickname, chinese ? 'zh-CN' : 'en'));
-    return { sites, seen, fromService: !!listed.value?.length, error: listed.error };
   }
 
   async profile(): Promise<{ profile?: ProfileView; error?: ServiceFailure }> {

@@ -26,27 +26,18 @@ import { clientOrigin } from '../../utils/clients/csrf';
 import { ClientError, toClientFailure } from '../../utils/clients/client-errors';
 import type { ClientTorrent } from '../../utils/clients/client-types';
 import { crossSeed, type CrossSeedResult } from '../../utils/cross-seed-engine';
-import type {
-  HeldTorrent,
-  IndexChanged,
-  IndexCrossSeedAnswer,
-  IndexJob,
-  IndexMarks,
-  IndexPageAnswer,
-  IndexProblem,
-  IndexProgressView,
-  IndexRowView,
-  IndexRunView,
-  IndexStatusView,
-  TabView,
-} from '../../utils/messages';
+import type { HeldTorrent } from '../clients/clients.messages';
+import type { IndexChanged, IndexCrossSeedAnswer, IndexJob, IndexMarks, IndexPageAnswer, IndexProblem, IndexProgressView, IndexRowView, IndexRunView, IndexStatusView } from './client-index.messages';
+import type { TabView } from '../lookup/lookup.messages';
 import type { ListRow } from '../../utils/pages/page-types';
 import { ServiceError, toFailure } from '../../utils/iyuu/service-errors';
 import { isPageHost, lookupMode, type Settings } from '../../utils/settings';
 import { sidForHost, siteName } from '../lookup/candidates';
 import type { Clients, StoredClient } from '../clients/clients.feature';
 import { crossSeedEnvironment } from '../cross-seed/environment';
-import type { PageHandlers, RepeatedJob, Shared } from '../../entrypoints/background/context';
+import type { RepeatedJob, Shared } from '../../entrypoints/background/context';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { clientIndexMessages } from './client-index.messages';
 
 /** The alarm that keeps the index current. */
 export const INDEX_JOB = 'client-index-sync';
@@ -143,7 +134,7 @@ export class ClientIndexFeature {
     clients.onChange((next, previous) => this.clientsChanged(next, previous));
   }
 
-  readonly pageHandlers: Pick<PageHandlers, 'index:status' | 'index:sync' | 'index:place' | 'index:cancel' | 'index:page' | 'index:cross-seed' | 'index:row-marks'> = {
+  readonly handlers: Handlers<typeof clientIndexMessages> = {
     'index:status': () => this.status(),
     'index:sync': async () => {
       void this.run('sync');

@@ -21,9 +21,12 @@ import { clientOrigin, syncClientOriginRules, type SessionRulesApi } from '../..
 import { clientConfigSchema, createClient, toClientFailure, type ClientConfig, type ClientInfo, type TorrentClient } from '../../utils/clients/index';
 import { clientBaseUrl } from '../../utils/clients/http';
 import type { ClientTorrent } from '../../utils/clients/client-types';
-import type { ClientForm, ClientPreview, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, HeldTorrent } from '../../utils/messages';
+import type { ClientForm, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, HeldTorrent } from './clients.messages';
+import type { ClientPreview } from '../settings/settings.messages';
 import { clientHostPattern, isLoopbackClient } from '../../utils/clients/client-hosts';
-import type { PageHandlers, Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../../entrypoints/background/context';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { clientsMessages } from './clients.messages';
 
 export const CLIENTS_KEY = 'clients';
 export const CLIENTS_VERSION = 1;
@@ -159,7 +162,7 @@ export class Clients {
     });
   }
 
-  readonly pageHandlers: Pick<PageHandlers, 'clients:list' | 'clients:save' | 'clients:remove' | 'clients:set-default' | 'clients:test' | 'client:status'> = {
+  readonly handlers: Handlers<typeof clientsMessages> = {
     'clients:list': () => this.answer(),
     'clients:save': (message) => this.save(message.client),
     'clients:remove': (message) => this.remove(message.id),

@@ -15,11 +15,14 @@ import { browser } from 'wxt/browser';
 import { crossSeed, crossSeedAll, MAX_PER_CROSS_SEED_ALL, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult } from '../../utils/cross-seed-engine';
 import { crossSeedText } from '../../utils/cross-seed-engine/result-text';
 import { t } from '../../utils/i18n';
-import type { CandidateView, CrossSeedAllView, CrossSeedItem, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds, TabView } from '../../utils/messages';
+import type { CandidateView, TabView } from '../lookup/lookup.messages';
+import type { CrossSeedAllView, CrossSeedItem, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds } from './cross-seed.messages';
 import type { Clients } from '../clients/clients.feature';
 import { ConfirmWindows } from './confirm-windows';
 import { crossSeedEnvironment } from './environment';
-import type { ContentHandlers, PageHandlers, PageOrigin, Shared } from '../../entrypoints/background/context';
+import type { PageOrigin, Shared } from '../../entrypoints/background/context';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { crossSeedMessages } from './cross-seed.messages';
 
 const SESSION_PREFIX = 'crossseed:tab:';
 
@@ -88,15 +91,14 @@ export class CrossSeeds {
     this.confirmations = options.confirmations ?? new ConfirmWindows();
   }
 
-  readonly pageHandlers: Pick<PageHandlers, 'crossseed:get' | 'crossseed:one' | 'crossseed:all'> = {
+  readonly handlers: Handlers<typeof crossSeedMessages> = {
     'crossseed:get': (message) => this.state(message.tabId),
     'crossseed:one': (message) => this.one(message.tabId, message),
     'crossseed:all': (message) => this.all(message.tabId),
-  };
-
-  readonly contentHandlers: Pick<ContentHandlers, 'page:cross-seed'> = {
+    // From the tab's content script (a trusted click of the panel's button).
     'page:cross-seed': (message, from) => this.fromPage(from, message),
   };
+
 
   /** The tab's cross-seeds for the page it shows now (none once it moved on). */
   async state(tabId: number): Promise<TabCrossSeeds> {

@@ -3,7 +3,8 @@
  * site's name and a details link built only from the numeric id and a site template.
  */
 import { browser } from 'wxt/browser';
-import type { CandidateView, RecommendedSiteView } from '../../utils/messages';
+import type { CandidateView } from './lookup.messages';
+import type { RecommendedSiteView } from '../account/account.messages';
 import type { FoundHash } from '../../utils/pages/page-types';
 import type { CachedAnswer } from '../../utils/lookup/answer-cache';
 import type { RecommendedSite, ServiceSite } from '../../utils/iyuu/answer-schemas';

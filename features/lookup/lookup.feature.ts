@@ -4,7 +4,7 @@
  * .torrent fallback, reading a page once on a toolbar click, hiding the panel on a site.
  */
 import { browser } from 'wxt/browser';
-import type { TabView } from '../../utils/messages';
+import type { TabView } from './lookup.messages';
 import type { FoundHash, PageReading } from '../../utils/pages/page-types';
 import type { LookupOutcome } from '../../utils/lookup/lookup';
 import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
@@ -16,7 +16,9 @@ import { buildCandidateViews } from './candidates';
 import { readTabOnce } from '../sites/custom-sites';
 import { pageView } from './panel-view';
 import { rememberSeen } from '../sites/seen-sites';
-import { hostOf, type ContentHandlers, type PageHandlers, type Shared } from '../../entrypoints/background/context';
+import { hostOf, type Shared } from '../../entrypoints/background/context';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { lookupMessages } from './lookup.messages';
 
 /** Lookups a page may cause by changing itself (re-reads), per tab and minute; the user's click is not counted. */
 export const PAGE_LOOKUPS_PER_MINUTE = 10;
@@ -75,7 +77,7 @@ export class PageViews {
     });
   }
 
-  readonly pageHandlers: Pick<PageHandlers, 'view:get' | 'view:refresh' | 'view:hash-from-torrent' | 'view:read-once'> = {
+  readonly handlers: Handlers<typeof lookupMessages> = {
     'view:get': (message) => this.view(message.tabId),
     'view:refresh': (message) => this.refresh(message.tabId),
     'view:hash-from-torrent': async (message) => {
@@ -84,10 +86,7 @@ export class PageViews {
       return this.view(message.tabId);
     },
     'view:read-once': (message) => this.readOnce(message.tabId),
-  };
-
-  /** A tracker page's own messages: each answered with the page's view (page-view.ts), never the full one. */
-  readonly contentHandlers: Pick<ContentHandlers, 'page:reading' | 'page:refresh' | 'panel:hide-on-site' | 'page:torrent-file'> = {
+    // A tracker page's own messages: each answered with the page's view (panel-view.ts), never the full one.
     'page:reading': async (message, from) => pageView(await this.onPageReading(from.tabId, from.url, message.reading)),
     'page:refresh': async (_message, from) => pageView(await this.refresh(from.tabId)),
     'panel:hide-on-site': (_message, from) => this.hidePanelOn(from.url),
@@ -96,6 +95,7 @@ export class PageViews {
       return { hash, view: pageView(view) };
     },
   };
+
 
   /**
    * A content script read its page. The tab id and URL come from the browser, not the message.

@@ -5,7 +5,7 @@
  * panel gets must be the same for every user shown the same answer: no `held`, no held-first
  * order, none of the popup's fields. The popup, which no page can see, keeps the whole TabView.
  */
-import type { PageCandidate, PageView, TabView } from '../../utils/messages';
+import type { PageCandidate, PageView, TabView } from './lookup.messages';
 
 /** By site name, then site, then torrent: an order that depends on the answer alone. */
 function neutralOrder(a: PageCandidate, b: PageCandidate): number {

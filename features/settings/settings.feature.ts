@@ -11,7 +11,7 @@
  */
 import { browser } from 'wxt/browser';
 import type { z } from 'zod';
-import type { ImportAnswer, ImportField, ImportPreview, PreviewValue, SaveAnswer, SettingsView, SiteHostMove } from '../../utils/messages';
+import type { ImportAnswer, ImportField, ImportPreview, PreviewValue, SaveAnswer, SettingsView, SiteHostMove } from './settings.messages';
 import {
   applySettingsUpdate,
   CREDENTIAL_FIELDS,
@@ -26,12 +26,14 @@ import {
 } from '../../utils/settings';
 import { clientPreview, type Clients, type StoredClient } from '../clients/clients.feature';
 import { syncCustomSites } from '../sites/custom-sites';
-import type { PageHandlers, Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../../entrypoints/background/context';
 import { permissionPattern } from '../../utils/permission-pattern';
 import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
 import { normalizeHost, siteForHost } from '../../utils/sites';
 import { siteForServiceSid } from '../../utils/sites/pinning';
 import { siteName } from '../lookup/candidates';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { settingsMessages } from './settings.messages';
 
 function originOf(url: string): string | undefined {
   try {
@@ -145,7 +147,7 @@ export class Preferences {
     private readonly clients: Clients,
   ) {}
 
-  readonly pageHandlers: Pick<PageHandlers, 'settings:get' | 'settings:save' | 'settings:export' | 'settings:import'> = {
+  readonly handlers: Handlers<typeof settingsMessages> = {
     'settings:get': () => this.settingsView(),
     'settings:save': (message) => this.saveSettings(message.update, message.keepCredentials ?? false),
     'settings:export': (message) => this.exportSettings(message.includeCredentials),

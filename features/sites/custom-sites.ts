@@ -4,7 +4,16 @@
  * registered again at every start, so it survives restarts in every browser.
  */
 import { browser } from 'wxt/browser';
-import type { PageHandlers, Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../../entrypoints/background/context';
+import type { Handlers } from '../../utils/messaging/protocol';
+import type { sitesMessages } from './sites.messages';
+import type { ServiceFailure } from '../../utils/iyuu/service-errors';
+import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
+import { catalog } from '../../utils/sites';
+import { catalogEntryOf } from '../../utils/sites/pinning';
+import { prefersChinese, siteName } from '../lookup/candidates';
+import { seenSites } from './seen-sites';
+import type { SiteChoice } from './sites.messages';
 
 const SCRIPT_ID = 'reseed-lens-custom-sites';
 export const CONTENT_SCRIPT_FILE = 'content-scripts/tracker.js';
@@ -68,10 +77,37 @@ export async function readTabOnce(tabId: number): Promise<boolean> {
 export class CustomSites {
   constructor(private readonly shared: Shared) {}
 
-  readonly pageHandlers: Pick<PageHandlers, 'site:enable' | 'site:disable'> = {
+  readonly handlers: Handlers<typeof sitesMessages> = {
+    'sites:list': (message) => this.siteChoices(message.refresh ?? false),
     'site:enable': (message) => this.enableSite(message.host),
     'site:disable': (message) => this.disableSite(message.host),
   };
+
+  /** Every site the user may pick as theirs: the service's list when it can be had, else the catalog. */
+  async siteChoices(refresh: boolean): Promise<{ sites: SiteChoice[]; seen: number[]; fromService: boolean; error?: ServiceFailure }> {
+    const { lookup, directory } = this.shared;
+    const settings = await this.shared.settings.get();
+    const seen = await seenSites();
+    let listed: { value?: ServiceSite[]; error?: ServiceFailure } = {};
+    if (settings.token) {
+      listed = await directory.sites.get(settings.baseUrl, (operation) => lookup.call(operation, settings), { refresh });
+    }
+    const chinese = prefersChinese();
+    const sites: SiteChoice[] = listed.value?.length
+      ? listed.value.map((site) => ({
+          sid: site.id,
+          site: site.site,
+          nickname: siteName(site.id, listed.value, chinese).name,
+          host: catalogEntryOf(site)?.hosts[0] ?? site.base_url,
+        }))
+      : catalog.flatMap((entry) =>
+          entry.sid === undefined
+            ? []
+            : [{ sid: entry.sid, site: entry.site, nickname: chinese ? (entry.nameZh ?? entry.nickname) : entry.nickname, host: entry.hosts[0] }],
+        );
+    sites.sort((a, b) => a.nickname.localeCompare(b.nickname, chinese ? 'zh-CN' : 'en'));
+    return { sites, seen, fromService: !!listed.value?.length, error: listed.error };
+  }
 
   /** At every start: the user's own sites get their content script again. */
   async start(): Promise<void> {

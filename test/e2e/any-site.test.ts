@@ -16,7 +16,7 @@ import { SERVICE_BASE_URL, startWorld, type World } from './world';
 import { configureThroughOptions, expectedLinksFor, openPopup, settledView, tabView, waitFor } from './support/popup';
 import { groupFor, referenceDataWith, routesFor, servePage } from './support/tracker-pages';
 import { pressToolbarButton } from './support/toolbar';
-import type { TabView } from '../../utils/messages';
+import type { TabView } from '../../features/lookup/lookup.messages';
 
 afterAll(closeAllBrowsers);
 

@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../utils/cross-seed-engine/site-queue';
-import type { TabView } from '../../utils/messages';
+import type { TabView } from '../../features/lookup/lookup.messages';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { shareOfValidPieces } from '../clients/content';
 import { nodeClientFetch } from '../clients/node-fetch';

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TabView } from '../../utils/messages';
+import type { TabView } from '../../features/lookup/lookup.messages';
 import { DEMO_TOKEN } from '../service/server';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { settledView, tabView, waitFor } from './support/popup';

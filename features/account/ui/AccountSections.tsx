@@ -2,13 +2,14 @@
  * The token's life: its state as the service tells it (activated, valid until), and binding it to
  * an account on a recommended site, which is what activates a new token (service-notes.md).
  */
+import type { Reply } from '../../protocol';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { FailureNotice, Notice } from '../../../components/FailureNotice';
 import { describeFailure, formatDateTime, friendlyServiceMessage, t, type MessageKey } from '../../../utils/i18n';
-import type { BackgroundProtocol, ProfileView, RecommendedSiteView } from '../../../utils/messages';
+import type { ProfileView, RecommendedSiteView } from '../account.messages';
 import type { ServiceFailure } from '../../../utils/iyuu/service-errors';
 import { askForBinding } from '../../../utils/data-collection';
-import { sendToBackground } from '../../../utils/send';
+import { sendToBackground } from '../../send-to-background';
 
 type ProfileState =
   | { kind: 'loading' }
@@ -19,7 +20,7 @@ type ProfileState =
 /** The router answers nothing at all to a message it refuses: say so as a refused request. */
 const REFUSED: ServiceFailure = { kind: 'bad-request', detail: 'the background refused the message' };
 
-function profileState(answer: BackgroundProtocol['profile:get']['response'] | undefined): ProfileState {
+function profileState(answer: Reply<'profile:get'> | undefined): ProfileState {
   if (answer?.profile) return { kind: 'ok', profile: answer.profile };
   if (answer?.error?.kind === 'no-credentials') return { kind: 'no-token' };
   return { kind: 'failure', failure: answer?.error ?? REFUSED };
@@ -135,7 +136,7 @@ function BindFailure({ failure }: { failure: ServiceFailure }) {
   );
 }
 
-type Recommended = BackgroundProtocol['recommended:get']['response'];
+type Recommended = Reply<'recommended:get'>;
 type BindOutcome = { kind: 'none' } | { kind: 'working' } | { kind: 'failure'; failure: ServiceFailure };
 type FieldProblem = { field: 'bind-site' | 'bind-user-id' | 'bind-passkey'; text: string };
 

@@ -1,9 +1,10 @@
+import type { Reply } from '../../protocol';
 import { useEffect, useState } from 'preact/hooks';
-import type { BackgroundProtocol } from '../../../utils/messages';
-import { describeFailure, formatNumber, t } from '../../../utils/i18n';
-import { sendToBackground } from '../../../utils/send';
 
-type Answer = BackgroundProtocol['recommended:get']['response'];
+import { describeFailure, formatNumber, t } from '../../../utils/i18n';
+import { sendToBackground } from '../../send-to-background';
+
+type Answer = Reply<'recommended:get'>;
 
 /** The service's recommended sites (where a token can be bound), with links to their home pages. */
 export function RecommendedSites() {

@@ -7,8 +7,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { formatAge, formatNumber, describeFailure, t } from '../../../utils/i18n';
-import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from '../client-index.messages';
+import { sendToBackground } from '../../send-to-background';
 import { CLIENT_NAMES, clientProblemText } from '../../clients/ui/client-text';
 import { refocusAfterRemoval } from '../../../components/focus';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';

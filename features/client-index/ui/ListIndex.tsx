@@ -10,8 +10,9 @@ import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import type { CrossSeedResult } from '../../../utils/cross-seed-engine';
 import { permissionPattern } from '../../../utils/permission-pattern';
 import { formatNumber, t } from '../../../utils/i18n';
-import type { IndexChanged, IndexPageAnswer, IndexRowView, TabView } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { IndexChanged, IndexPageAnswer, IndexRowView } from '../client-index.messages';
+import type { TabView } from '../../lookup/lookup.messages';
+import { sendToBackground } from '../../send-to-background';
 import { torrentStateText } from '../../clients/ui/client-text';
 import './list-index.css';
 

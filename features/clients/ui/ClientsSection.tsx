@@ -8,8 +8,8 @@ import { browser } from 'wxt/browser';
 import { clientHostPattern, isLoopbackClient } from '../../../utils/clients/client-hosts';
 import type { ClientKind } from '../../../utils/clients/client-types';
 import { t } from '../../../utils/i18n';
-import type { ClientForm, ClientProblem, ClientView } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { ClientForm, ClientProblem, ClientView } from '../clients.messages';
+import { sendToBackground } from '../../send-to-background';
 import { CLIENT_NAMES, clientInfoText, clientProblemText, clientSaidText } from './client-text';
 
 const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge'];

@@ -5,8 +5,9 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { formatNumber, t } from '../../../utils/i18n';
-import type { ClientStatus, HeldTorrent, TabView } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { ClientStatus, HeldTorrent } from '../clients.messages';
+import type { TabView } from '../../lookup/lookup.messages';
+import { sendToBackground } from '../../send-to-background';
 import { CLIENT_NAMES, clientProblemText, clientSaidText, torrentStateText } from './client-text';
 
 /** The hashes a status answers for: the page's, then its candidates' (a change asks the client again). */

@@ -12,8 +12,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { t } from '../../../utils/i18n';
-import type { CandidateView, TabView, ViewChanged } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { CandidateView, TabView, ViewChanged } from '../../lookup/lookup.messages';
+import { sendToBackground } from '../../send-to-background';
 import { CLIENT_NAMES } from '../../clients/ui/client-text';
 import { Outcome, useCrossSeeds } from './PopupCrossSeed';
 import { useClientStatus } from '../../clients/ui/InYourClient';

@@ -11,9 +11,10 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import { formatNumber, t } from '../../../utils/i18n';
-import type { CandidateView, CrossSeedItem, CrossSeedsChanged, TabCrossSeeds, TabView } from '../../../utils/messages';
+import type { CandidateView, TabView } from '../../lookup/lookup.messages';
+import type { CrossSeedItem, CrossSeedsChanged, TabCrossSeeds } from '../cross-seed.messages';
 import { permissionPattern } from '../../../utils/permission-pattern';
-import { sendToBackground } from '../../../utils/send';
+import { sendToBackground } from '../../send-to-background';
 
 function originOf(url: string | undefined): string | undefined {
   try {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { CandidateView } from '../../../utils/messages';
+import type { CandidateView } from '../lookup.messages';
 import { formatNumber, t } from '../../../utils/i18n';
 import { CopyButton } from '../../../components/CopyButton';
 import { currentSiteLast, groupBySite, splitByHeld, type SiteGroup } from './site-groups';

@@ -1,5 +1,6 @@
 import { Component } from 'preact';
-import type { PageCandidate, PageCrossSeed, PageView } from '../../../utils/messages';
+import type { PageCandidate, PageView } from '../lookup.messages';
+import type { PageCrossSeed } from '../../cross-seed/cross-seed.messages';
 import { describeFailure, formatAge, formatNumber, t } from '../../../utils/i18n';
 import { CandidateGroups } from './CandidateGroups';
 import { countOthers } from './site-groups';

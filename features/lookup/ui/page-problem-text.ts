@@ -1,4 +1,4 @@
-import type { TabView } from '../../../utils/messages';
+import type { TabView } from '../lookup.messages';
 import { t, type MessageKey } from '../../../utils/i18n';
 
 const TORRENT_PROBLEMS: Record<NonNullable<TabView['torrentFileProblem']>, MessageKey> = {

@@ -1,5 +1,5 @@
 /** Candidates grouped by site, in the order the UI shows them. Pure, so it is tested on its own. */
-import type { CandidateView } from '../../../utils/messages';
+import type { CandidateView } from '../lookup.messages';
 
 export interface SiteGroup {
   sid: number;

@@ -1,5 +1,5 @@
 import { countKey, formatNumber, t } from '../../../utils/i18n';
-import type { PageView } from '../../../utils/messages';
+import type { PageView } from '../lookup.messages';
 import { countOthers } from './site-groups';
 
 /** "4 torrents on 3 other sites", "2 torrents on 1 other site", "1 torrent on 1 other site". */

@@ -1,10 +1,11 @@
 /** Export and import of the settings: a JSON file, the credentials in it only when asked for. */
+import type { Reply } from '../../protocol';
 import { useState } from 'preact/hooks';
 import { t } from '../../../utils/i18n';
 import { browser } from 'wxt/browser';
-import type { BackgroundProtocol, ClientPreview, ImportPreview, PreviewValue, SettingsView } from '../../../utils/messages';
+import type { ClientPreview, ImportPreview, PreviewValue, SettingsView } from '../settings.messages';
 import { CLIENT_NAMES } from '../../clients/ui/client-text';
-import { sendToBackground } from '../../../utils/send';
+import { sendToBackground } from '../../send-to-background';
 import { siteForSid } from '../../../utils/sites/catalog';
 import { fieldLabel, fieldList, listOf } from '../../../components/field-names';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
@@ -13,7 +14,7 @@ import { permissionPattern } from '../../../utils/permission-pattern';
 /** A settings file is a few kilobytes; anything far larger is not one, and is not read into memory. */
 const MAX_IMPORT_BYTES = 1024 * 1024;
 
-type ImportAnswer = BackgroundProtocol['settings:import']['response'];
+type ImportAnswer = Reply<'settings:import'>;
 type ImportOutcome =
   | { kind: 'none' }
   | { kind: 'working' }

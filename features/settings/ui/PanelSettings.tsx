@@ -1,8 +1,8 @@
 /** The in-page panel, on or off everywhere and per site; and the sites the user enabled from the popup. */
 import { useState } from 'preact/hooks';
 import { t } from '../../../utils/i18n';
-import type { SettingsView } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { SettingsView } from '../settings.messages';
+import { sendToBackground } from '../../send-to-background';
 import { fieldLabel } from '../../../components/field-names';
 import { refocusAfterRemoval } from '../../../components/focus';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';

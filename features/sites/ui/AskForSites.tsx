@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { countKey, formatNumber, t } from '../../../utils/i18n';
-import type { SiteChoice } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { SiteChoice } from '../sites.messages';
+import { sendToBackground } from '../../send-to-background';
 
 /**
  * Asks once which sites the user is on, until they pick: the sites the extension saw them visit,

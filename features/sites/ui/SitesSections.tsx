@@ -3,18 +3,20 @@
  * service as sid_list), and per site an address override and the passkey some sites want in their
  * download address (for "Cross-seed").
  */
+import type { Reply } from '../../protocol';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { FailureNotice } from '../../../components/FailureNotice';
 import { formatNumber, t } from '../../../utils/i18n';
-import type { BackgroundProtocol, SettingsView, SiteChoice } from '../../../utils/messages';
-import { sendToBackground } from '../../../utils/send';
+import type { SettingsView } from '../../settings/settings.messages';
+import type { SiteChoice } from '../sites.messages';
+import { sendToBackground } from '../../send-to-background';
 import { siteForHost, siteForSid } from '../../../utils/sites/catalog';
 import { catalogEntryOf } from '../../../utils/sites/pinning';
 import { fieldLabel } from '../../../components/field-names';
 import { mirrorOf, parseOverride, type OverrideDraft } from './site-overrides';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
 
-type SiteList = BackgroundProtocol['sites:list']['response'];
+type SiteList = Reply<'sites:list'>;
 
 interface SectionProps {
   view: SettingsView;

@@ -7,7 +7,7 @@ import type { Page as PuppeteerPage } from 'puppeteer-core';
 import type { HarnessBrowser, HarnessPage } from '../harness/index.ts';
 import type { ReferenceService } from '../../service/server';
 import { expectedLinks } from '../world';
-import type { TabView } from '../../../utils/messages';
+import type { TabView } from '../../../features/lookup/lookup.messages';
 import { inPanel } from './shadow';
 import { waitFor } from './wait';
 

@@ -1,6 +1,7 @@
 /** The background's check of a page reading's list rows (issue #10): what passes, what is refused, nothing dropped on the way. */
 import { describe, expect, it } from 'vitest';
-import { contentMessageSchema, pageReadingSchema } from '../../../entrypoints/background/message-schemas';
+import { protocol } from '../../../features/protocol';
+import { pageReadingSchema } from '../../../features/lookup/lookup.messages';
 import { readPage } from '../../../utils/pages';
 import { contextFor } from '../pages/load';
 
@@ -12,8 +13,8 @@ describe('page reading rows', () => {
     const rows = [{ id: '1' }, { id: '60003', hash: HASH, title: '剧集.S01-GRP' }, { id: '999999999999' }];
     expect(pageReadingSchema.parse({ ...list, rows }).rows).toEqual(rows);
     expect(pageReadingSchema.parse(list).rows).toBeUndefined();
-    const message = contentMessageSchema.parse({ type: 'page:reading', url: 'https://a.b/torrents.php', reading: { ...list, rows } });
-    expect(message.type === 'page:reading' && message.reading?.rows).toEqual(rows);
+    const message = protocol['page:reading'].request.parse({ type: 'page:reading', url: 'https://a.b/torrents.php', reading: { ...list, rows } });
+    expect(message.reading?.rows).toEqual(rows);
   });
 
   it('accepts what the engines read from real list pages', async () => {

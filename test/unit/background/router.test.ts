@@ -7,7 +7,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../entrypoints/background/app';
 import { routeMessage } from '../../../entrypoints/background/router';
-import type { PageView } from '../../../utils/messages';
+import type { PageView } from '../../../features/lookup/lookup.messages';
 import { SETTINGS_KEY } from '../../../utils/settings';
 
 const extension = { id: 'reseed-lens-test', origin: 'chrome-extension://abcdefghijklmnop/' };

@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { TabViews } from '../../../entrypoints/background/tabs';
-import type { TabView } from '../../../utils/messages';
+import type { TabView } from '../../../features/lookup/lookup.messages';
 
 const view: TabView = { tabId: 7, url: 'https://ourbits.club/torrents.php', host: 'ourbits.club', status: 'no-hash', kind: 'list', hashes: [], candidates: [], rows: [{ id: '60003' }] };
 

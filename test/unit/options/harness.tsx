@@ -1,7 +1,7 @@
 /** Renders one section of the options page with the settings view kept as the page keeps it. */
 import type { ComponentType } from 'preact';
 import { useState } from 'preact/hooks';
-import type { SettingsView } from '../../../utils/messages';
+import type { SettingsView } from '../../../features/settings/settings.messages';
 
 export interface SectionProps {
   view: SettingsView;

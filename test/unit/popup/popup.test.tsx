@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Popup } from '../../../entrypoints/popup/PopupApp';
-import type { TabView } from '../../../utils/messages';
+import type { TabView } from '../../../features/lookup/lookup.messages';
 import type { ServiceErrorKind, ServiceFailure } from '../../../utils/iyuu/service-errors';
 import { describeFailure, formatTime } from '../../../utils/i18n';
 import { HASH, TAB_ID, answerBackground, candidate, click, resetBrowser, show, tabView, text, unmount, waitFor } from '../support/components';

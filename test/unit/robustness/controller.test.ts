@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { BackgroundApp } from '../../../entrypoints/background/app';
 import { FRESH_FOR_MS } from '../../../utils/lookup/answer-cache';
-import type { TabView } from '../../../utils/messages';
+import type { TabView } from '../../../features/lookup/lookup.messages';
 import {
   BAD_BODY_MODES,
   DEMO_EXPIRED_TOKEN,

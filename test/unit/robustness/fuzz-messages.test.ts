@@ -11,7 +11,7 @@ import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../entrypoints/background/app';
 import { CLIENTS_KEY, readClients } from '../../../features/clients/clients.feature';
 import { routeMessage } from '../../../entrypoints/background/router';
-import type { PageView } from '../../../utils/messages';
+import type { PageView } from '../../../features/lookup/lookup.messages';
 import { readSettings, SETTINGS_KEY } from '../../../utils/settings';
 import { reportBadInputs, storeSettings, tried } from './support';
 

@@ -13,7 +13,7 @@ import { Popup } from '../../../entrypoints/popup/PopupApp';
 import type { BackgroundApp } from '../../../entrypoints/background/app';
 import { routeMessage } from '../../../entrypoints/background/router';
 import { formatDuration, formatTime, t } from '../../../utils/i18n';
-import type { TabView } from '../../../utils/messages';
+import type { TabView } from '../../../features/lookup/lookup.messages';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { installI18n } from '../support/i18n';
 import {

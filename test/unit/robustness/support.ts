@@ -7,7 +7,7 @@
 import { afterAll, expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp, type BackgroundOptions } from '../../../entrypoints/background/app';
-import type { CandidateView, TabView } from '../../../utils/messages';
+import type { CandidateView, TabView } from '../../../features/lookup/lookup.messages';
 import type { FoundHash, PageReading } from '../../../utils/pages/page-types';
 import { DEFAULT_SETTINGS, SETTINGS_KEY, storedSettings, type Settings } from '../../../utils/settings';
 import { catalog, DEFAULT_DETAILS_PAGE } from '../../../utils/sites';

@@ -3,10 +3,11 @@
  * fakeBrowser.runtime.onMessage (what sendToBackground reaches), and a DOM container to render in.
  * Tests using it run under happy-dom (`// @vitest-environment happy-dom`).
  */
+import type { MessageType, Reply, Request } from '../../../features/protocol';
 import { render, type ComponentChild } from 'preact';
 import { act } from 'preact/test-utils';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { BackgroundProtocol, CandidateView, TabView } from '../../../utils/messages';
+import type { CandidateView, TabView } from '../../../features/lookup/lookup.messages';
 import type { Settings } from '../../../utils/settings';
 import { DEFAULT_SETTINGS } from '../../../utils/settings';
 import { installI18n } from './i18n';
@@ -44,12 +45,12 @@ export function candidate(sid: number, torrentId: number, extra: Partial<Candida
   };
 }
 
-type Handlers = { [K in keyof BackgroundProtocol]?: (request: BackgroundProtocol[K]['request']) => BackgroundProtocol[K]['response'] | Promise<BackgroundProtocol[K]['response']> };
+type Handlers = { [K in MessageType]?: (request: Request<K>) => Reply<K> | Promise<Reply<K>> };
 
 /** Everything sent to the background, in order. */
 export interface Background {
   sent: { type: string; [key: string]: unknown }[];
-  sentOf(type: keyof BackgroundProtocol): { type: string; [key: string]: unknown }[];
+  sentOf(type: MessageType): { type: string; [key: string]: unknown }[];
 }
 
 export const defaultSettings = (extra: Partial<Settings> = {}) => ({
@@ -70,7 +71,7 @@ export function answerBackground(handlers: Handlers): Background {
     ...handlers,
   };
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
-    const typed = message as { type: keyof BackgroundProtocol };
+    const typed = message as { type: MessageType };
     if (typeof typed?.type !== 'string' || typed.type.startsWith('view:changed')) return undefined;
     sent.push(typed as Background['sent'][number]);
     const handler = all[typed.type] as ((request: unknown) => unknown) | undefined;

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { ClientIndexSection } from '../../../../features/client-index/ui/ClientIndexSection';
 import { CLIENTS_KEY } from '../../../../features/clients/clients.feature';
-import type { IndexStatusView } from '../../../../utils/messages';
+import type { IndexStatusView } from '../../../../features/client-index/client-index.messages';
 import { nodeClientFetch } from '../../../clients/node-fetch';
 import { replayFetch, type Recording } from '../../../clients/recording';
 import { factsOf, recordings } from '../../clients/support';

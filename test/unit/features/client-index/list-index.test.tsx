@@ -8,7 +8,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Popup } from '../../../../entrypoints/popup/PopupApp';
-import type { IndexCrossSeedAnswer, IndexPageAnswer, IndexRowView, TabView } from '../../../../utils/messages';
+import type { IndexCrossSeedAnswer, IndexPageAnswer, IndexRowView } from '../../../../features/client-index/client-index.messages';
+import type { TabView } from '../../../../features/lookup/lookup.messages';
 import { TAB_ID, answerBackground, click, resetBrowser, show, tabView, unmount, waitFor } from '../../support/components';
 
 const SOURCE: IndexRowView['clientTorrent'] = { hash: 'a'.repeat(40), name: 'Night.Harbor.2021.1080p.BluRay.x264-GRP', savePath: '/data/movies', state: 'seeding', progress: 1, size: 8_000_000_000 };

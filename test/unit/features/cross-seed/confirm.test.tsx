@@ -10,7 +10,9 @@ import { act } from 'preact/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { ARM_DELAY_MS, ConfirmCrossSeed } from '../../../../features/cross-seed/ui/ConfirmCrossSeed';
-import type { ClientStatus, CrossSeedsChanged, TabCrossSeeds, TabView } from '../../../../utils/messages';
+import type { ClientStatus } from '../../../../features/clients/clients.messages';
+import type { CrossSeedsChanged, TabCrossSeeds } from '../../../../features/cross-seed/cross-seed.messages';
+import type { TabView } from '../../../../features/lookup/lookup.messages';
 import { installPermissions } from '../../support/permissions';
 import { HASH, TAB_ID, answerBackground, candidate, click, resetBrowser, show, tabView, text, unmount, waitFor } from '../../support/components';
 

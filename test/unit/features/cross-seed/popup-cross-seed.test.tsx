@@ -11,7 +11,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Popup } from '../../../../entrypoints/popup/PopupApp';
 import type { CrossSeedResult } from '../../../../utils/cross-seed-engine/cross-seed';
-import type { ClientStatus, CrossSeedItem, CrossSeedsChanged, TabCrossSeeds, TabView } from '../../../../utils/messages';
+import type { ClientStatus } from '../../../../features/clients/clients.messages';
+import type { CrossSeedItem, CrossSeedsChanged, TabCrossSeeds } from '../../../../features/cross-seed/cross-seed.messages';
+import type { TabView } from '../../../../features/lookup/lookup.messages';
 import { installPermissions } from '../../support/permissions';
 import { HASH, TAB_ID, answerBackground, candidate, click, resetBrowser, show, tabView, text, unmount, waitFor } from '../../support/components';
 

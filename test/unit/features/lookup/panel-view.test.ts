@@ -10,7 +10,7 @@ import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { pageView } from '../../../../features/lookup/panel-view';
 import { routeMessage } from '../../../../entrypoints/background/router';
-import type { CandidateView, PageView, TabView } from '../../../../utils/messages';
+import type { CandidateView, PageView, TabView } from '../../../../features/lookup/lookup.messages';
 import { SETTINGS_KEY } from '../../../../utils/settings';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../../service/server';
 import { installI18n } from '../../support/i18n';

@@ -9,7 +9,7 @@ import { Panel, type PanelProps } from '../../../../features/lookup/ui/Panel';
 import { mountPanel } from '../../../../entrypoints/tracker.content/mount';
 import { pageView } from '../../../../features/lookup/panel-view';
 import { describeFailure } from '../../../../utils/i18n';
-import type { CandidateView, PageView, TabView } from '../../../../utils/messages';
+import type { CandidateView, PageView, TabView } from '../../../../features/lookup/lookup.messages';
 import type { ServiceFailure } from '../../../../utils/iyuu/service-errors';
 import { candidate, click, resetBrowser, scriptedClick, show, tabView, text, unmount } from '../../support/components';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allLinks, groupBySite, splitByHeld } from '../../../../features/lookup/ui/site-groups';
-import type { CandidateView } from '../../../../utils/messages';
+import type { CandidateView } from '../../../../features/lookup/lookup.messages';
 
 const candidate = (sid: number, torrentId: number, extra: Partial<CandidateView> = {}): CandidateView => ({
   sid,

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Popup } from '../../../../entrypoints/popup/PopupApp';
-import type { SiteChoice } from '../../../../utils/messages';
+import type { SiteChoice } from '../../../../features/sites/sites.messages';
 import type { Settings } from '../../../../utils/settings';
 import { TAB_ID, answerBackground, candidate, click, defaultSettings, resetBrowser, show, tabView, text, unmount, waitFor } from '../../support/components';
 

@@ -10,7 +10,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
-import type { TabView } from '../../../../utils/messages';
+import type { TabView } from '../../../../features/lookup/lookup.messages';
 import { SETTINGS_KEY } from '../../../../utils/settings';
 import { siteForName } from '../../../../utils/sites/catalog';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../../service/server';

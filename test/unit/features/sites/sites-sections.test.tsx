@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { SitesSections } from '../../../../features/sites/ui/SitesSections';
-import type { SettingsView } from '../../../../utils/messages';
+import type { SettingsView } from '../../../../features/settings/settings.messages';
 import { DEFAULT_SETTINGS } from '../../../../utils/settings';
 import { loadMessages, installI18n } from '../../support/i18n';
 import { WithView } from '../../options/harness';

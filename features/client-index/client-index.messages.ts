@@ -1,0 +1,172 @@
+/** The index of the user's default client, and what it says about list pages (rows in the client, rows to cross-seed, marks). */
+import { z } from 'zod';
+import { event, message } from '../../utils/messaging/protocol';
+import type { CrossSeedResult } from '../../utils/cross-seed-engine/cross-seed';
+import type { ServiceFailure } from '../../utils/iyuu/service-errors';
+import type { ClientProblem, ClientSummary, HeldTorrent } from '../clients/clients.messages';
+import { tabId } from '../../utils/messaging/fields';
+
+/** Why the index could not be synced, for the options page to say in words. */
+export type IndexProblem =
+  | { kind: 'no-client' }
+  /** App ID lookups ask one hash per request: indexing a client needs a token. */
+  | { kind: 'needs-token' }
+  | { kind: 'client'; problem: ClientProblem }
+  | { kind: 'service'; failure: ServiceFailure };
+
+/** One run of the index: a sync (the client's own hashes) or placing (finding the pages of torrents held from one site only). */
+export type IndexJob = 'sync' | 'place';
+
+/** A run under way. */
+export interface IndexProgressView {
+  job: IndexJob;
+  phase: 'reading-client' | 'asking' | 'locating' | 'done';
+  /** Hashes done of `total` in this phase. */
+  done: number;
+  total: number;
+  /** Requests to the lookup service so far in this run. */
+  requests: number;
+}
+
+/** A finished run. */
+export interface IndexRunView {
+  job: IndexJob;
+  at: number;
+  outcome: 'done' | 'cancelled' | 'failed';
+  /** Torrents in the client (as many as the index keeps). */
+  torrents: number;
+  /** Hashes sent to the lookup service. */
+  asked: number;
+  requests: number;
+  /** Torrents of the client beyond what the index keeps. */
+  leftOut?: number;
+  /** Placing: the client's torrents whose own page was found. */
+  located?: number;
+  problem?: IndexProblem;
+}
+
+export interface IndexCounts {
+  /** Torrents of the client in the index. */
+  torrents: number;
+  /** Of which the lookup service has answered. */
+  answered: number;
+  /** Places (a torrent on a site) the index knows. */
+  places: number;
+  /** Places whose torrent is in the client. */
+  inClient: number;
+  /** Places the client can cross-seed (it holds their data, complete, under another torrent). */
+  canCrossSeed: number;
+  /** The client's torrents held from one site only whose own page is not known yet (placing finds it). */
+  toPlace: number;
+}
+
+/** The index as the options page shows it. */
+export interface IndexStatusView {
+  enabled: boolean;
+  /** The default client, which the index is of. */
+  client?: ClientSummary;
+  /** Why no sync can run now (no client set up), when known without trying. */
+  problem?: IndexProblem;
+  counts?: IndexCounts;
+  /** Whether the index could be stored in IndexedDB (no room on the disk or in the quota, or refused: it lives in memory until the browser restarts; the settings are elsewhere). */
+  storage?: 'ok' | 'full' | 'failed';
+  running?: IndexProgressView;
+  lastSync?: IndexRunView;
+  lastPlacing?: IndexRunView;
+  /** Hosts with row marks on. */
+  markHosts: string[];
+  /** Increases with every status the background gives: the higher one is the newer. */
+  revision?: number;
+}
+
+/** A list row the index knows, with the client torrent it is about. */
+export interface IndexRowView {
+  /** The site's torrent id of the row. */
+  id: string;
+  /** The row's title, where the page shows one. */
+  title?: string;
+  /** in-client: the row's torrent itself; can-cross-seed: the complete client torrent holding its data. */
+  clientTorrent: HeldTorrent;
+}
+
+/**
+ * What the index says about a list page, for the popup only:
+ * - `not-a-list`: the tab shows no list page;
+ * - `off`: the user has not turned the index on;
+ * - `no-client`: no client set up;
+ * - `unknown-site`: the page's site has no IYUU site id to ask the index with;
+ * - `answered`: the page's rows the client holds, and those it can cross-seed.
+ */
+export type IndexPageAnswer =
+  | { state: 'not-a-list' }
+  | { state: 'off' }
+  | { state: 'no-client' }
+  | { state: 'unknown-site'; host?: string }
+  | {
+      state: 'answered';
+      host: string;
+      siteName?: string;
+      /** How many rows the page has (what was asked). */
+      rows: number;
+      inClient: IndexRowView[];
+      canCrossSeed: IndexRowView[];
+      /** Row marks are on for this site. */
+      marks: boolean;
+      /** The index holds no answer from the service yet: a first sync is needed (or under way). */
+      empty: boolean;
+    };
+
+export interface IndexCrossSeedAnswer {
+  result: CrossSeedResult;
+  /** The row's site, for the result's words. */
+  siteName: string;
+  /** The page as the index sees it afterwards (the row among those in the client once added). */
+  page: IndexPageAnswer;
+}
+
+/** Background → extension pages: the index changed (a run's progress or end, turned on or off). */
+export interface IndexChanged {
+  type: 'index:changed';
+  status: IndexStatusView;
+}
+
+/**
+ * Background → a tracker page's content script, ONLY on a site where the user turned row marks on,
+ * and only while the index is on: which rows to mark, by torrent id. Any other page gets nothing.
+ */
+export interface IndexMarks {
+  type: 'index:marks';
+  /** The page the marks are for (another page ignores them). */
+  url: string;
+  /** Row id → 'i' (in your client) or 'c' (can cross-seed); empty: every mark goes. */
+  marks: Record<string, 'i' | 'c'>;
+}
+
+export const clientIndexMessages = {
+  /** Options page: the index of the user's default client, its counts, last sync and any sync under way. */
+  'index:status': message<IndexStatusView>()('extension', z.object({})),
+  /** "Sync now": starts a sync of the index (or joins the one under way); the answer comes at once, progress as `index:changed`. */
+  'index:sync': message<IndexStatusView>()('extension', z.object({})),
+  /** "Find them now": finds the pages of the client's torrents held from one site only (lookups of their copies' hashes). */
+  'index:place': message<IndexStatusView>()('extension', z.object({})),
+  /** Stops the run under way before its next batch (what was answered is kept). */
+  'index:cancel': message<IndexStatusView>()('extension', z.object({})),
+  /** Popup on a list page: its rows the client holds and those it can cross-seed, from the index alone (no service request). */
+  'index:page': message<IndexPageAnswer>()('extension', z.object({ tabId })),
+  /**
+   * Popup "Cross-seed" on a list row: the row is named by its id only; the row is taken from the
+   * tab's view and its candidate from the index (never from the message).
+   */
+  'index:cross-seed': message<IndexCrossSeedAnswer>()('extension', z.object({ tabId, rowId: z.string().regex(/^\d{1,12}$/) })),
+  /** Popup: row marks on or off for the tab's site (the host comes from the tab, not the message). */
+  'index:row-marks': message<IndexPageAnswer>()('extension', z.object({ tabId, on: z.boolean() })),
+};
+
+export const clientIndexEvents = {
+  /** The index changed (a run's progress or end, turned on or off). */
+  'index:changed': event<IndexChanged>()('extension'),
+};
+export const clientIndexTabEvents = {
+  /** Only on a site where the user turned row marks on, and only while the index is on. */
+  'index:marks': event<IndexMarks>()('tab'),
+};
