@@ -136,18 +136,16 @@ export class ClientIndexFeature {
 
   readonly handlers: Handlers<typeof clientIndexMessages> = {
     'index:status': () => this.status(),
+    // Commands: the run's state reaches the pages once, as `index:changed` (its start and its end).
     'index:sync': async () => {
       void this.run('sync');
-      return this.status();
     },
     'index:place': async () => {
       void this.run('place');
-      return this.status();
     },
     'index:cancel': async () => {
       this.current?.controller.abort();
       await this.current?.promise.catch(() => undefined);
-      return this.status();
     },
     'index:page': (message) => this.page(message.tabId),
     'index:cross-seed': (message) => this.crossSeedRow(message.tabId, message.rowId),

@@ -145,12 +145,15 @@ export interface IndexMarks {
 export const clientIndexMessages = {
   /** Options page: the index of the user's default client, its counts, last sync and any sync under way. */
   'index:status': message<IndexStatusView>()('extension', z.object({})),
-  /** "Sync now": starts a sync of the index (or joins the one under way); the answer comes at once, progress as `index:changed`. */
-  'index:sync': message<IndexStatusView>()('extension', z.object({})),
+  /**
+   * "Sync now": starts a sync of the index (or joins the one under way). A command: its answer says
+   * nothing; the run's state is delivered once, as `index:changed` (so is every command's below).
+   */
+  'index:sync': message<void>()('extension', z.object({})),
   /** "Find them now": finds the pages of the client's torrents held from one site only (lookups of their copies' hashes). */
-  'index:place': message<IndexStatusView>()('extension', z.object({})),
-  /** Stops the run under way before its next batch (what was answered is kept). */
-  'index:cancel': message<IndexStatusView>()('extension', z.object({})),
+  'index:place': message<void>()('extension', z.object({})),
+  /** Stops the run under way before its next batch (what was answered is kept); answered once it stopped. */
+  'index:cancel': message<void>()('extension', z.object({})),
   /** Popup on a list page: its rows the client holds and those it can cross-seed, from the index alone (no service request). */
   'index:page': message<IndexPageAnswer>()('extension', z.object({ tabId })),
   /**

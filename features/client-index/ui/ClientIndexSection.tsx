@@ -91,7 +91,8 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
   const act = async (type: 'index:sync' | 'index:place' | 'index:cancel') => {
     setOutcome(IDLE);
     setNow(Date.now());
-    setStatus(await sendToBackground(type, {}));
+    // The run's state comes as `index:changed` (the listener above), not as the answer.
+    await sendToBackground(type, {});
   };
 
   const removeMarks = async (host: string, index: number) => {

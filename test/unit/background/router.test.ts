@@ -7,6 +7,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../entrypoints/background/app';
 import { routeMessage } from '../../../entrypoints/background/router';
+import { protocol } from '../../../features/protocol';
 import type { PageView } from '../../../features/lookup/lookup.messages';
 import { SETTINGS_KEY } from '../../../utils/settings';
 
@@ -114,5 +115,22 @@ describe('routeMessage', () => {
   it('keeps the token out of what a content script is answered', async () => {
     const view = await routeMessage(app, { type: 'page:refresh' }, contentSender(), extension);
     expect(JSON.stringify(view)).not.toContain('secret-token');
+  });
+});
+
+describe('the one protocol', () => {
+  it('has exactly one handler for every declared message, and no handler for anything undeclared', () => {
+    expect(Object.keys(app.handlers).sort()).toEqual(Object.keys(protocol).sort());
+    for (const [type, handler] of Object.entries(app.handlers)) expect(typeof handler, type).toBe('function');
+  });
+
+  it('lets each sender send only what is declared for it', () => {
+    for (const [type, declaration] of Object.entries(protocol)) {
+      const other = declaration.from === 'page' ? pageSender : contentSender();
+      // Sent by the wrong kind of sender, a message gets no answer at all, even a well-formed one.
+      expect(routeMessage(app, { type, tabId: 7, url: 'https://hdsky.me/details.php?id=1', reading: null }, other, extension), type).toBeUndefined();
+    }
+    expect(routeMessage(app, { type: 'toString' }, pageSender, extension)).toBeUndefined();
+    expect(routeMessage(app, { type: '__proto__' }, pageSender, extension)).toBeUndefined();
   });
 });
