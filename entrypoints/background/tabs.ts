@@ -6,6 +6,7 @@
 import { browser } from 'wxt/browser';
 import type { PageViewChanged, TabView, ViewChanged } from '../../features/lookup/lookup.messages';
 import { pageView } from '../../features/lookup/panel-view';
+import { announceToPages, announceToTab } from './announce';
 
 const SESSION_PREFIX = 'tab:';
 
@@ -114,14 +115,11 @@ export class TabViews {
 
   /**
    * Tells the popup (extension pages) the whole view, and the tab's own panel only what a page may
-   * learn (see page-view.ts). Nobody listening is fine.
+   * learn (see features/lookup/panel-view.ts). Nobody listening is fine.
    */
   private async announce(view: TabView): Promise<void> {
     const message: ViewChanged = { type: 'view:changed', view };
     const toPage: PageViewChanged = { type: 'view:changed', view: pageView(view) };
-    await Promise.allSettled([
-      (async () => browser.runtime.sendMessage(message))(),
-      (async () => browser.tabs.sendMessage(view.tabId, toPage))(),
-    ]);
+    await Promise.all([announceToPages(message), announceToTab(view.tabId, toPage)]);
   }
 }
