@@ -62,8 +62,8 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
       setView(answer);
       // No content script here: the toolbar click granted activeTab, so read this page once.
       if (answer.status === 'not-a-tracker' && !poppedOut && /^https?:/.test(answer.url ?? '')) {
-        const read = await sendToBackground('view:read-once', { tabId });
-        if (alive) setView(read);
+        // Its view comes as `view:changed` (the listener below).
+        await sendToBackground('view:read-once', { tabId });
       }
     });
     const listener = (message: unknown) => {
@@ -82,7 +82,7 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
   const refresh = useCallback(async () => {
     setBusy(true);
     try {
-      setView(await sendToBackground('view:refresh', { tabId }));
+      await sendToBackground('view:refresh', { tabId });
     } finally {
       setBusy(false);
     }
@@ -99,7 +99,7 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
   const hashFromTorrent = async () => {
     setBusy(true);
     try {
-      setView(await sendToBackground('view:hash-from-torrent', { tabId }));
+      await sendToBackground('view:hash-from-torrent', { tabId });
     } finally {
       setBusy(false);
     }

@@ -79,13 +79,17 @@ export class PageViews {
 
   readonly handlers: Handlers<typeof lookupMessages> = {
     'view:get': (message) => this.view(message.tabId),
-    'view:refresh': (message) => this.refresh(message.tabId),
+    // Commands from the popup: the new view reaches it once, as `view:changed` (TabViews announces every change).
+    'view:refresh': async (message) => {
+      await this.refresh(message.tabId);
+    },
     'view:hash-from-torrent': async (message) => {
       // The tab's content script downloads its own .torrent link with the user's session.
       await browser.tabs.sendMessage(message.tabId, { type: 'content:hash-from-torrent' }).catch(() => undefined);
-      return this.view(message.tabId);
     },
-    'view:read-once': (message) => this.readOnce(message.tabId),
+    'view:read-once': async (message) => {
+      await this.readOnce(message.tabId);
+    },
     // A tracker page's own messages: each answered with the page's view (panel-view.ts), never the full one.
     'page:reading': async (message, from) => pageView(await this.onPageReading(from.tabId, from.url, message.reading)),
     'page:refresh': async (_message, from) => pageView(await this.refresh(from.tabId)),

@@ -141,11 +141,15 @@ export const lookupMessages = {
   ),
   /** Popup: the tab's view. */
   'view:get': message<TabView>()('extension', z.object({ tabId })),
-  'view:refresh': message<TabView>()('extension', z.object({ tabId })),
+  /**
+   * Popup "Look up again". A command, as are the two below: answered when done, with nothing; the
+   * view it changed comes once, as `view:changed`.
+   */
+  'view:refresh': message<void>()('extension', z.object({ tabId })),
   /** The .torrent fallback, on the user's click: the tab's content script hashes its download link. */
-  'view:hash-from-torrent': message<TabView>()('extension', z.object({ tabId })),
+  'view:hash-from-torrent': message<void>()('extension', z.object({ tabId })),
   /** Popup, on the toolbar click: read this tab once (activeTab) where no content script runs. */
-  'view:read-once': message<TabView>()('extension', z.object({ tabId })),
+  'view:read-once': message<void>()('extension', z.object({ tabId })),
 };
 
 /** What the background announces of a tab's view: the whole view to the extension's pages, the page's view to its own content script. */

@@ -9,12 +9,12 @@ import { Popup } from '../../../entrypoints/popup/PopupApp';
 import type { TabView } from '../../../features/lookup/lookup.messages';
 import type { ServiceErrorKind, ServiceFailure } from '../../../utils/iyuu/service-errors';
 import { describeFailure, formatTime } from '../../../utils/i18n';
-import { HASH, TAB_ID, answerBackground, candidate, click, resetBrowser, show, tabView, text, unmount, waitFor } from '../support/components';
+import { HASH, TAB_ID, announceView, answerBackground, candidate, click, resetBrowser, show, tabView, text, unmount, waitFor } from '../support/components';
 
 const popup = (poppedOut = true) => <Popup tabId={TAB_ID} poppedOut={poppedOut} />;
 
 async function showView(view: TabView, poppedOut = true) {
-  const background = answerBackground({ 'view:get': () => view, 'view:refresh': () => view });
+  const background = answerBackground({ 'view:get': () => view, 'view:refresh': () => announceView(view) });
   const root = await show(popup(poppedOut));
   await waitFor(() => !root.querySelector('.placeholder'), 'the first answer');
   return { root, background };
@@ -62,7 +62,7 @@ describe('popup states', () => {
     const unknown = tabView({ status: 'not-a-tracker', hashes: [], url: 'http://tracker.example/details.php?id=1', host: 'tracker.example', siteName: undefined });
     const background = answerBackground({
       'view:get': () => unknown,
-      'view:read-once': () => ({ ...unknown, status: 'no-hash', access: 'once' }),
+      'view:read-once': () => announceView({ ...unknown, status: 'no-hash', access: 'once' }),
     });
     const root = await show(popup(false));
     await waitFor(() => root.querySelector('.use-on-site'), 'the read-once view');
@@ -80,7 +80,7 @@ describe('popup states', () => {
 
   it('no hash, with a .torrent link: offers to read the file, and asks the background on click', async () => {
     const view = tabView({ status: 'no-hash', hashes: [], torrentFileUrl: 'https://hdsky.me/download.php?id=1' });
-    const background = answerBackground({ 'view:get': () => view, 'view:hash-from-torrent': () => ({ ...view, status: 'looking-up', hashes: [{ hash: HASH, source: 'torrent-file' }] }) });
+    const background = answerBackground({ 'view:get': () => view, 'view:hash-from-torrent': () => announceView({ ...view, status: 'looking-up', hashes: [{ hash: HASH, source: 'torrent-file' }] }) });
     const root = await show(popup());
     await waitFor(() => root.querySelector('.notice'), 'the notice');
     expect(text(root.querySelector('.notice-title'))).toBe('No info-hash found on this page.');
@@ -333,7 +333,7 @@ describe('popup actions', () => {
   it('refresh asks the background again and shows the new answer', async () => {
     const background = answerBackground({
       'view:get': () => tabView({ candidates: OPPENHEIMER.slice(0, 1), fetchedAt: Date.now() - 3600_000 }),
-      'view:refresh': () => tabView({ candidates: OPPENHEIMER, fetchedAt: Date.now() }),
+      'view:refresh': () => announceView(tabView({ candidates: OPPENHEIMER, fetchedAt: Date.now() })),
     });
     const root = await show(popup());
     await waitFor(() => root.querySelector('button.refresh'), 'the refresh button');

@@ -80,6 +80,14 @@ export function answerBackground(handlers: Handlers): Background {
   return { sent, sentOf: (type) => sent.filter((message) => message.type === type) };
 }
 
+/**
+ * What the background does after a command changed a tab's view: announces the whole view to the
+ * extension's pages (the command itself answers nothing).
+ */
+export async function announceView(view: TabView): Promise<void> {
+  await fakeBrowser.runtime.onMessage.trigger({ type: 'view:changed', view }, {});
+}
+
 /** A fresh fake browser with the real locale files behind its i18n. */
 export function resetBrowser(locale: 'en' | 'zh_CN' = 'en'): void {
   fakeBrowser.reset();
