@@ -98,9 +98,9 @@ export class BackgroundApp implements Shared {
     this.account = new Account(this);
     this.clients = new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs });
     this.preferences = new Preferences(this, this.clients);
-    this.index = new ClientIndexFeature(this, this.clients, { pauseMs: options.indexPauseMs });
-    this.customSites = new CustomSites(this);
     this.crossSeeds = new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch });
+    this.index = new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs });
+    this.customSites = new CustomSites(this);
     this.pageHandlers = {
       ...this.pages.pageHandlers,
       ...this.account.pageHandlers,

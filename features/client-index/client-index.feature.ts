@@ -17,15 +17,15 @@
  *   for the popup (`index:page`, the badge's can-cross-seed count) and, only on hosts where the user
  *   turned row marks on, for the page itself (`index:marks` to its content script). A page on any
  *   other host gets nothing at all about the index: no message, no change in what it is sent.
- * - "Cross-seed" on a row: the row from the tab's view, its candidate from the index, the engine of
- *   utils/cross-seed-engine with the environment every cross-seed uses (features/cross-seed/environment.ts).
+ * - "Cross-seed" on a row: the row from the tab's view, its candidate from the index, run by the
+ *   cross-seed feature's one way in (CrossSeeds.run: its de-duplication, pace and site fetch).
  */
 import { browser } from 'wxt/browser';
 import { ClientIndexError, ClientIndexes, type ClientIdentity, type ClientIndex, type RowMatch, type SyncProgress } from '../../utils/client-index/client-indexes.ts';
 import { clientOrigin } from '../../utils/clients/csrf';
 import { ClientError, toClientFailure } from '../../utils/clients/client-errors';
 import type { ClientTorrent } from '../../utils/clients/client-types';
-import { crossSeed, type CrossSeedResult } from '../../utils/cross-seed-engine';
+import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 import type {
   HeldTorrent,
   IndexChanged,
@@ -45,7 +45,7 @@ import { ServiceError, toFailure } from '../../utils/iyuu/service-errors';
 import { isPageHost, lookupMode, type Settings } from '../../utils/settings';
 import { sidForHost, siteName } from '../lookup/candidates';
 import type { Clients, StoredClient } from '../clients/clients.feature';
-import { crossSeedEnvironment } from '../cross-seed/environment';
+import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { PageHandlers, RepeatedJob, Shared } from '../../entrypoints/background/context';
 
 /** The alarm that keeps the index current. */
@@ -131,6 +131,7 @@ export class ClientIndexFeature {
   constructor(
     private readonly shared: Shared,
     private readonly clients: Clients,
+    private readonly crossSeeds: Pick<CrossSeeds, 'run'>,
     private readonly options: ClientIndexOptions = {},
   ) {
     // The index lives in IndexedDB: its writes never take room from the settings in storage.local.
@@ -544,11 +545,15 @@ export class ClientIndexFeature {
     const match = index.query(context.sid, [row]).get(row.id);
     if (match?.kind === 'in-client') return answerWith({ kind: 'already-in-client', hash: match.candidateHash, savePath: match.clientTorrent.savePath }, name);
     if (!match) return answerWith({ kind: 'bad-request', detail: 'the index knows no cross-seed for this row' }, name);
-    const environment = await crossSeedEnvironment(this.shared, this.clients);
-    const result = await crossSeed(match.clientTorrent.hash, { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash }, environment);
-    if ((result.kind === 'added' || result.kind === 'already-in-client') && environment.target) {
+    // No tab record: the answer goes to the popup alone (a list page hears nothing of the index).
+    const { result, client } = await this.crossSeeds.run({
+      sourceHash: match.clientTorrent.hash,
+      candidate: { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash },
+      siteName: name,
+    });
+    if ((result.kind === 'added' || result.kind === 'already-in-client') && client) {
       // The index holds it from now on (the next sync asks the service about it, as about any new torrent).
-      const held: ClientTorrent | undefined = await environment.target.client
+      const held: ClientTorrent | undefined = await client
         .lookup([result.hash])
         .then((found) => found.get(result.hash))
         .catch(() => undefined);
