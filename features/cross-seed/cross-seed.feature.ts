@@ -25,6 +25,7 @@ import type { TorrentClient } from '../../utils/clients/client-types';
 import { t } from '../../utils/i18n';
 import type { CandidateView, CrossSeedAllView, CrossSeedItem, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds, TabView } from '../../utils/messages';
 import type { Clients } from '../clients/clients.feature';
+import { clientKey } from '../clients/client-identity';
 import { ConfirmWindows } from './confirm-windows';
 import { crossSeedEnvironment, type ChosenClient } from './environment';
 import type { ContentHandlers, PageHandlers, PageOrigin, Shared } from '../../entrypoints/background/context';
@@ -59,12 +60,7 @@ export interface CrossSeedOutcome {
   client: TorrentClient | undefined;
 }
 
-/** The client a run goes to, as part of its key: the same candidate for another client is another run. */
-function clientKey(chosen: ChosenClient): string {
-  return chosen ? `${chosen.config.type} ${chosen.config.url}` : '';
-}
-
-/** One candidate answering one source, into one client: what runs are de-duplicated by. */
+/** One candidate answering one source, into one client (clientKey): what runs are de-duplicated by; the same candidate for another client is another run. */
 function runKey(client: string, sourceHash: string, candidate: Pick<CrossSeedCandidate, 'sid' | 'torrentId' | 'infoHash'>): string {
   return `${client}|${sourceHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
 }
@@ -191,7 +187,7 @@ export class CrossSeeds {
    */
   async run(request: CrossSeedRequest): Promise<CrossSeedOutcome> {
     const chosen = await this.clients.defaultClient();
-    const outcome = this.runFor(runKey(clientKey(chosen), request.sourceHash, request.candidate), request, chosen);
+    const outcome = this.runFor(runKey(clientKey(chosen?.config), request.sourceHash, request.candidate), request, chosen);
     if (!request.tab) return outcome;
     const { tabId, url } = request.tab;
     const { sid, torrentId, infoHash } = request.candidate;
@@ -240,7 +236,7 @@ export class CrossSeeds {
     const url = view.url;
     const before = await this.state(tabId);
     const chosen = await this.clients.defaultClient();
-    const client = clientKey(chosen);
+    const client = clientKey(chosen?.config);
     const settled = new Set(before.items.filter((item) => item.state === 'running' || inClient(item.result)).map(itemKey));
     // Not again what runs now or is in the client already after a click on this page.
     const candidates = view.candidates.filter(
