@@ -102,9 +102,9 @@ export class BackgroundApp implements Shared {
     this.account = this.register(new Account(this));
     this.clients = this.register(new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs }));
     this.preferences = this.register(new Preferences(this, this.clients));
-    this.index = this.register(new ClientIndexFeature(this, this.clients, { pauseMs: options.indexPauseMs }));
-    this.customSites = this.register(new CustomSites(this));
     this.crossSeeds = this.register(new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch }));
+    this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs }));
+    this.customSites = this.register(new CustomSites(this));
     this.handlers = Object.assign({}, ...this.features.map((feature) => feature.handlers)) as Handlers<Protocol>;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },

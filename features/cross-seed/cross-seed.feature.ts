@@ -1,28 +1,38 @@
 /**
- * Feature: "Cross-seed" and "Cross-seed all" (issue #9), the only way a cross-seed starts. Only
- * the extension's own pages start one: the popup's (and the panel's confirmation window's)
- * `crossseed:one` and the popup's `crossseed:all` name a candidate; the candidate itself — its
- * info-hash and the page hash it answers — is taken from the tab's current view, never from the
- * message. The panel's `page:cross-seed` only opens that confirmation (issue 15: a page can steer
- * a click onto its panel). The engine (utils/cross-seed-engine) downloads one .torrent per candidate, paced per site.
+ * Feature: "Cross-seed" and "Cross-seed all" (issue #9), the only way a cross-seed starts. Every
+ * cross-seed goes through `CrossSeeds.run` (or, for "Cross-seed all", through the same runs under
+ * way, environment and record): one de-duplication of identical requests at once, one pace per
+ * site (the engine's sitePace), one site fetch, one record of outcomes where there is a tab.
  *
- * One run per candidate at a time: a second click while it runs (from the popup, the panel, or a
- * "Cross-seed all" that will reach it) joins it. Outcomes are kept per tab and page (and mirrored to
- * storage.session, so a reopened popup shows them after the service worker slept) and announced:
- * to the popup whole, to the tab's panel only as sentences it shows as generated content.
+ * Its callers, all on the extension's own pages: the popup's (and the panel's confirmation
+ * window's) `crossseed:one` and the popup's `crossseed:all` name a candidate; the candidate itself
+ * — its info-hash and the page hash it answers — is taken from the tab's current view, never from
+ * the message. The panel's `page:cross-seed` only opens that confirmation (issue 15: a page can
+ * steer a click onto its panel). A list row's "Cross-seed" (features/client-index/list-pages.ts)
+ * takes its candidate from the index. The engine (utils/cross-seed-engine) downloads one .torrent
+ * per candidate, paced per site.
+ *
+ * One run per candidate, source and client at a time: a second click while it runs (from the
+ * popup, the panel, a list row, or a "Cross-seed all" that will reach it) joins it. Outcomes shown
+ * in a tab are kept per tab and page (and mirrored to storage.session, so a reopened popup shows
+ * them after the service worker slept) and announced: to the popup whole, to the tab's panel only
+ * as sentences it shows as generated content.
  */
 import { browser } from 'wxt/browser';
-import { crossSeed, crossSeedAll, MAX_PER_CROSS_SEED_ALL, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult } from '../../utils/cross-seed-engine';
+import { crossSeed, crossSeedAll, MAX_PER_CROSS_SEED_ALL, sitePace, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult } from '../../utils/cross-seed-engine';
 import { crossSeedText } from '../../utils/cross-seed-engine/result-text';
+import type { TorrentClient } from '../../utils/clients/client-types';
 import { t } from '../../utils/i18n';
 import type { CandidateView, TabView } from '../lookup/lookup.messages';
 import type { CrossSeedAllView, CrossSeedItem, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds } from './cross-seed.messages';
 import type { Clients } from '../clients/clients.feature';
+import { clientKey } from '../clients/client-identity';
 import { ConfirmWindows } from './confirm-windows';
-import { crossSeedEnvironment } from './environment';
+import { crossSeedEnvironment, type ChosenClient } from './environment';
 import type { PageOrigin, Shared } from '../../entrypoints/background/context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { crossSeedMessages } from './cross-seed.messages';
+import { announceToPages, announceToTab } from '../../entrypoints/background/announce';
 
 const SESSION_PREFIX = 'crossseed:tab:';
 
@@ -33,13 +43,35 @@ export interface CrossSeedOptions {
   confirmations?: ConfirmWindows;
 }
 
-/** One candidate answering one page hash: what a run is keyed by. */
-function runKey(pageHash: string, candidate: Pick<CandidateView, 'sid' | 'torrentId' | 'infoHash'>): string {
-  return `${pageHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
+/** One cross-seed, wherever it was asked from: what the one way in (CrossSeeds.run) takes. */
+export interface CrossSeedRequest {
+  /** The torrent in the client the candidate is a copy of: a page's own hash, a list row's torrent in the client. */
+  sourceHash: string;
+  candidate: CrossSeedCandidate;
+  /** The candidate's site as the user knows it, kept with the outcome. */
+  siteName: string;
+  /**
+   * The tab and page whose record keeps and announces the outcome (the popup's list and the
+   * panel's sentences). Absent for a caller that shows the outcome itself: a list row (its answer
+   * goes to the popup alone, as a list page hears nothing of the index) or a job with no tab.
+   */
+  tab?: { tabId: number; url: string };
 }
 
+/** What one run gave: its result, and the client it went to (undefined when the user has none). */
+export interface CrossSeedOutcome {
+  result: CrossSeedResult;
+  client: TorrentClient | undefined;
+}
+
+/** One candidate answering one source, into one client (clientKey): what runs are de-duplicated by; the same candidate for another client is another run. */
+function runKey(client: string, sourceHash: string, candidate: Pick<CrossSeedCandidate, 'sid' | 'torrentId' | 'infoHash'>): string {
+  return `${client}|${sourceHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
+}
+
+/** One candidate answering one page hash: what a tab's record keeps one item for. */
 function itemKey(item: Pick<CrossSeedItem, 'forHash' | 'sid' | 'torrentId' | 'infoHash'>): string {
-  return runKey(item.forHash, item);
+  return `${item.forHash}:${item.sid}:${item.torrentId}:${item.infoHash}`;
 }
 
 function sameOrigin(a: string, b: string): boolean {
@@ -73,8 +105,8 @@ export function pageOutcomes(state: TabCrossSeeds): PageCrossSeed[] {
 
 export class CrossSeeds {
   private readonly tabs = new Map<number, TabCrossSeeds>();
-  /** Runs under way, by runKey: each resolves with its result, or undefined when it was not tried (a "Cross-seed all" that stopped first). */
-  private readonly running = new Map<string, Promise<CrossSeedResult | undefined>>();
+  /** Runs under way, by runKey: each resolves with its outcome, or undefined when it was not tried (a "Cross-seed all" that stopped first). */
+  private readonly running = new Map<string, Promise<CrossSeedOutcome | undefined>>();
   /** "Cross-seed all" under way, by tab. */
   private readonly allRuns = new Map<number, Promise<TabCrossSeeds>>();
   /** Writes of one tab's state, in order. */
@@ -123,7 +155,8 @@ export class CrossSeeds {
     const view = await this.shared.tabs.get(tabId);
     const candidate = view && this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId && entry.infoHash === wanted.infoHash);
     if (!view?.url || !candidate) return this.state(tabId);
-    await this.runOne(tabId, view.url, candidate);
+    const { sid, torrentId, infoHash } = candidate;
+    await this.run({ sourceHash: candidate.forHash, candidate: { sid, torrentId, infoHash }, siteName: candidate.siteName, tab: { tabId, url: view.url } });
     return this.state(tabId);
   }
 
@@ -149,35 +182,38 @@ export class CrossSeeds {
     return view.candidates.find((candidate) => match(candidate) && pageHashes.has(candidate.forHash) && candidate.infoHash !== candidate.forHash);
   }
 
-  private async runOne(tabId: number, url: string, candidate: CandidateView): Promise<CrossSeedResult> {
-    const key = runKey(candidate.forHash, candidate);
-    const item: CrossSeedItem = {
-      sid: candidate.sid,
-      torrentId: candidate.torrentId,
-      infoHash: candidate.infoHash,
-      forHash: candidate.forHash,
-      siteName: candidate.siteName,
-      state: 'running',
-    };
-    const run = this.runFor(key, candidate);
+  /**
+   * The one way a single cross-seed runs, whoever asks (the popup, the panel's confirmation, a list
+   * row; a whole-client job with no tab): joined with an identical run under way, downloaded through
+   * the background's one pace per site and site fetch, and kept in the tab's record when it has one.
+   * The caller has checked the candidate (from the tab's view, or from the index).
+   */
+  async run(request: CrossSeedRequest): Promise<CrossSeedOutcome> {
+    const chosen = await this.clients.defaultClient();
+    const outcome = this.runFor(runKey(clientKey(chosen?.config), request.sourceHash, request.candidate), request, chosen);
+    if (!request.tab) return outcome;
+    const { tabId, url } = request.tab;
+    const { sid, torrentId, infoHash } = request.candidate;
+    const item: CrossSeedItem = { sid, torrentId, infoHash, forHash: request.sourceHash, siteName: request.siteName, state: 'running' };
     await this.record(tabId, url, item);
-    const result = await run;
-    await this.record(tabId, url, { ...item, state: 'done', result });
-    return result;
+    const done = await outcome;
+    await this.record(tabId, url, { ...item, state: 'done', result: done.result });
+    return done;
   }
 
   /**
-   * The run for this candidate: the one under way if any (a click while it runs, or while it waits
-   * in a "Cross-seed all", joins it), else a new one. Decided without waiting, so two clicks in the
+   * The run for this key: the one under way if any (a click while it runs, or while it waits in a
+   * "Cross-seed all", joins it), else a new one. Decided without waiting, so two clicks in the
    * same moment cannot both start one.
    */
-  private runFor(key: string, candidate: CandidateView): Promise<CrossSeedResult> {
+  private runFor(key: string, request: CrossSeedRequest, chosen: ChosenClient): Promise<CrossSeedOutcome> {
     const existing = this.running.get(key);
     // A "Cross-seed all" that stopped before this candidate hands it back untried (undefined).
-    if (existing) return existing.then((result) => result ?? this.runFor(key, candidate));
-    const run = this.environment()
-      .then((env) => crossSeed(candidate.forHash, candidate, env))
-      .catch(unexpected);
+    if (existing) return existing.then((outcome) => outcome ?? this.runFor(key, request, chosen));
+    const run = this.environment(chosen)
+      .then((env) => crossSeed(request.sourceHash, request.candidate, env))
+      .catch(unexpected)
+      .then((result): CrossSeedOutcome => ({ result, client: chosen?.client }));
     this.running.set(key, run);
     void run.then(() => {
       if (this.running.get(key) === run) this.running.delete(key);
@@ -202,24 +238,26 @@ export class CrossSeeds {
     if (!view?.url) return this.state(tabId);
     const url = view.url;
     const before = await this.state(tabId);
+    const chosen = await this.clients.defaultClient();
+    const client = clientKey(chosen?.config);
     const settled = new Set(before.items.filter((item) => item.state === 'running' || inClient(item.result)).map(itemKey));
     // Not again what runs now or is in the client already after a click on this page.
     const candidates = view.candidates.filter(
-      (candidate) => view.hashes.some((found) => found.hash === candidate.forHash) && !settled.has(runKey(candidate.forHash, candidate)) && !this.running.has(runKey(candidate.forHash, candidate)),
+      (candidate) => view.hashes.some((found) => found.hash === candidate.forHash) && !settled.has(itemKey(candidate)) && !this.running.has(runKey(client, candidate.forHash, candidate)),
     );
     // Each candidate this run may try has a place in `running` (from this very turn), so a click on it meanwhile joins it.
-    const waiting = new Map<string, (result: CrossSeedResult | undefined) => void>();
+    const waiting = new Map<string, (outcome: CrossSeedOutcome | undefined) => void>();
     for (const candidate of candidates) {
-      const key = runKey(candidate.forHash, candidate);
+      const key = runKey(client, candidate.forHash, candidate);
       if (waiting.has(key)) continue;
-      const promise = new Promise<CrossSeedResult | undefined>((resolve) => waiting.set(key, resolve));
+      const promise = new Promise<CrossSeedOutcome | undefined>((resolve) => waiting.set(key, resolve));
       this.running.set(key, promise);
       void promise.then(() => {
         if (this.running.get(key) === promise) this.running.delete(key);
       });
     }
     const settle = (key: string, result: CrossSeedResult | undefined) => {
-      waiting.get(key)?.(result);
+      waiting.get(key)?.(result && { result, client: chosen?.client });
       waiting.delete(key);
     };
     const progress: CrossSeedAllView = { state: 'running', done: 0, added: 0, sitesChosen: true, notYourSites: 0, alreadyInClient: 0, overLimit: 0, limit: MAX_PER_CROSS_SEED_ALL };
@@ -227,13 +265,13 @@ export class CrossSeeds {
     try {
       await this.recordAll(tabId, url, progress);
       const settings = await this.shared.settings.get();
-      const env = await this.environment();
+      const env = await this.environment(chosen);
       // One page hash at a time (a details page has one); at most 20 downloads for the whole click.
       const byHash = new Map<string, CandidateView[]>();
       for (const candidate of candidates) byHash.set(candidate.forHash, [...(byHash.get(candidate.forHash) ?? []), candidate]);
       let left = MAX_PER_CROSS_SEED_ALL;
       for (const [pageHash, group] of byHash) {
-        const byKey = new Map(group.map((candidate) => [runKey(pageHash, candidate), candidate]));
+        const byKey = new Map(group.map((candidate) => [runKey(client, pageHash, candidate), candidate]));
         const refs: CrossSeedCandidate[] = group.map(({ sid, torrentId, infoHash }) => ({ sid, torrentId, infoHash }));
         for await (const event of crossSeedAll(pageHash, refs, settings.heldSites, env, left)) {
           if (event.type === 'plan') {
@@ -244,7 +282,7 @@ export class CrossSeeds {
             progress.overLimit += event.overLimit;
             left -= event.total;
           } else if (event.type === 'result') {
-            const key = runKey(pageHash, event.candidate);
+            const key = runKey(client, pageHash, event.candidate);
             const candidate = byKey.get(key);
             progress.done += 1;
             if (event.result.kind === 'added') progress.added += 1;
@@ -270,8 +308,9 @@ export class CrossSeeds {
 
   // ----------------------------------------------------------------------------------------------
 
-  private async environment(): Promise<CrossSeedEnvironment> {
-    const env = await crossSeedEnvironment(this.shared, this.clients);
+  /** Every cross-seed's environment: the chosen client, the background's one pace per site, the site fetch. */
+  private async environment(chosen: ChosenClient): Promise<CrossSeedEnvironment> {
+    const env: CrossSeedEnvironment = { ...(await crossSeedEnvironment(this.shared, chosen)), pace: sitePace };
     return this.options.siteFetch ? { ...env, fetch: this.options.siteFetch } : env;
   }
 
@@ -324,6 +363,6 @@ export class CrossSeeds {
   private async announce(state: TabCrossSeeds): Promise<void> {
     const toPopup: CrossSeedsChanged = { type: 'crossseed:changed', crossSeeds: state };
     const toPage: PageCrossSeedsChanged = { type: 'crossseed:changed', outcomes: pageOutcomes(state) };
-    await Promise.allSettled([(async () => browser.runtime.sendMessage(toPopup))(), (async () => browser.tabs.sendMessage(state.tabId, toPage))()]);
+    await Promise.all([announceToPages(toPopup), announceToTab(state.tabId, toPage)]);
   }
 }

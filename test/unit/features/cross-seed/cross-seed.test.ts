@@ -16,6 +16,7 @@ import { SITE_GAP_MS } from '../../../../utils/cross-seed-engine/site-queue';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds } from '../../../../features/cross-seed/cross-seed.messages';
 import type { PageView } from '../../../../features/lookup/lookup.messages';
+import type { IndexCrossSeedAnswer, IndexPageAnswer } from '../../../../features/client-index/client-index.messages';
 import { SETTINGS_KEY } from '../../../../utils/settings';
 import { startQbittorrent, type RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
@@ -44,9 +45,10 @@ let toPages: { tabId: number; message: PageCrossSeedsChanged }[];
 
 beforeAll(async () => {
   daemon = await startQbittorrent();
-  cs = await startCrossSeedWorld({ pairs: 3, otherSite: true });
+  // pairs[3] is the list row's (its candidate is cross-seeded by no other test).
+  cs = await startCrossSeedWorld({ pairs: 4, otherSite: true });
   readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
-  for (const index of [0, 1, 2]) await cs.seed(readBack, daemon.dataDir, index);
+  for (const index of [0, 1, 2, 3]) await cs.seed(readBack, daemon.dataDir, index);
   // The user is logged in on the candidate's site (not on the third one, which is not theirs).
   siteFetch = cs.siteFetch();
   await cs.logIn(siteFetch, cs.candidate);
@@ -302,5 +304,46 @@ describe('no cross-seed without a click', () => {
     const trackerHosts: string[] = [CANDIDATE_SITE.host, PAGE_SITE.host, OTHER_SITE.host];
     const trackers = cs.world.router.requests.slice(before).filter((request) => trackerHosts.includes(request.host));
     expect(trackers).toEqual([]);
+  });
+});
+
+describe('"Cross-seed" on a list row (the index) goes the popup\'s one way', () => {
+  it('two clicks on the row and one on its details page at once join one run: one download, with the site fetch every cross-seed uses; the list page hears nothing', LIVE, async () => {
+    const pair = cs.pairs[3]!;
+    await fromPopup({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    await app.index.run('sync');
+    // The candidate's site's list page, its row the pair's candidate.
+    const listUrl = `https://${CANDIDATE_SITE.host}/torrents.php`;
+    const rowId = String(pair.candidateId);
+    await routeMessage(
+      app,
+      { type: 'page:reading', url: listUrl, reading: { engine: 'nexusphp', kind: 'list', hashes: [], problem: 'site-gives-no-hash', rows: [{ id: rowId, title: pair.title }] } },
+      trackerPage(41, listUrl),
+      extension,
+    );
+    await app.index.idle();
+    expect(await fromPopup<IndexPageAnswer>({ type: 'index:page', tabId: 41 })).toMatchObject({ state: 'answered', canCrossSeed: [{ id: rowId }], inClient: [] });
+    await openPage(42, 3);
+
+    const before = downloadsFrom(cs.candidate).length;
+    const row = { type: 'index:cross-seed', tabId: 41, rowId };
+    const [first, second, details] = await Promise.all([
+      fromPopup<IndexCrossSeedAnswer>(row),
+      fromPopup<IndexCrossSeedAnswer>(row),
+      fromPopup<TabCrossSeeds>({ type: 'crossseed:one', tabId: 42, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash }),
+    ]);
+    // One .torrent, and served: fetched with the user's session (the background's siteFetch, the cookie jar), which no other fetch here has.
+    expect(downloadsFrom(cs.candidate).slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
+    expect(first.result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, savePath: daemon.dataDir });
+    expect(second.result).toEqual(first.result);
+    expect(details.items).toEqual([expect.objectContaining({ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, forHash: pair.source.hash, state: 'done', result: first.result })]);
+    // The answers as before: the site's name, and the row in the client now.
+    expect(first.siteName).toBe(second.siteName);
+    for (const answer of [first, second]) expect(answer.page).toMatchObject({ state: 'answered', canCrossSeed: [], inClient: [{ id: rowId }] });
+    expect(await untilSeeding(readBack, pair.candidate.hash)).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
+    // The details page's panel heard its outcome; the list page heard nothing, and its tab keeps no record.
+    expect(toPages.some(({ tabId }) => tabId === 42)).toBe(true);
+    expect(toPages.filter(({ tabId }) => tabId === 41)).toEqual([]);
+    expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: 41 })).items).toEqual([]);
   });
 });

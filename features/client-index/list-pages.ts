@@ -1,0 +1,224 @@
+/**
+ * List pages answered from the client index: a tab's list rows, from the index in memory with no
+ * service request, for the popup (`index:page`), the badge (the can-cross-seed count) and, only on
+ * hosts where the user turned row marks on, the page itself (marks-to-pages.ts). And "Cross-seed"
+ * on a row: the row from the tab's view, its candidate from the index, run by the cross-seed
+ * feature's one way in (CrossSeeds.run: its de-duplication, pace and site fetch).
+ */
+import type { ClientIndexes, RowMatch } from '../../utils/client-index/client-indexes.ts';
+import type { ClientTorrent } from '../../utils/clients/client-types';
+import type { CrossSeedResult } from '../../utils/cross-seed-engine';
+import type { HeldTorrent } from '../clients/clients.messages';
+import type { IndexCrossSeedAnswer, IndexPageAnswer, IndexRowView } from './client-index.messages';
+import type { TabView } from '../lookup/lookup.messages';
+import type { ListRow } from '../../utils/pages/page-types';
+import type { Settings } from '../../utils/settings';
+import { sidForHost, siteName } from '../lookup/candidates';
+import type { Clients, StoredClient } from '../clients/clients.feature';
+import { clientIdentity } from '../clients/client-identity';
+import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
+import type { MarksToPages, RowMarks } from './marks-to-pages';
+import type { Shared } from '../../entrypoints/background/context';
+
+/** What the index says about one tab's list page, kept until the page's rows or the index change. */
+interface ListAnswer {
+  /** The page this is for: its URL and rows. */
+  key: string;
+  answer: IndexPageAnswer;
+  /** Row id → mark, for the page itself where the user asked for marks. */
+  marks: RowMarks;
+}
+
+/** Everything a list page's answer needs, or why there is none. */
+type PageContext =
+  | { state: 'off' | 'no-client' | 'not-a-list' }
+  | { state: 'unknown-site'; host?: string }
+  | { state: 'ready'; settings: Settings; config: StoredClient; sid: number; host: string; view: TabView & { rows: ListRow[] } };
+
+/** What a list page is, for knowing when its answer is stale: its URL and its rows (ids and hashes). */
+function pageKey(view: TabView): string {
+  return `${view.url ?? ''}|${(view.rows ?? []).map((row) => `${row.id}${row.hash ? `:${row.hash}` : ''}`).join(',')}`;
+}
+
+function heldTorrent(torrent: HeldTorrent): HeldTorrent {
+  const { hash, name, savePath, state, progress, size } = torrent;
+  return { hash, name, savePath, state, progress, size };
+}
+
+export class ListPages {
+  /** Per tab: the index's answer for its list page. */
+  private readonly pages = new Map<number, ListAnswer>();
+  /** Tab answers are worked out one at a time, in the order the views changed. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly shared: Shared,
+    private readonly clients: Clients,
+    private readonly indexes: ClientIndexes,
+    private readonly marks: MarksToPages,
+    private readonly crossSeeds: Pick<CrossSeeds, 'run'>,
+  ) {}
+
+  /** A tab's view changed: queued behind the changes before it. */
+  viewChanged(view: TabView): void {
+    this.queue = this.queue.then(() => this.tabChanged(view)).catch(() => undefined);
+  }
+
+  /** Resolves once every tab change so far has been answered (tests and benches wait on it). */
+  async idle(): Promise<void> {
+    let seen: Promise<unknown>;
+    do {
+      seen = this.queue;
+      await seen;
+    } while (seen !== this.queue);
+  }
+
+  /** What a tab's list page needs to be answered, or why it cannot be. No service request. */
+  private async context(view: TabView | undefined): Promise<PageContext> {
+    if (!view || view.kind !== 'list' || !view.rows?.length) return { state: 'not-a-list' };
+    const settings = await this.shared.settings.get();
+    if (!settings.clientIndexEnabled) return { state: 'off' };
+    const found = await this.clients.defaultClient();
+    if (!found) return { state: 'no-client' };
+    // The id the service's list as stored gives the host's site (never fetched here): the catalog's
+    // sid may be an old one (the service renumbers), and a site only the service lists needs it.
+    const sid = sidForHost(view.host, view.host ? await this.shared.directory.sites.peek(settings.baseUrl) : undefined);
+    if (sid === undefined || !view.host) return { state: 'unknown-site', host: view.host };
+    return { state: 'ready', settings, config: found.config, sid, host: view.host, view: view as TabView & { rows: ListRow[] } };
+  }
+
+  /** Answers a tab's list page from the index. */
+  private async answer(view: TabView | undefined): Promise<ListAnswer> {
+    const key = view ? pageKey(view) : '';
+    const context = await this.context(view);
+    if (context.state !== 'ready') return { key, answer: context.state === 'unknown-site' ? { state: 'unknown-site', host: context.host } : { state: context.state }, marks: {} };
+    // After a restart this reads only the page's rows from IndexedDB: it does not wait for the whole index.
+    const rows = await this.indexes.rows(clientIdentity(context.config), context.sid, context.view.rows);
+    if (!rows) return { key, answer: { state: 'off' }, marks: {} };
+    const { matches } = rows;
+    const inClient: IndexRowView[] = [];
+    const canCrossSeed: IndexRowView[] = [];
+    const marks: RowMarks = {};
+    for (const row of context.view.rows) {
+      const match: RowMatch | undefined = matches.get(row.id);
+      if (!match) continue;
+      const entry: IndexRowView = { id: row.id, ...(row.title && { title: row.title }), clientTorrent: heldTorrent(match.clientTorrent) };
+      if (match.kind === 'in-client') inClient.push(entry);
+      else canCrossSeed.push(entry);
+      marks[row.id] = match.kind === 'in-client' ? 'i' : 'c';
+    }
+    const empty = !rows.answered;
+    return {
+      key,
+      marks,
+      answer: {
+        state: 'answered',
+        host: context.host,
+        siteName: context.view.siteName ?? siteName(context.sid, undefined).name,
+        rows: context.view.rows.length,
+        inClient,
+        canCrossSeed,
+        marks: context.settings.indexMarkHosts.includes(context.host),
+        empty,
+      },
+    };
+  }
+
+  /** The badge on a list page while the index is on: how many of its rows can be cross-seeded. */
+  badge(view: TabView): { text: string; color: string } | undefined {
+    if (view.kind !== 'list') return undefined;
+    const known = this.pages.get(view.tabId);
+    // Nothing answered yet (a first sync under way): the page's own badge stands.
+    if (!known || known.key !== pageKey(view) || known.answer.state !== 'answered' || known.answer.empty) return undefined;
+    const count = known.answer.canCrossSeed.length;
+    return { text: count > 999 ? '999+' : String(count), color: count ? '#1a7f37' : '#6e7781' };
+  }
+
+  /** A tab's view changed: a new list page (or new rows) is answered, its badge painted, its marks sent where wanted. */
+  private async tabChanged(view: TabView): Promise<void> {
+    const known = this.pages.get(view.tabId);
+    if (view.kind !== 'list') {
+      if (known) this.pages.delete(view.tabId);
+      // The page moved on in place (a single-page site): the marks it was given go.
+      await this.marks.clear(view);
+      return;
+    }
+    if (known?.key === pageKey(view)) return;
+    await this.refreshTab(view);
+  }
+
+  /**
+   * Answers one tab's list page again, paints its badge, and sends its marks if its host has them
+   * on; a page that had marks and should have none now (marks or the index turned off) is told so.
+   */
+  private async refreshTab(view: TabView, hadMarks = false): Promise<ListAnswer> {
+    const answered = await this.answer(view);
+    const current = await this.shared.tabs.get(view.tabId);
+    // The tab moved on meanwhile: its own change answers it.
+    if (!current || pageKey(current) !== answered.key) return answered;
+    this.pages.set(view.tabId, answered);
+    await this.shared.tabs.repaintBadge(view.tabId);
+    if (answered.answer.state === 'answered' && answered.answer.marks) await this.marks.send(current, pageKey(current), answered.marks);
+    else await this.marks.clear(current, hadMarks);
+    return answered;
+  }
+
+  /**
+   * Every open list page answered again (the index, the client or the settings changed). Marks go
+   * from pages whose host no longer has them on (or the index went off); `previous` settings say
+   * which hosts had them.
+   */
+  async refreshTabs(previous?: Settings): Promise<void> {
+    const open = new Set<number>();
+    for (const view of this.shared.tabs.all()) {
+      open.add(view.tabId);
+      if (view.kind !== 'list') continue;
+      await this.refreshTab(view, !!previous?.clientIndexEnabled && previous.indexMarkHosts.includes(view.host ?? ''));
+    }
+    for (const tabId of [...this.pages.keys()]) if (!open.has(tabId)) this.pages.delete(tabId);
+    this.marks.keepOnly(open);
+  }
+
+  /** The popup's answer for a tab, fresh from the index (it also keeps the badge true). */
+  async page(tabId: number): Promise<IndexPageAnswer> {
+    const view = await this.shared.tabs.get(tabId);
+    if (!view || view.kind !== 'list') return { state: 'not-a-list' };
+    return (await this.refreshTab(view)).answer;
+  }
+
+  /**
+   * "Cross-seed" on a list row: the row must be on the tab's page and the index must know it as
+   * one the client can cross-seed; the candidate (site, torrent id, info-hash) comes from the index.
+   */
+  async crossSeedRow(tabId: number, rowId: string): Promise<IndexCrossSeedAnswer> {
+    const view = await this.shared.tabs.get(tabId);
+    const context = await this.context(view);
+    const answerWith = async (result: CrossSeedResult, name = view?.siteName ?? view?.host ?? ''): Promise<IndexCrossSeedAnswer> => ({ result, siteName: name, page: await this.page(tabId) });
+    if (context.state === 'no-client') return answerWith({ kind: 'no-client' });
+    if (context.state !== 'ready') return answerWith({ kind: 'bad-request', detail: `no index answer for this page (${context.state})` });
+    const row = context.view.rows.find((candidate) => candidate.id === rowId);
+    if (!row) return answerWith({ kind: 'bad-request', detail: 'no such row on this page' });
+    const name = context.view.siteName ?? siteName(context.sid, undefined).name;
+    const index = await this.indexes.open(clientIdentity(context.config));
+    if (!index) return answerWith({ kind: 'bad-request', detail: 'no index answer for this page (off)' }, name);
+    const match = index.query(context.sid, [row]).get(row.id);
+    if (match?.kind === 'in-client') return answerWith({ kind: 'already-in-client', hash: match.candidateHash, savePath: match.clientTorrent.savePath }, name);
+    if (!match) return answerWith({ kind: 'bad-request', detail: 'the index knows no cross-seed for this row' }, name);
+    // No tab record: the answer goes to the popup alone (a list page hears nothing of the index).
+    const { result, client } = await this.crossSeeds.run({
+      sourceHash: match.clientTorrent.hash,
+      candidate: { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash },
+      siteName: name,
+    });
+    if ((result.kind === 'added' || result.kind === 'already-in-client') && client) {
+      // The index holds it from now on (the next sync asks the service about it, as about any new torrent).
+      const held: ClientTorrent | undefined = await client
+        .lookup([result.hash])
+        .then((found) => found.get(result.hash))
+        .catch(() => undefined);
+      if (held) await index.noteAdded(held);
+      this.pages.delete(tabId);
+    }
+    return answerWith(result, name);
+  }
+}
