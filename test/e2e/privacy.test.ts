@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import catalogData from '../../utils/sites/catalog.json';
+import { catalog as catalogData } from '../../utils/sites/catalog';
 import { contentScriptMatches } from '../../utils/sites/hosts';
 import { KNOWN_SERVICE_HOSTS } from '../../utils/settings';
 import { DEMO_TOKEN } from '../service/server';
@@ -221,7 +221,7 @@ describe.each(BROWSER_KINDS)('%s: privacy over a whole session', (kind) => {
     expect(manifest.externally_connectable).toBeUndefined();
     expect(manifest.web_accessible_resources ?? []).toEqual([]);
     // Content scripts only on catalogued hosts (and their subdomains).
-    const catalogued = new Set((catalogData as { hosts: string[]; oldHosts?: string[]; apiHosts?: string[] }[]).flatMap((entry) => [...entry.hosts, ...(entry.oldHosts ?? []), ...(entry.apiHosts ?? [])]));
+    const catalogued = new Set(catalogData.flatMap((entry) => [...entry.hosts, ...(entry.oldHosts ?? []), ...(entry.apiHosts ?? [])]));
     const scripts = manifest.content_scripts as { matches: string[] }[];
     expect(scripts.length).toBeGreaterThan(0);
     for (const pattern of scripts.flatMap((script) => script.matches)) {

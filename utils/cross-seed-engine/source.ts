@@ -3,22 +3,21 @@
  * host (or the host the service's list names for a site the catalog does not know, as its details
  * links do), built from the numeric torrent id and a template; the only part read from a page is
  * a download link's key values, each checked against a strict shape and put back into a fixed
- * path. Three ways, in this order:
+ * path. What each site needs is its download rule (utils/sites/download-rules.ts: its engine's
+ * schema, with its definition's own rule on top). Three ways, in this order:
  *
  * 1. `passkey`: the user entered their passkey (or RSS key) for that catalogued site, and the service's
- *    `download_page` template (e.g. `download.php?id={}&passkey={passkey}`) needs nothing else.
+ *    `download_page` template (e.g. `download.php?id={}&passkey={passkey}`) needs nothing else, or,
+ *    without the service's list, the rule's passkey template (NexusPHP's).
  *    No cookie is needed (NexusPHP's download.php accepts id + passkey when the site allows it).
- * 2. `cookie`: the engine's own download path with the user's session there: NexusPHP
- *    `download.php?id=N` (xiaomlove/nexusphp public/download.php: the session, else a redirect to
- *    login.php), UNIT3D `torrents/download/N` (its web route, behind the session), HDCity
- *    `download?id=N`.
- * 3. `details-page`: sites whose download link carries a per-user value only the candidate's
- *    details page shows: HDSky (`download.php?id=N&passkey=…&sign=…`, what MoviePilot's IYUU plugin
- *    and upload tools read from the page), TTG (`/dl/N/<key>`), Gazelle (`torrents.php?action=
- *    download&id=N&authkey=…&torrent_pass=…`, as on DICMusic and GreatPosterWall's pages).
+ * 2. `details-page`: sites whose download link carries a per-user value only the candidate's
+ *    details page shows, in the shape the rule names: HDSky's signed link, TTG's `/dl/N/<key>`,
+ *    Gazelle's `authkey` and `torrent_pass`.
+ * 3. `cookie`: the rule's own download path with the user's session there: NexusPHP
+ *    `download.php?id=N`, UNIT3D `torrents/download/N`, HDCity `download?id=N`.
  *
  * Whose hosts: a site's passkey and the user's session go only to that site's catalogued hosts
- * (current, old and API hosts of THAT site in utils/sites/catalog.json). The user's address override
+ * (current, old and API hosts of THAT site in utils/sites/definitions/). The user's address override
  * for a site (a mirror) moves its links; downloads follow it only when it is one of those hosts, or
  * the user confirmed that exact host for that site (`confirmedHost`: a tick in the options page or
  * in an import's preview, never a settings file alone). A mirror not confirmed leaves downloads on
@@ -28,13 +27,13 @@
  * service's list names under the sid (utils/sites/pinning.ts); where the list and the catalog
  * disagree on it, nothing keyed by the sid (passkey, confirmed mirror) is used.
  *
- * Not supported: M-Team (it gives .torrent files only through its API with an API key and a
- * per-download token: nothing a browser session can fetch), Zhuque ({torrent_key}), and sites with
- * neither a known engine path nor a passkey template.
+ * Not supported: sites whose rule says so (M-Team: .torrent files only through its API), Zhuque
+ * ({torrent_key}), and sites with neither a rule nor a passkey template.
  */
 import type { ServiceSite } from '../iyuu/answer-schemas';
 import type { SiteOverride } from '../settings';
 import { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, isSiteKey, isTorrentId, normalizeHost, siteForHost, siteForSid, type CatalogSite } from '../sites';
+import { detailsPageLinkOf, downloadRuleOf } from '../sites/download-rules';
 import { siteForServiceSid } from '../sites/pinning';
 
 /** What the source needs to know of the user's sites: the service's list, their overrides and passkeys (all by sid). */
@@ -46,8 +45,8 @@ export interface SiteSettings {
   passkeys?: Readonly<Record<string, string>>;
 }
 
-/** How a download link on a details page must look, per engine. */
-export type PageLinkShape = 'nexusphp' | 'gazelle' | 'ttg';
+/** How a download link on a details page must look: the name of a site's or engine's link shape ('nexusphp', 'gazelle', 'ttg'). */
+export type PageLinkShape = string;
 
 /** Set when the download goes to a mirror the user confirmed for the site (not a catalogued host). */
 interface Mirror {
@@ -60,30 +59,6 @@ export type DownloadSource =
   | { way: 'unsupported'; reason: 'unknown-site' | 'needs-api' | 'needs-passkey' | 'no-address' }
   /** The site's address override is another catalogued site's host (`owner`, its display name): no download. */
   | { way: 'unsupported'; reason: 'other-site-host'; host: string; owner: string };
-
-/** The engine's own download path, used with the session (cookies). */
-const COOKIE_TEMPLATES: Partial<Record<CatalogSite['engine'], string>> = {
-  nexusphp: 'download.php?id={}',
-  unit3d: 'torrents/download/{}',
-};
-
-/** Sites whose path differs from their engine's. */
-const SITE_COOKIE_TEMPLATES: Readonly<Record<string, string>> = {
-  hdcity: 'download?id={}',
-};
-
-/** Sites (by IYUU short name) whose download link needs a value from the details page. */
-const SITE_PAGE_SHAPES: Readonly<Record<string, PageLinkShape>> = {
-  hdsky: 'nexusphp',
-  ttg: 'ttg',
-};
-
-const ENGINE_PAGE_SHAPES: Partial<Record<CatalogSite['engine'], PageLinkShape>> = {
-  gazelle: 'gazelle',
-};
-
-/** What NexusPHP sites take with a passkey when the service's list cannot be had. */
-const NEXUSPHP_PASSKEY_TEMPLATE = 'download.php?id={}&passkey={passkey}';
 
 function originOf(url: string): string {
   return new URL(url).origin;
@@ -146,10 +121,10 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   const { override, mirror } = hostRule;
   const site = listed ?? catalogued!;
   const at = mirror ? { mirror } : {};
-  const name = catalogued?.site ?? listed?.site ?? '';
-  const engine = catalogued?.engine;
+  // A site only the service's list knows has no rule: only its passkey template could say.
+  const rule = catalogued ? downloadRuleOf(catalogued) : {};
   const siteKey = `sid:${sid}`;
-  if (engine === 'mteam') return { way: 'unsupported', reason: 'needs-api' };
+  if (rule.unsupported) return { way: 'unsupported', reason: rule.unsupported };
 
   const key = settings.passkeys?.[String(sid)];
   const serviceTemplate = listed?.download_page?.trim() ?? '';
@@ -157,30 +132,28 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   // The passkey only ever goes to a catalogued site's own hosts: for a site only the service's
   // list knows, that list alone would decide where the user's credential is sent.
   if (isSiteKey(key) && catalogued && trusted) {
-    const template = needsKey ? serviceTemplate : !listed && engine === 'nexusphp' ? NEXUSPHP_PASSKEY_TEMPLATE : undefined;
+    const template = needsKey ? serviceTemplate : !listed ? rule.passkeyTemplate : undefined;
     const url = template && buildDownloadUrl(site, torrentId, template, { key, override });
     if (url) return { way: 'passkey', url, origin: originOf(url), siteKey, ...at };
   }
 
-  const shape = SITE_PAGE_SHAPES[name] ?? (engine ? ENGINE_PAGE_SHAPES[engine] : undefined);
+  const shape = rule.detailsPageLink?.shape;
   if (shape) {
     const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : buildDetailsUrlFromCatalog(catalogued!, torrentId, override);
     return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
 
-  const cookieTemplate = SITE_COOKIE_TEMPLATES[name] ?? (engine ? COOKIE_TEMPLATES[engine] : undefined);
+  const cookieTemplate = rule.cookieTemplate;
   if (cookieTemplate) {
     const url = buildDownloadUrl(site, torrentId, cookieTemplate, { override });
     return url ? { way: 'cookie', url, origin: originOf(url), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
-  // An engine we have no path for: only the service's template can say, and it wants the key.
+  // A site with no rule for its path: only the service's template can say, and it wants the key.
   return { way: 'unsupported', reason: needsKey ? 'needs-passkey' : 'needs-api' };
 }
 
 // ------------------------------------------------------------------------------------------------
 // Reading the download link from a details page (background: no DOM in a service worker)
-
-const MAX_VALUE = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** `&amp;`, `&#38;`, `&#x26;` and the other entities an attribute value may hold around a URL. */
 function decodeAttribute(value: string): string {
@@ -207,46 +180,17 @@ function linkValues(html: string): string[] {
   return values;
 }
 
-/** The query's values, when every name is allowed, appears once, and every value has the safe shape. */
-function strictQuery(url: URL, allowed: readonly string[]): Map<string, string> | undefined {
-  const values = new Map<string, string>();
-  for (const [name, value] of url.searchParams) {
-    if (!allowed.includes(name) || values.has(name) || !MAX_VALUE.test(value)) return undefined;
-    values.set(name, value);
-  }
-  return values;
-}
-
-/** The link rebuilt from checked parts, or undefined when it is not this torrent's download link. */
-function rebuild(url: URL, shape: PageLinkShape, torrentId: number): string | undefined {
-  const id = String(torrentId);
-  if (url.hash || url.username || url.password) return undefined;
-  if (shape === 'nexusphp') {
-    if (url.pathname !== '/download.php') return undefined;
-    const query = strictQuery(url, ['id', 'passkey', 't', 'sign', 'https', 'letdown']);
-    if (!query || query.get('id') !== id) return undefined;
-    const ordered = ['id', 'passkey', 't', 'sign', 'https', 'letdown'].filter((name) => query.has(name));
-    return `${url.origin}/download.php?${ordered.map((name) => `${name}=${query.get(name)}`).join('&')}`;
-  }
-  if (shape === 'gazelle') {
-    if (url.pathname !== '/torrents.php') return undefined;
-    const query = strictQuery(url, ['action', 'id', 'authkey', 'torrent_pass']);
-    if (!query || query.get('action') !== 'download' || query.get('id') !== id || !query.get('authkey') || !query.get('torrent_pass')) return undefined;
-    return `${url.origin}/torrents.php?action=download&id=${id}&authkey=${query.get('authkey')}&torrent_pass=${query.get('torrent_pass')}`;
-  }
-  const match = /^\/dl\/(\d{1,12})\/([A-Za-z0-9]{1,128})\/?$/.exec(url.pathname);
-  if (!match || match[1] !== id || url.search) return undefined;
-  return `${url.origin}/dl/${id}/${match[2]}`;
-}
-
 /**
  * The candidate's download link from its details page: the first link (href or form action) that,
- * resolved against the page's address, is on the same origin and has exactly the engine's shape
- * for this torrent id. Links carrying a per-user value (passkey, sign) are preferred to a bare one.
+ * resolved against the page's address, is on the same origin and has exactly the shape's form
+ * for this torrent id. A shape may prefer some links (NexusPHP: with a passkey or sign) to others.
  */
 export function downloadLinkFromPage(html: string, detailsUrl: string, shape: PageLinkShape, torrentId: number): string | undefined {
   const page = new URL(detailsUrl);
-  let bare: string | undefined;
+  const reader = detailsPageLinkOf(shape);
+  if (!reader) return undefined;
+  const id = String(torrentId);
+  let lesser: string | undefined;
   for (const value of linkValues(html)) {
     let url: URL;
     try {
@@ -254,11 +198,11 @@ export function downloadLinkFromPage(html: string, detailsUrl: string, shape: Pa
     } catch {
       continue;
     }
-    if (url.origin !== page.origin) continue;
-    const link = rebuild(url, shape, torrentId);
+    if (url.origin !== page.origin || url.hash || url.username || url.password) continue;
+    const link = reader.rebuild(url, id);
     if (!link) continue;
-    if (shape !== 'nexusphp' || /[?&](passkey|sign)=/.test(link)) return link;
-    bare ??= link;
+    if (!reader.isBest || reader.isBest(link)) return link;
+    lesser ??= link;
   }
-  return bare;
+  return lesser;
 }

@@ -12,26 +12,29 @@
  */
 import { hashFromMagnet } from './hash';
 import { listRow, looksLikeLogin, MOST_ROWS, ownText, sameOriginUrl, scanBlock, visibleText, type LinkedRow } from './dom';
+import { SITE_DOWNLOAD_LINKS, SITE_LIST_PAGES, SITE_TORRENT_LINKS, SITE_TORRENT_PAGES } from './nexusphp-paths';
 import type { FoundHash, ListRow, PageEngine, PageReading, ReadContext } from './page-types';
 
+// The sites at paths of their own (TTG, HDCity) say where, in their definitions (utils/sites/definitions/):
+// the SITE_ parts come from there, through the generated nexusphp-paths.ts.
 const DETAILS_PATH = /^\/(?:details\.php|plugin_details\.php)$/;
-const SHORT_DETAILS_PATH = /^\/t(?:\/(\d+)\/?|-(\d+)\/?)$/; // TTG /t/N/, HDCity /t-N
-const LIST_PATH = /^\/(?:torrents|special|music|browse)\.php$/;
+const SITE_DETAILS_PATH = new RegExp(String.raw`^\/(?:${SITE_TORRENT_PAGES.source})\/?$`);
+const LIST_PATH = new RegExp(String.raw`^\/(?:(?:torrents|special|music)\.php|${SITE_LIST_PAGES.source})$`);
 
 /** Rows of the main table that describe other torrents or carry free text: never read. */
 const SKIP_ROW =
   /简介|簡介|描述|介绍|介紹|description|\bnfo\b|其它版本|其他版本|相关|相關|同系列|other.?copies|other.?versions|related|评论|評論|comments?|mediainfo|技术信息|技術資訊|imdb|douban|豆瓣/i;
 /** The collapsible blocks NexusPHP names k<section> (kdescr, knfo, kothercopy, kimdb...). */
 const SKIP_ID = /^k(?:descr|nfo|othercopy|imdb|douban)$|comment|related|other/i;
-const DOWNLOAD_LINK = /(?:(?:^|\/)download\.php\?(?:[^#]*&)?id=|(?:^|\/)dl\/|(?:^|\/)download\?(?:[^#]*&)?id=)(\d+)(?:\D|$)/;
+const DOWNLOAD_LINK = new RegExp(String.raw`(?:(?:^|\/)download\.php\?(?:[^#]*&)?id=|(?:^|\/)(?:${SITE_DOWNLOAD_LINKS.source}))(\d+)(?:\D|$)`);
 
 export function detailsId(url: URL): string | null {
   if (DETAILS_PATH.test(url.pathname)) {
     const id = url.searchParams.get('id');
     return id && /^\d+$/.test(id) ? id : null;
   }
-  const short = SHORT_DETAILS_PATH.exec(url.pathname);
-  return short ? (short[1] ?? short[2] ?? null) : null;
+  // one group per site: the one that matched holds the id
+  return SITE_DETAILS_PATH.exec(url.pathname)?.slice(1).find(Boolean) ?? null;
 }
 
 /**
@@ -130,11 +133,14 @@ function readDetails(context: ReadContext, id: string): PageReading | null {
 
 /**
  * A torrent's own page, and nothing else: details.php / plugin_details.php?…id=N (not
- * userdetails.php, not viewsnatches.php), TTG's /t/N/, HDCity's t-N; relative, root-relative or on
- * the page's own host (group 1), the id in group 2, 3 or 4.
+ * userdetails.php, not viewsnatches.php), a site's own torrent page (TTG's /t/N/, HDCity's t-N);
+ * relative, root-relative or on the page's own host (group 1), the id in group 2 or a later one.
  */
-const ROW_LINK = /^(?:https?:\/\/([^/?#]+))?(?:\.?\/)?(?:(?:plugin_)?details\.php\?(?:[^#]*&)?id=(\d+)(?:[&#]|$)|t\/(\d+)(?:[/?#]|$)|t-(\d+)(?:[/?#]|$))/i;
-const ROW_LINK_SELECTOR = 'a[href*="details.php?"], a[href*="/t/"], a[href^="t-"], a[href^="/t-"]';
+const ROW_LINK = new RegExp(
+  String.raw`^(?:https?:\/\/([^/?#]+))?(?:\.?\/)?(?:(?:plugin_)?details\.php\?(?:[^#]*&)?id=(\d+)(?:[&#]|$)|(?:${SITE_TORRENT_PAGES.source})(?:[/?#]|$))`,
+  'i',
+);
+const ROW_LINK_SELECTOR = `a[href*="details.php?"], ${SITE_TORRENT_LINKS}`;
 /** Links to a part of the row's torrent page (comments, peer list): not the row's own title link. */
 const PART_OF_PAGE = /#|[?&](?:cmtpage|tocomm|dllist)=/;
 
@@ -143,7 +149,7 @@ export function nexusTorrentId(href: string, host: string): string | undefined {
   if (PART_OF_PAGE.test(href)) return undefined;
   const match = ROW_LINK.exec(href);
   if (!match || (match[1] && match[1].toLowerCase().replace(/^www\./, '') !== host.toLowerCase().replace(/^www\./, ''))) return undefined;
-  return match[2] ?? match[3] ?? match[4];
+  return match.slice(2).find(Boolean);
 }
 
 /** The row's own details link: the first link to a torrent page that is not to its comments or peers, nor to a user. */

@@ -1,13 +1,21 @@
 /**
- * The bundled site catalog (catalog.json), for the background and the views. The content script
- * should import from ./hosts instead, which carries only the compact host index.
+ * The site catalog (utils/sites/definitions/, each over its engine's schema), for the background
+ * and the views. The content script should import from ./hosts instead, which carries only the
+ * compact host index.
  */
-import data from './catalog.json';
+import { definitions } from './definitions';
+import { engineSchemas } from './engines';
 import { siteKeyForHost } from './hosts';
-import type { CatalogSite } from './site-types';
+import type { CatalogSite, SiteDefinition } from './site-types';
 
-/** Checked against CatalogSite by test/unit/sites/catalog.test.ts. */
-export const catalog = data as unknown as readonly CatalogSite[];
+/** A definition as a catalog entry: data only, the engine's details page and https filled in. */
+function catalogEntry({ download: _download, pages: _pages, ...definition }: SiteDefinition): CatalogSite {
+  // A definition of an engine without a details page must give one (test/unit/sites/definitions.test.ts).
+  const detailsPage = definition.detailsPage ?? engineSchemas[definition.engine].detailsPage ?? '';
+  return { ...definition, scheme: definition.scheme ?? 'https', detailsPage };
+}
+
+export const catalog: readonly CatalogSite[] = definitions.map(catalogEntry);
 
 let bySid: Map<number, CatalogSite> | undefined;
 let byName: Map<string, CatalogSite> | undefined;

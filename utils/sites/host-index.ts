@@ -1,4 +1,4 @@
-// Generated from catalog.json by utils/sites/generate-host-index.ts: do not edit by hand.
+// Generated from utils/sites/definitions/ by utils/sites/generate-site-indexes.ts: do not edit by hand.
 import type { Engine } from './site-types';
 
 /** [short name, engine, every host the site is recognised by (current, old, API), space-separated]. */

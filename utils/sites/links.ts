@@ -5,11 +5,12 @@
  */
 import { siteForHost, siteForSid } from './catalog';
 import { isHostName, isSameOrSubdomain } from './hosts';
+import { nexusphpSchema } from './engines/nexusphp-schema';
 import { catalogEntryOf } from './pinning';
 import type { CatalogSite, LinkOverride, ServiceSiteLink } from './site-types';
 
-/** What NexusPHP sites use when the service leaves details_page empty (service-notes). */
-export const DEFAULT_DETAILS_PAGE = 'details.php?id={}';
+/** When the service leaves details_page empty, a site the catalog does not know is taken for NexusPHP (service-notes). */
+export const DEFAULT_DETAILS_PAGE = nexusphpSchema.detailsPage;
 
 /**
  * Shapes a template may not have: a scheme, `//` (a host of its own), backslashes (read as `/` by

@@ -1,6 +1,11 @@
-/** One site of the bundled catalog (utils/sites/catalog.json): data, not code. */
+/**
+ * A site as the extension knows it. Each site is written once, in utils/sites/definitions/ (a row
+ * of the catalog, or a file of its own when it has a rule of its own), over its engine's schema in
+ * utils/sites/engines/; `CatalogSite` is the data that comes out, `DownloadRule` the behaviour.
+ */
 export type Engine = 'nexusphp' | 'unit3d' | 'gazelle' | 'mteam' | 'other';
 
+/** One site of the catalog, its engine's defaults filled in: data only (it may be cloned, stored or sent). */
 export interface CatalogSite {
   /** IYUU's site id (sid), when public evidence establishes it (utils/sites/SOURCES.md). */
   sid?: number;
@@ -23,6 +28,73 @@ export interface CatalogSite {
   scheme: 'https' | 'http';
   /** Details page template relative to the site root; `{}` is the torrent id. */
   detailsPage: string;
+}
+
+/**
+ * A download link as a details page shows it, in one engine's or site's exact shape: the link is
+ * read from the page only when it has this shape, and rebuilt from its checked parts.
+ */
+export interface DetailsPageLink {
+  /** The shape's name in a download source ('nexusphp', 'gazelle', 'ttg'): the page is read later by it. */
+  shape: string;
+  /** The link rebuilt from its checked parts, or undefined when `url` is not the download link of torrent `id`. */
+  rebuild(url: URL, id: string): string | undefined;
+  /** A link this calls not the best kind (NexusPHP: without passkey or sign) is taken only when no better one follows. */
+  isBest?(link: string): boolean;
+}
+
+/**
+ * How a site's .torrent is had in the browser, tried in this order by
+ * utils/cross-seed-engine/source.ts (after the service's own passkey template). A site's rule is
+ * its engine's, with the fields its definition gives on top.
+ */
+export interface DownloadRule {
+  /** Nothing a browser session can fetch (M-Team: its API only): said before any passkey is tried. */
+  unsupported?: 'needs-api';
+  /** The path that takes the user's passkey, for when the service's list cannot be had. */
+  passkeyTemplate?: string;
+  /** The link on the candidate's details page, which carries a per-user value (HDSky's sign, Gazelle's authkey). */
+  detailsPageLink?: DetailsPageLink;
+  /** The .torrent's own path (`{}` the torrent id), fetched with the user's session. */
+  cookieTemplate?: string;
+}
+
+/**
+ * Where a site's torrent pages live when the NexusPHP page engine reads them at paths other than
+ * details.php / download.php (TTG `/t/N/`, HDCity `/t-N`). The content script gets these through the
+ * generated utils/pages/nexusphp-paths.ts, never from the definitions themselves.
+ */
+export interface NexusphpPaths {
+  /** A torrent page's path after the leading `/`, without its trailing `/`; the id in its one group: TTG `t\/(\d+)`. */
+  torrentPage: RegExp;
+  /** CSS selector of the links to such pages in a list row. */
+  torrentLinks: string;
+  /** A download link's path before the id, after `/` or at the start: TTG `dl\/`. */
+  downloadLink?: RegExp;
+  /** A list page's path after the leading `/`: TTG `browse\.php`. */
+  listPage?: RegExp;
+}
+
+/** What an engine means for its sites, unless a site's definition says otherwise. */
+export interface EngineSchema {
+  /** The details page of its sites; none when the engine fixes none (each site then gives its own). */
+  detailsPage?: string;
+  download: DownloadRule;
+}
+
+/**
+ * One site, written once: its catalog entry, with the engine's details page and https left out
+ * when they hold, and whatever the site does differently from its engine.
+ */
+export interface SiteDefinition extends Omit<CatalogSite, 'scheme' | 'detailsPage'> {
+  /** `https` unless given. */
+  scheme?: CatalogSite['scheme'];
+  /** The engine's details page unless given. */
+  detailsPage?: string;
+  /** Where the site's download differs from its engine's rule (field by field). */
+  download?: DownloadRule;
+  /** Where its torrent pages differ from NexusPHP's paths. */
+  pages?: NexusphpPaths;
 }
 
 /** The fields of a site of the service's list (`GET /reseed/sites/index`) that links are built from. */
