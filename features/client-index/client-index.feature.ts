@@ -47,22 +47,15 @@ import { sidForHost, siteName } from '../lookup/candidates';
 import type { Clients, StoredClient } from '../clients/clients.feature';
 import { crossSeedEnvironment } from '../cross-seed/environment';
 import type { PageHandlers, RepeatedJob, Shared } from '../../entrypoints/background/context';
+import { indexRunsItem, type StoredRuns } from './client-index.storage';
 
 /** The alarm that keeps the index current. */
 export const INDEX_JOB = 'client-index-sync';
 export const INDEX_SYNC_EVERY_MINUTES = 6 * 60;
-/** The last sync and the last placing of the indexed client, for the options page (deleted with the index). */
-export const INDEX_RUNS_KEY = 'clientIndexRuns';
 
 export interface ClientIndexOptions {
   /** The sync's pause between two batches (the library's 2 s when absent; tests and the bench give 0). */
   pauseMs?: number;
-}
-
-interface StoredRuns {
-  client: string;
-  sync?: IndexRunView;
-  place?: IndexRunView;
 }
 
 interface Running {
@@ -256,13 +249,13 @@ export class ClientIndexFeature {
   }
 
   private async runs(client: string): Promise<StoredRuns | undefined> {
-    const stored = (await browser.storage.local.get(INDEX_RUNS_KEY))[INDEX_RUNS_KEY] as StoredRuns | undefined;
-    return stored && typeof stored === 'object' && stored.client === client ? stored : undefined;
+    const stored = await indexRunsItem.get();
+    return stored?.client === client ? stored : undefined;
   }
 
   private async recordRun(client: string, run: IndexRunView): Promise<void> {
     const stored = (await this.runs(client)) ?? { client };
-    await browser.storage.local.set({ [INDEX_RUNS_KEY]: { ...stored, [run.job]: run } }).catch(() => undefined);
+    await indexRunsItem.set({ ...stored, [run.job]: run }).catch(() => undefined);
   }
 
   /** The options page's view of the index. */
@@ -334,7 +327,7 @@ export class ClientIndexFeature {
         // Off means nothing kept: the run stops before its next batch, the index and its record go.
         this.current?.controller.abort();
         await this.indexes.deleteAll();
-        await browser.storage.local.remove(INDEX_RUNS_KEY).catch(() => undefined);
+        await indexRunsItem.remove().catch(() => undefined);
       } else void this.run('sync');
     }
     const marksChanged = next.indexMarkHosts.join() !== previous.indexMarkHosts.join();

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Popup } from '../../../../entrypoints/popup/PopupApp';
-import { CLIENTS_KEY } from '../../../../features/clients/clients.feature';
+import { CLIENTS_KEY } from '../../../../features/clients/clients.storage';
 import type { TabView } from '../../../../utils/messages';
 import { nodeClientFetch } from '../../../clients/node-fetch';
 import { replayFetch, type Recording, type ReplayFetch } from '../../../clients/recording';

@@ -14,7 +14,7 @@ import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../../../utils/cross-seed-engine/site-queue';
 import type { ClientsAnswer, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, PageView, TabCrossSeeds } from '../../../../utils/messages';
-import { SETTINGS_KEY } from '../../../../utils/settings';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { startQbittorrent, type RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
 import { proxiedFetch } from '../../../clients/proxy-fetch';
