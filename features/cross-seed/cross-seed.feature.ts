@@ -19,9 +19,8 @@ import type { CandidateView, CrossSeedAllView, CrossSeedItem, CrossSeedsChanged,
 import type { Clients } from '../clients/clients.feature';
 import { ConfirmWindows } from './confirm-windows';
 import { crossSeedEnvironment } from './environment';
+import { tabCrossSeedItems } from './cross-seed.storage';
 import type { ContentHandlers, PageHandlers, PageOrigin, Shared } from '../../entrypoints/background/context';
-
-const SESSION_PREFIX = 'crossseed:tab:';
 
 export interface CrossSeedOptions {
   /** The fetch .torrent files are downloaded with (tests: a cookie jar through the router); the browser's own when absent. */
@@ -110,7 +109,7 @@ export class CrossSeeds {
   async forget(tabId: number): Promise<void> {
     this.tabs.delete(tabId);
     await this.confirmations.close(tabId).catch(() => undefined);
-    await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
+    await tabCrossSeedItems.remove(tabId).catch(() => undefined);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -277,7 +276,7 @@ export class CrossSeeds {
     const known = this.tabs.get(tabId);
     if (known) return known;
     try {
-      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabCrossSeeds | undefined;
+      const stored = await tabCrossSeedItems.get(tabId);
       if (!stored || stored.tabId !== tabId) return undefined;
       // Kept by a service worker that has since stopped: what was running then ran no further.
       const items = stored.items.filter((item) => item.state === 'done');
@@ -311,7 +310,7 @@ export class CrossSeeds {
       if (view?.url !== url) return;
       const next = change(await this.current(tabId, url));
       this.tabs.set(tabId, next);
-      await browser.storage.session.set({ [SESSION_PREFIX + tabId]: next }).catch(() => undefined);
+      await tabCrossSeedItems.set(tabId, next).catch(() => undefined);
       if (announce) await this.announce(next);
     });
     this.writes = run.catch(() => undefined);
