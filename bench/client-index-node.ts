@@ -135,8 +135,8 @@ async function listPageThroughBackground(world: {
 }): Promise<{ times: number[]; requests: number; badge: string; listed: number }> {
   const { BackgroundApp } = await import('../entrypoints/background/app');
   const { routeMessage } = await import('../entrypoints/background/router');
-  const { CLIENTS_KEY, CLIENTS_VERSION } = await import('../features/clients/clients.feature');
-  const { SETTINGS_KEY } = await import('../utils/settings');
+  const { CLIENTS_KEY, CLIENTS_VERSION } = await import('../features/clients/clients.storage');
+  const { SETTINGS_KEY } = await import('../features/settings/settings.storage');
   await fakeBrowser.storage.local.set({
     [SETTINGS_KEY]: { version: 1, ...world.settings },
     [CLIENTS_KEY]: { version: CLIENTS_VERSION, clients: [{ id: 'bench', ...world.identity, username: 'admin', password: 'bench', isDefault: true }] },

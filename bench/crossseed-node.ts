@@ -55,7 +55,7 @@ async function throughBackground(kind: Kind): Promise<{ times: number[]; version
   const { BackgroundApp } = await import('../entrypoints/background/app');
   const { routeMessage } = await import('../entrypoints/background/router');
   const { sitePace } = await import('../utils/cross-seed-engine/site-queue');
-  const { SETTINGS_KEY } = await import('../utils/settings');
+  const { SETTINGS_KEY } = await import('../features/settings/settings.storage');
 
   fakeBrowser.reset();
   installEnglish();

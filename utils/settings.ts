@@ -1,15 +1,16 @@
 /**
- * The user's settings: one zod schema per field is the source of truth. Stored under one key in
- * storage.local with a version; older versions are migrated step by step, and a field that is
- * corrupt or foreign falls back to its default alone (the others are kept) and is reported.
+ * The user's settings: one zod schema per field is the source of truth. Stored as one versioned
+ * record (the item is features/settings/settings.storage.ts); older versions are migrated step by
+ * step, and a field that is corrupt or foreign falls back to its default alone (the others are
+ * kept) and is reported.
  */
 import { z } from 'zod';
+import { upgrade, type Migrations, type Upgraded } from './stored-item';
 
 // Extension pages forbid eval by their CSP: zod must not try to compile validators with Function.
 z.config({ jitless: true });
 
 export const DEFAULT_BASE_URL = 'https://2025.iyuu.cn';
-export const SETTINGS_KEY = 'settings';
 export const SETTINGS_VERSION = 1;
 
 /** The service hosts the manifest already holds permissions for. */
@@ -163,12 +164,14 @@ export type SettingsField = keyof Settings;
 
 export const DEFAULT_SETTINGS: Settings = settingsSchema.parse({});
 
-/** Migrations from version N to N+1, applied in order to the raw stored object. */
-export const MIGRATIONS: Record<number, (raw: Record<string, unknown>) => Record<string, unknown>> = {
-  // Version 0 is what a hand-edited or pre-release store looks like: no version field, `apiBase`
-  // instead of `baseUrl`. Kept as the first step so the chain is exercised by tests from day one.
-  0: (raw) => {
-    const { apiBase, ...rest } = raw;
+/**
+ * The steps up to SETTINGS_VERSION, keyed by the version each produces (utils/stored-item.ts).
+ * Version 0 is what a hand-edited or pre-release store looks like: no version field, `apiBase`
+ * instead of `baseUrl`. Kept as the first step so the chain is exercised by tests from day one.
+ */
+export const SETTINGS_MIGRATIONS: Migrations = {
+  1: (v0) => {
+    const { apiBase, ...rest } = v0;
     return rest.baseUrl === undefined && typeof apiBase === 'string' ? { ...rest, baseUrl: apiBase } : rest;
   },
 };
@@ -187,24 +190,16 @@ export interface LoadedSettings {
 
 /** Reads any stored value into valid settings: migrates, then validates field by field. */
 export function readSettings(stored: unknown): LoadedSettings {
-  let raw: Record<string, unknown> =
-    stored && typeof stored === 'object' && !Array.isArray(stored) ? { ...(stored as Record<string, unknown>) } : {};
-  // A negative version is foreign: counting up from it to SETTINGS_VERSION would never end.
-  const storedVersion = typeof raw.version === 'number' && Number.isInteger(raw.version) && raw.version >= 0 ? raw.version : 0;
-  let migrated = false;
+  return readUpgradedSettings(upgrade(stored, SETTINGS_VERSION, SETTINGS_MIGRATIONS), stored);
+}
+
+/**
+ * The settings from a stored record already brought up to SETTINGS_VERSION (one written by a newer
+ * build is read for what this one understands, and not downgraded): field by field.
+ */
+export function readUpgradedSettings({ value: raw, migrated }: Upgraded, stored: unknown): LoadedSettings {
   const resetFields: SettingsField[] = [];
   const repairedFields: SettingsField[] = [];
-  if (storedVersion > SETTINGS_VERSION) {
-    // Written by a newer build: read what we understand, do not downgrade the rest.
-  } else {
-    for (let version = storedVersion; version < SETTINGS_VERSION; version++) {
-      const step = MIGRATIONS[version];
-      if (step) {
-        raw = step(raw);
-        migrated = true;
-      }
-    }
-  }
   const settings = { ...DEFAULT_SETTINGS } as Record<string, unknown>;
   for (const [field, schema] of Object.entries(settingsFields) as [SettingsField, z.ZodType][]) {
     if (raw[field] === undefined) continue;
@@ -230,7 +225,7 @@ export function checkedSettings(settings: Settings): Settings {
   return settingsSchema.parse(settings);
 }
 
-/** What is written to storage. */
+/** The stored record: the settings with their version (what the settings item writes). */
 export function storedSettings(settings: Settings): Settings & { version: number } {
   return { version: SETTINGS_VERSION, ...settings };
 }

@@ -8,7 +8,7 @@ import type { PageViewChanged, TabView, ViewChanged } from '../../features/looku
 import { pageView } from '../../features/lookup/panel-view';
 import { announceToPages, announceToTab } from './announce';
 
-const SESSION_PREFIX = 'tab:';
+import { tabViewItems } from './tabs.storage';
 
 /** MV3 names it `action`, MV2 (Firefox build) `browserAction`. */
 function toolbarAction() {
@@ -60,7 +60,7 @@ export class TabViews {
     const known = this.views.get(tabId);
     if (known) return known;
     try {
-      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabView | undefined;
+      const stored = await tabViewItems.get(tabId);
       if (stored && stored.tabId === tabId) {
         this.views.set(tabId, stored);
         return stored;
@@ -89,7 +89,7 @@ export class TabViews {
 
   async forget(tabId: number): Promise<void> {
     this.views.delete(tabId);
-    if (this.sessionAvailable) await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
+    if (this.sessionAvailable) await tabViewItems.remove(tabId).catch(() => undefined);
   }
 
   all(): TabView[] {
@@ -99,7 +99,7 @@ export class TabViews {
   private async persist(view: TabView): Promise<void> {
     if (!this.sessionAvailable) return;
     try {
-      await browser.storage.session.set({ [SESSION_PREFIX + view.tabId]: view });
+      await tabViewItems.set(view.tabId, view);
     } catch {
       this.sessionAvailable = false;
     }

@@ -12,7 +12,8 @@ import { StatusLine, type Status } from '../../components/StatusLine';
 import { formatNumber, t, type MessageKey } from '../../utils/i18n';
 import type { SettingsView } from '../../features/settings/settings.messages';
 import { sendToBackground } from '../../features/send-to-background';
-import { isKnownServiceOrigin, normaliseBaseUrl, SETTINGS_KEY, type Settings } from '../../utils/settings';
+import { isKnownServiceOrigin, normaliseBaseUrl, type Settings } from '../../utils/settings';
+import { settingsItem } from '../../features/settings/settings.storage';
 import { permissionPattern } from '../../utils/permission-pattern';
 
 type ConnectionForm = Pick<Settings, 'baseUrl' | 'token' | 'appId' | 'secret'>;
@@ -203,11 +204,7 @@ export function Options() {
     void sendToBackground('settings:get', {}).then(setView);
     // The popup or the panel may change settings while this page is open ("Hide on this site",
     // "Use on this site"): show the lists as they are now. Forms keep what is being typed.
-    const listener = (changes: Record<string, unknown>, area: string) => {
-      if (area === 'local' && SETTINGS_KEY in changes) void sendToBackground('settings:get', {}).then((next) => next && setView(next));
-    };
-    browser.storage.onChanged.addListener(listener);
-    return () => browser.storage.onChanged.removeListener(listener);
+    return settingsItem.onChanged(() => void sendToBackground('settings:get', {}).then((next) => next && setView(next)));
   }, []);
   if (!view) return <main class="options" aria-busy="true" />;
   const imported = (next: SettingsView) => {

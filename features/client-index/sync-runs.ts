@@ -16,24 +16,18 @@ import type { Clients } from '../clients/clients.feature';
 import { clientIdentity, clientKey } from '../clients/client-identity';
 import type { RepeatedJob, Shared } from '../../entrypoints/background/context';
 import { announceToPages } from '../../entrypoints/background/announce';
+import { indexRunsItem, type StoredRuns } from './client-index.storage';
 
 /** The alarm that keeps the index current. */
 export const INDEX_JOB = 'client-index-sync';
 export const INDEX_SYNC_EVERY_MINUTES = 6 * 60;
-/** The last sync and the last placing of the indexed client, for the options page (deleted with the index). */
-export const INDEX_RUNS_KEY = 'clientIndexRuns';
+export { INDEX_RUNS_KEY } from './client-index.storage';
 
 export interface SyncRunOptions {
   /** The sync's pause between two batches (the library's 2 s when absent; tests and the bench give 0). */
   pauseMs?: number;
   /** After a run that changed the index: the open list pages are answered again. */
   afterRun: () => Promise<void>;
-}
-
-interface StoredRuns {
-  client: string;
-  sync?: IndexRunView;
-  place?: IndexRunView;
 }
 
 interface Running {
@@ -115,7 +109,7 @@ export class SyncRuns {
 
   /** The record of the last runs goes (with the index it was about). */
   async forgetRecords(): Promise<void> {
-    await browser.storage.local.remove(INDEX_RUNS_KEY).catch(() => undefined);
+    await indexRunsItem.remove().catch(() => undefined);
   }
 
   private async runNow(running: Running): Promise<IndexRunView | undefined> {
@@ -173,13 +167,13 @@ export class SyncRuns {
   }
 
   private async runs(client: string): Promise<StoredRuns | undefined> {
-    const stored = (await browser.storage.local.get(INDEX_RUNS_KEY))[INDEX_RUNS_KEY] as StoredRuns | undefined;
-    return stored && typeof stored === 'object' && stored.client === client ? stored : undefined;
+    const stored = await indexRunsItem.get();
+    return stored?.client === client ? stored : undefined;
   }
 
   private async recordRun(client: string, run: IndexRunView): Promise<void> {
     const stored = (await this.runs(client)) ?? { client };
-    await browser.storage.local.set({ [INDEX_RUNS_KEY]: { ...stored, [run.job]: run } }).catch(() => undefined);
+    await indexRunsItem.set({ ...stored, [run.job]: run }).catch(() => undefined);
   }
 
   /**

@@ -27,25 +27,9 @@ import { clientHostPattern, isLoopbackClient } from '../../utils/clients/client-
 import type { Shared } from '../../entrypoints/background/context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { clientsMessages } from './clients.messages';
+import { MAX_CLIENTS, clientsItem, storedClientSchema, withOneDefault, type LoadedClients, type StoredClient } from './clients.storage';
 
-export const CLIENTS_KEY = 'clients';
-export const CLIENTS_VERSION = 1;
-/** More than anyone runs; keeps the session rules (100 ids) and the list small. */
-export const MAX_CLIENTS = 20;
-
-const clientIdSchema = z.string().regex(/^[A-Za-z0-9-]{1,64}$/);
-
-/** One saved client: its configuration (the library's own schema), id, default flag and cross-seed choice. */
-export const storedClientSchema = clientConfigSchema
-  .extend({
-    id: clientIdSchema,
-    isDefault: z.boolean().default(false),
-    /** Read by the cross-seed engine: add without the client's hash check when every file matches. */
-    skipCheckWhenFilesMatch: z.boolean().default(false),
-  })
-  // One spelling of an address (no trailing slash), so the same client is recognised as such.
-  .transform((client) => ({ ...client, url: clientBaseUrl(client.url) }));
-export type StoredClient = z.infer<typeof storedClientSchema>;
+export type { StoredClient } from './clients.storage';
 
 /** A client in an exported file: no id needed, the password only when the user asked for it. */
 const exportedClientSchema = clientConfigSchema.extend({
@@ -53,31 +37,6 @@ const exportedClientSchema = clientConfigSchema.extend({
   isDefault: z.boolean().default(false),
   skipCheckWhenFilesMatch: z.boolean().default(false),
 });
-
-export interface LoadedClients {
-  clients: StoredClient[];
-  /** Stored entries that could not be read and were dropped. */
-  dropped: number;
-}
-
-/** At most one default; the first client when none is marked. */
-function withOneDefault(clients: StoredClient[]): StoredClient[] {
-  const chosen = clients.find((client) => client.isDefault)?.id ?? clients[0]?.id;
-  return clients.map((client) => (client.isDefault === (client.id === chosen) ? client : { ...client, isDefault: client.id === chosen }));
-}
-
-/** Reads whatever is stored into valid clients: each entry on its own, a bad or repeated one dropped alone. */
-export function readClients(stored: unknown): LoadedClients {
-  const entries = stored && typeof stored === 'object' && Array.isArray((stored as { clients?: unknown }).clients) ? ((stored as { clients: unknown[] }).clients) : [];
-  const clients: StoredClient[] = [];
-  let dropped = 0;
-  for (const entry of entries) {
-    const parsed = storedClientSchema.safeParse(entry);
-    if (!parsed.success || clients.some((client) => client.id === parsed.data.id) || clients.length >= MAX_CLIENTS) dropped++;
-    else clients.push(parsed.data);
-  }
-  return { clients: withOneDefault(clients), dropped };
-}
 
 function newClientId(): string {
   return crypto.randomUUID();
@@ -89,13 +48,11 @@ export class ClientStore {
   private readonly listeners: ((next: StoredClient[], previous: StoredClient[]) => void | Promise<void>)[] = [];
 
   constructor() {
-    browser.storage.onChanged.addListener((changes, area) => {
-      if (area === 'local' && CLIENTS_KEY in changes) this.loaded = undefined;
-    });
+    clientsItem.onChanged(() => (this.loaded = undefined));
   }
 
   load(): Promise<LoadedClients> {
-    this.loaded ??= browser.storage.local.get(CLIENTS_KEY).then((stored) => readClients(stored[CLIENTS_KEY]));
+    this.loaded ??= clientsItem.get();
     return this.loaded;
   }
 
@@ -107,7 +64,7 @@ export class ClientStore {
   async save(next: StoredClient[]): Promise<StoredClient[]> {
     const previous = await this.get();
     const checked = withOneDefault(next.slice(0, MAX_CLIENTS).map((client) => storedClientSchema.parse(client)));
-    await browser.storage.local.set({ [CLIENTS_KEY]: { version: CLIENTS_VERSION, clients: checked } });
+    await clientsItem.set(checked);
     this.loaded = Promise.resolve({ clients: checked, dropped: 0 });
     for (const listener of this.listeners) await listener(checked, previous);
     return checked;

@@ -11,19 +11,11 @@
  * belonged to that page.
  */
 import { browser } from 'wxt/browser';
+import { confirmWindowsItem, type OpenConfirmation } from './cross-seed.storage';
 
 export const CONFIRM_PAGE = 'confirm.html';
-const SESSION_KEY = 'crossseed:confirm';
 /** Big enough for the names and the outcome without scrolling, in both languages. */
 const SIZE = { width: 480, height: 440 };
-
-interface OpenConfirmation {
-  windowId: number;
-  /** The window's own tab (to show another candidate in it). */
-  tabId?: number;
-  /** The page it shows (its query names the candidate). */
-  path: string;
-}
 
 /** confirm.html's address for a candidate of a tab's page. */
 export function confirmPath(tabId: number, candidate: { sid: number; torrentId: number }): string {
@@ -98,12 +90,12 @@ export class ConfirmWindows {
 
   private async load(): Promise<Map<number, OpenConfirmation>> {
     if (this.open) return this.open;
-    const stored = ((await browser.storage.session.get(SESSION_KEY).catch(() => ({}))) as Record<string, unknown>)[SESSION_KEY] as Record<string, OpenConfirmation> | undefined;
-    this.open ??= new Map(Object.entries(stored ?? {}).map(([tabId, known]) => [Number(tabId), known]));
+    const stored = await confirmWindowsItem.get().catch(() => ({}));
+    this.open ??= new Map(Object.entries(stored).map(([tabId, known]) => [Number(tabId), known]));
     return this.open;
   }
 
   private async save(): Promise<void> {
-    await browser.storage.session.set({ [SESSION_KEY]: Object.fromEntries(this.open ?? []) }).catch(() => undefined);
+    await confirmWindowsItem.set(Object.fromEntries(this.open ?? [])).catch(() => undefined);
   }
 }

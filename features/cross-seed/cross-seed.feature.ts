@@ -33,8 +33,7 @@ import type { PageOrigin, Shared } from '../../entrypoints/background/context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { crossSeedMessages } from './cross-seed.messages';
 import { announceToPages, announceToTab } from '../../entrypoints/background/announce';
-
-const SESSION_PREFIX = 'crossseed:tab:';
+import { tabCrossSeedItems } from './cross-seed.storage';
 
 export interface CrossSeedOptions {
   /** The fetch .torrent files are downloaded with (tests: a cookie jar through the router); the browser's own when absent. */
@@ -144,7 +143,7 @@ export class CrossSeeds {
   async forget(tabId: number): Promise<void> {
     this.tabs.delete(tabId);
     await this.confirmations.close(tabId).catch(() => undefined);
-    await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
+    await tabCrossSeedItems.remove(tabId).catch(() => undefined);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -318,7 +317,7 @@ export class CrossSeeds {
     const known = this.tabs.get(tabId);
     if (known) return known;
     try {
-      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabCrossSeeds | undefined;
+      const stored = await tabCrossSeedItems.get(tabId);
       if (!stored || stored.tabId !== tabId) return undefined;
       // Kept by a service worker that has since stopped: what was running then ran no further.
       const items = stored.items.filter((item) => item.state === 'done');
@@ -352,7 +351,7 @@ export class CrossSeeds {
       if (view?.url !== url) return;
       const next = change(await this.current(tabId, url));
       this.tabs.set(tabId, next);
-      await browser.storage.session.set({ [SESSION_PREFIX + tabId]: next }).catch(() => undefined);
+      await tabCrossSeedItems.set(tabId, next).catch(() => undefined);
       if (announce) await this.announce(next);
     });
     this.writes = run.catch(() => undefined);

@@ -1,6 +1,6 @@
 /** The background's copy of the settings: the only writer, so every change goes through save(). */
-import { browser } from 'wxt/browser';
-import { SETTINGS_KEY, checkedSettings, readSettings, storedSettings, type LoadedSettings, type Settings } from '../../utils/settings';
+import { checkedSettings, type LoadedSettings, type Settings } from '../../utils/settings';
+import { settingsItem } from './settings.storage';
 
 /** The browser's answer when storage.local is full (Chromium's quota; Firefox says it its own way). */
 export function isQuotaError(error: unknown): boolean {
@@ -14,14 +14,11 @@ export class SettingsStore {
   /** `makeRoom` frees storage (the answer cache) when the store is full: settings always win. */
   constructor(private readonly makeRoom: () => Promise<unknown> = async () => undefined) {
     // Another context of ours (or a second background instance) may write; keep the copy true.
-    browser.storage.onChanged.addListener((changes, area) => {
-      if (area === 'local' && SETTINGS_KEY in changes) this.loaded = undefined;
-    });
+    settingsItem.onChanged(() => (this.loaded = undefined));
   }
 
   async load(): Promise<LoadedSettings> {
-    this.loaded ??= browser.storage.local.get(SETTINGS_KEY).then(async (stored) => {
-      const loaded = readSettings(stored[SETTINGS_KEY]);
+    this.loaded ??= settingsItem.get().then(async (loaded) => {
       // A store from an older version is written back in the current shape once it has been read.
       if (loaded.migrated && !loaded.unreadable) await this.write(loaded.settings).catch(() => undefined);
       return loaded;
@@ -51,13 +48,12 @@ export class SettingsStore {
   }
 
   private async write(settings: Settings): Promise<void> {
-    const item = { [SETTINGS_KEY]: storedSettings(settings) };
     try {
-      await browser.storage.local.set(item);
+      await settingsItem.set(settings);
     } catch (error) {
       if (!isQuotaError(error)) throw error;
       await this.makeRoom();
-      await browser.storage.local.set(item);
+      await settingsItem.set(settings);
     }
   }
 }

@@ -2,22 +2,15 @@
  * The service's own site list (names, hosts, link templates), kept for a day in storage.local.
  * When it cannot be had, links fall back to the bundled catalog (utils/sites).
  */
-import { browser } from 'wxt/browser';
 import { getRecommendedSites, getSites, type ServiceConfig } from '../../utils/iyuu/operations';
 import type { RecommendedSite, ServiceSite } from '../../utils/iyuu/answer-schemas';
 import type { ServiceFailure } from '../../utils/iyuu/service-errors';
 import { ServiceError, toFailure } from '../../utils/iyuu/service-errors';
 import { renumberings, renumberingText } from '../../utils/sites/pinning';
+import type { StoredItem } from '../../utils/stored-item';
+import { recommendedSitesItem, siteListItem, type CachedListRecord as Stored } from './sites.storage';
 
 export const SITE_LIST_FRESH_MS = 24 * 60 * 60 * 1000;
-const SITE_LIST_KEY = 'siteList';
-const RECOMMENDED_KEY = 'recommendedSites';
-
-interface Stored<T> {
-  origin: string;
-  at: number;
-  value: T;
-}
 
 type Caller = <T>(operation: (config: ServiceConfig) => Promise<T>) => Promise<T>;
 
@@ -27,7 +20,7 @@ class CachedList<T> {
   private pending: Promise<T> | undefined;
 
   constructor(
-    private readonly key: string,
+    private readonly item: StoredItem<Stored<T>, Stored<T> | undefined>,
     private readonly load: (config: ServiceConfig) => Promise<T>,
     private readonly now: () => number,
     /** An answer that fails this is not kept: it would stand in for the real list for a whole day. */
@@ -42,10 +35,10 @@ class CachedList<T> {
     try {
       this.pending ??= call(this.load).finally(() => (this.pending = undefined));
       const value = await this.pending;
-      if (!this.usable(value)) throw new ServiceError({ kind: 'bad-answer', detail: `${this.key}: the service listed nothing usable` });
+      if (!this.usable(value)) throw new ServiceError({ kind: 'bad-answer', detail: `${this.item.key}: the service listed nothing usable` });
       this.memory = { origin, at: this.now(), value };
       this.received(value);
-      await browser.storage.local.set({ [this.key]: this.memory });
+      await this.item.set(this.memory);
       return { value, at: this.memory.at };
     } catch (error) {
       // An old list is better than none: keep showing it, and say why it is old.
@@ -60,12 +53,12 @@ class CachedList<T> {
 
   async forget(): Promise<void> {
     this.memory = undefined;
-    await browser.storage.local.remove(this.key);
+    await this.item.remove();
   }
 
   private async read(origin: string): Promise<Stored<T> | undefined> {
-    const stored = (await browser.storage.local.get(this.key))[this.key] as Stored<T> | undefined;
-    if (!stored || stored.origin !== origin || typeof stored.at !== 'number' || stored.value === undefined) return undefined;
+    const stored = await this.item.get();
+    if (!stored || stored.origin !== origin) return undefined;
     this.memory = stored;
     return stored;
   }
@@ -77,8 +70,8 @@ export class SiteDirectory {
 
   constructor(now: () => number = Date.now) {
     // Every entry skipped (wrong types, string ids, markup in hosts) is a bad answer, not an empty list.
-    this.sites = new CachedList(SITE_LIST_KEY, async (config) => (await getSites(config)).sites, now, (sites) => sites.length > 0, warnOfRenumberings);
-    this.recommended = new CachedList(RECOMMENDED_KEY, getRecommendedSites, now);
+    this.sites = new CachedList(siteListItem, async (config) => (await getSites(config)).sites, now, (sites) => sites.length > 0, warnOfRenumberings);
+    this.recommended = new CachedList(recommendedSitesItem, getRecommendedSites, now);
   }
 
   async forget(): Promise<void> {

@@ -12,14 +12,14 @@
  * Indexes are kept per client (type + address), so switching the default client never mixes two
  * clients' torrents; at most MAX_CLIENTS are kept, the least recently used dropped first.
  */
-import { browser } from 'wxt/browser';
 import { clientBaseUrl } from '../clients/http';
 import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/client-types';
 import type { Lookup } from '../lookup/lookup';
 import type { Settings } from '../settings';
-import { BUCKET_COUNT, KEY_PREFIX, bucketKey, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
+import { BUCKET_COUNT, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
 import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type RowKey, type RowMatch } from './model';
 import { IndexStore, isRoomError } from './store';
+import { legacyBucketId, legacyIndexBuckets, legacyIndexMetaItem } from './legacy-storage';
 import { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type SyncTarget } from './sync';
 
 export * from './model';
@@ -102,9 +102,7 @@ function identityKey(identity: ClientIdentity): string {
   return `${identity.type} ${url.toLowerCase()}`;
 }
 
-/** The index's keys in storage.local before it moved to IndexedDB: read once to move them, then removed. */
-const LEGACY_META_KEY = KEY_PREFIX;
-const legacyBucketKeys = (slot: number) => Array.from({ length: BUCKET_COUNT }, (_, bucket) => bucketKey(slot, bucket));
+const legacyBucketIds = (slot: number) => Array.from({ length: BUCKET_COUNT }, (_, bucket) => legacyBucketId(slot, bucket));
 
 interface Current {
   key: string;
@@ -236,12 +234,10 @@ export class ClientIndexes {
    * many keys went.
    */
   async makeRoom(): Promise<number> {
-    const stored = await browser.storage.local.get(LEGACY_META_KEY).catch(() => ({}) as Record<string, unknown>);
-    if (stored[LEGACY_META_KEY] === undefined) return 0;
-    const all = await browser.storage.local.get(null);
-    const keys = Object.keys(all).filter((key) => key === LEGACY_META_KEY || key.startsWith(`${KEY_PREFIX}:`));
-    if (keys.length) await browser.storage.local.remove(keys);
-    return keys.length;
+    if (!(await legacyIndexMetaItem.has().catch(() => false))) return 0;
+    const buckets = await legacyIndexBuckets.removeAll();
+    await legacyIndexMetaItem.remove();
+    return buckets + 1;
   }
 
   private async readMeta(): Promise<IndexMeta> {
@@ -279,14 +275,14 @@ export class ClientIndexes {
   /** An older version's index of this client in storage.local: taken into IndexedDB (no hash asked again), then removed from there. */
   private async moveLegacy(key: string, index: ClientIndex): Promise<void> {
     try {
-      const parsed = indexMetaSchema.safeParse((await browser.storage.local.get(LEGACY_META_KEY))[LEGACY_META_KEY]);
-      if (!parsed.success) return;
-      const entry = parsed.data.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
+      const meta = await legacyIndexMetaItem.get();
+      if (!meta) return;
+      const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
       if (entry) {
-        const stored = await browser.storage.local.get(legacyBucketKeys(entry.slot));
+        const stored = await legacyIndexBuckets.getMany(legacyBucketIds(entry.slot));
         const records: IndexRecord[] = [];
         for (let bucket = 0; bucket < BUCKET_COUNT; bucket++) {
-          const value = stored[bucketKey(entry.slot, bucket)];
+          const value = stored.get(legacyBucketId(entry.slot, bucket));
           if (value !== undefined) records.push(...(decodeBucket(value, bucket)?.records ?? []));
         }
         await index.adopt(records, entry.lastSync);

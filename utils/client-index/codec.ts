@@ -1,7 +1,7 @@
 /**
- * How the index sits in storage.local: compact, in buckets, read back strictly.
- *
- * Layout (key → value):
+ * How the index is stored: compact, read back strictly. IndexedDB holds one record per torrent
+ * (encodeRecord); an older version kept buckets in storage.local, read once to move them
+ * (legacy-storage.ts declares those keys):
  *   clientIndex                → IndexMeta (the clients indexed, their slots, the last sync of each)
  *   clientIndex:<slot>:<b>     → one bucket: the records whose hash starts with bucket b's 6 bits
  *                                (b = 0..63), so a batch of answers for hashes in hash order
@@ -20,15 +20,10 @@ import { TORRENT_STATES, type TorrentState } from '../clients/client-types';
 import { progressInThousandths, type IndexRecord, type Member, type Place } from './model';
 
 export const BUCKET_COUNT = 64;
-export const KEY_PREFIX = 'clientIndex';
 const MINUTE_MS = 60_000;
 
 export function bucketOf(hash: string): number {
   return parseInt(hash.slice(0, 2), 16) >> 2;
-}
-
-export function bucketKey(slot: number, bucket: number): string {
-  return `${KEY_PREFIX}:${slot}:${bucket}`;
 }
 
 // --------------------------------------------------------------------------------------------
@@ -111,7 +106,7 @@ export interface StoredBucket {
 }
 
 /** The envelope of a bucket; rows are read one by one (a bad one dropped alone). */
-const bucketSchema = z.object({ v: z.literal(1), p: z.array(z.string().max(4096)).max(100_000), t: z.array(z.unknown()) });
+export const bucketSchema = z.object({ v: z.literal(1), p: z.array(z.string().max(4096)).max(100_000), t: z.array(z.unknown()) });
 
 const minutes = (ms: number) => Math.floor(ms / MINUTE_MS);
 const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

@@ -3,17 +3,15 @@
  * with an in-memory front for the hot path. Candidates change slowly: an answer is fresh for
  * FRESH_FOR_MS and kept (for display while offline or rate-limited) until STALE_AFTER_MS.
  */
-import { browser } from 'wxt/browser';
 import type { Candidate } from '../iyuu/answer-schemas';
+import { setTogether } from '../stored-item';
+import { answerCountItem, answerItems, type StoredAnswer } from './lookup-storage';
 
 export const FRESH_FOR_MS = 6 * 60 * 60 * 1000;
 export const KEEP_FOR_MS = 14 * 24 * 60 * 60 * 1000;
 export const MAX_ENTRIES = 20_000;
 /** A prune goes down to this share of the bound, so a busy page does not prune on every write. */
 const PRUNE_TO = 0.9;
-const KEY_PREFIX = 'answer:';
-/** How many answers storage holds, as far as writes tell (a prune counts them exactly). */
-const COUNT_KEY = 'answerCount';
 
 export interface CachedAnswer {
   candidates: Candidate[];
@@ -25,33 +23,17 @@ export interface CachedAnswer {
   sites?: string;
 }
 
-/** Stored compactly: [sid, torrent_id, info_hash] triples. */
-interface StoredAnswer {
-  t: number;
-  c: [number, number, string][];
-  s?: string;
-}
-
 function pack(answer: CachedAnswer): StoredAnswer {
   const packed: StoredAnswer = { t: answer.fetchedAt, c: answer.candidates.map((c) => [c.sid, c.torrent_id, c.info_hash]) };
   if (answer.sites !== undefined) packed.s = answer.sites;
   return packed;
 }
 
-function unpack(stored: unknown): CachedAnswer | undefined {
-  if (!stored || typeof stored !== 'object') return undefined;
-  const { t, c, s } = stored as Partial<StoredAnswer>;
-  if (typeof t !== 'number' || !Array.isArray(c)) return undefined;
-  const candidates: Candidate[] = [];
-  for (const triple of c) {
-    if (!Array.isArray(triple)) return undefined;
-    const [sid, torrentId, hash] = triple;
-    if (!Number.isSafeInteger(sid) || !Number.isSafeInteger(torrentId) || typeof hash !== 'string' || !/^[0-9a-f]{40}$/.test(hash)) {
-      return undefined;
-    }
-    candidates.push({ sid, torrent_id: torrentId, info_hash: hash });
-  }
-  return typeof s === 'string' ? { candidates, fetchedAt: t, sites: s } : { candidates, fetchedAt: t };
+function unpack(stored: StoredAnswer | undefined): CachedAnswer | undefined {
+  if (!stored?.c) return undefined;
+  const { t, c, s } = stored;
+  const candidates: Candidate[] = c.map(([sid, torrentId, hash]) => ({ sid, torrent_id: torrentId, info_hash: hash }));
+  return s !== undefined ? { candidates, fetchedAt: t, sites: s } : { candidates, fetchedAt: t };
 }
 
 export class AnswerCache {
@@ -79,9 +61,9 @@ export class AnswerCache {
       else missing.push(hash);
     }
     if (missing.length) {
-      const stored = await browser.storage.local.get(missing.map((hash) => KEY_PREFIX + hash));
+      const stored = await answerItems.getMany(missing);
       for (const hash of missing) {
-        const answer = unpack(stored[KEY_PREFIX + hash]);
+        const answer = unpack(stored.get(hash));
         if (answer && this.now() - answer.fetchedAt < KEEP_FOR_MS) {
           found.set(hash, answer);
           this.remember(hash, answer);
@@ -97,10 +79,10 @@ export class AnswerCache {
    */
   async put(answers: Map<string, CachedAnswer>): Promise<void> {
     if (!answers.size) return;
-    const items: Record<string, StoredAnswer> = {};
+    const items: [string, StoredAnswer][] = [];
     let added = 0;
     for (const [hash, answer] of answers) {
-      items[KEY_PREFIX + hash] = pack(answer);
+      items.push([hash, pack(answer)]);
       // Hashes asked of the service were looked for here first: one not in memory is a new entry.
       if (!this.memory.has(hash)) added++;
       this.remember(hash, answer);
@@ -108,11 +90,11 @@ export class AnswerCache {
     const count = (await this.storedCount()) + added;
     this.count = count;
     try {
-      await browser.storage.local.set({ ...items, [COUNT_KEY]: count });
+      await setTogether(answerItems.write(items), answerCountItem.write(count));
     } catch {
       // Full (or failing) storage: make room, try once more, and otherwise keep the answers in memory only.
       await this.shrink().catch(() => undefined);
-      await browser.storage.local.set(items).catch(() => undefined);
+      await answerItems.setMany(items).catch(() => undefined);
     }
     if (count > this.maxEntries) await this.prune().catch(() => undefined);
   }
@@ -134,34 +116,29 @@ export class AnswerCache {
   }
 
   private async pruneNow(keepOf: (stored: number) => number): Promise<number> {
-    const all = await browser.storage.local.get(null);
     const entries: [string, number][] = [];
-    for (const [key, value] of Object.entries(all)) {
-      if (!key.startsWith(KEY_PREFIX)) continue;
-      const t = (value as Partial<StoredAnswer> | undefined)?.t;
-      entries.push([key, typeof t === 'number' ? t : 0]);
-    }
+    // An entry that does not read at all counts as the oldest.
+    for (const [hash, stored] of await answerItems.all()) entries.push([hash, stored?.t ?? 0]);
     entries.sort((a, b) => b[1] - a[1]);
     const keep = keepOf(entries.length);
-    const doomed = entries.filter(([, t], index) => index >= keep || this.now() - t >= KEEP_FOR_MS).map(([key]) => key);
+    const doomed = entries.filter(([, t], index) => index >= keep || this.now() - t >= KEEP_FOR_MS).map(([hash]) => hash);
     this.count = entries.length - doomed.length;
-    if (doomed.length) await browser.storage.local.remove(doomed);
-    await browser.storage.local.set({ [COUNT_KEY]: this.count });
-    for (const key of doomed) this.memory.delete(key.slice(KEY_PREFIX.length));
+    if (doomed.length) await answerItems.remove(doomed);
+    await answerCountItem.set(this.count);
+    for (const hash of doomed) this.memory.delete(hash);
     return doomed.length;
   }
 
   private async storedCount(): Promise<number> {
     if (this.count === undefined) {
-      const stored = (await browser.storage.local.get(COUNT_KEY))[COUNT_KEY];
-      this.count = typeof stored === 'number' && Number.isSafeInteger(stored) && stored >= 0 ? stored : 0;
+      this.count = await answerCountItem.get();
     }
     return this.count;
   }
 
   async clear(): Promise<void> {
-    const all = await browser.storage.local.get(null);
-    await browser.storage.local.remove([...Object.keys(all).filter((key) => key.startsWith(KEY_PREFIX)), COUNT_KEY]);
+    await answerItems.removeAll();
+    await answerCountItem.remove();
     this.memory.clear();
     this.count = 0;
   }

@@ -17,16 +17,13 @@ import type { Candidate } from '../iyuu/answer-schemas';
 import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
 import { AnswerCache, type CachedAnswer } from './answer-cache';
 import { permissionPattern } from '../permission-pattern';
+import { clockOffsetItem, rateLimitItem, siteReportItem, type SiteReport } from './lookup-storage';
 
 /** sid_sha1 is valid for 7 days while the site list is unchanged (official client). */
 export const SITE_REPORT_VALID_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_RETRY_AFTER_S = 30;
 /** Skew below this is ordinary drift and not worth telling the user about. */
 export const NOTABLE_SKEW_S = 30;
-
-const SITE_REPORT_KEY = 'siteReport';
-const RATE_LIMIT_KEY = 'rateLimit';
-const CLOCK_KEY = 'clockOffset';
 
 export interface LookupEnvironment {
   settings(): Promise<Settings>;
@@ -67,14 +64,6 @@ export interface LookupOutcome {
 
 /** One hash whose entry in an answer was wholly broken: it alone goes unanswered (and uncached). */
 class UnusableEntry extends ServiceError {}
-
-interface SiteReport {
-  value: string;
-  sids: string;
-  origin: string;
-  tokenTag: string;
-  at: number;
-}
 
 /** What one batch request gave every hash it carried. */
 interface BatchResult {
@@ -316,9 +305,7 @@ export class Lookup {
   /** When no call may go out before (ms), if a rate limit is in force. */
   async rateLimitedUntil(): Promise<number | undefined> {
     if (this.blockedUntil === undefined) {
-      const stored = await browser.storage.local.get(RATE_LIMIT_KEY);
-      const until = (stored[RATE_LIMIT_KEY] as { until?: unknown } | undefined)?.until;
-      this.blockedUntil = typeof until === 'number' ? until : 0;
+      this.blockedUntil = (await rateLimitItem.get()).until;
     }
     return this.blockedUntil > this.now() ? this.blockedUntil : undefined;
   }
@@ -327,9 +314,7 @@ export class Lookup {
   async serviceConfig(settings?: Settings): Promise<ServiceConfig> {
     const current = settings ?? (await this.env.settings());
     if (this.clockOffset === undefined) {
-      const stored = await browser.storage.local.get(CLOCK_KEY);
-      const seconds = (stored[CLOCK_KEY] as { seconds?: unknown } | undefined)?.seconds;
-      this.clockOffset = typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : 0;
+      this.clockOffset = (await clockOffsetItem.get()).seconds;
     }
     return {
       baseUrl: current.baseUrl,
@@ -348,7 +333,7 @@ export class Lookup {
   async forgetServiceState(): Promise<void> {
     this.clockOffset = undefined;
     this.blockedUntil = undefined;
-    await browser.storage.local.remove([SITE_REPORT_KEY, CLOCK_KEY, RATE_LIMIT_KEY]);
+    await Promise.all([siteReportItem.remove(), clockOffsetItem.remove(), rateLimitItem.remove()]);
   }
 
   /**
@@ -373,7 +358,7 @@ export class Lookup {
       if (error instanceof ServiceError && error.kind === 'rate-limited') {
         const until = error.retryAt ?? this.now() + DEFAULT_RETRY_AFTER_S * 1000;
         this.blockedUntil = until;
-        await browser.storage.local.set({ [RATE_LIMIT_KEY]: { until } });
+        await rateLimitItem.set({ until });
       }
       throw error;
     }
@@ -444,7 +429,7 @@ export class Lookup {
 
   private async learnClockOffset(seconds: number): Promise<void> {
     this.clockOffset = Math.round(seconds);
-    await browser.storage.local.set({ [CLOCK_KEY]: { seconds: this.clockOffset, at: this.now() } });
+    await clockOffsetItem.set({ seconds: this.clockOffset, at: this.now() });
   }
 
   /** sid_sha1 for the current site list: reused for 7 days while nothing changed. */
@@ -454,7 +439,7 @@ export class Lookup {
     const key = sids.join(',');
     const tokenTag = (await sha1Hex(settings.token)).slice(0, 12);
     if (!force) {
-      const stored = (await browser.storage.local.get(SITE_REPORT_KEY))[SITE_REPORT_KEY] as SiteReport | undefined;
+      const stored = await siteReportItem.get();
       if (
         stored &&
         stored.sids === key &&
@@ -468,7 +453,7 @@ export class Lookup {
     }
     const value = await this.call((current) => reportExisting(current, sids), settings);
     const report: SiteReport = { value, sids: key, origin: settings.baseUrl, tokenTag, at: this.now() };
-    await browser.storage.local.set({ [SITE_REPORT_KEY]: report });
+    await siteReportItem.set(report);
     return value;
   }
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../entrypoints/background/app';
-import { SETTINGS_KEY } from '../../../utils/settings';
+import { SETTINGS_KEY } from '../../../features/settings/settings.storage';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { installI18n } from '../support/i18n';
 import { grantOrigin } from '../support/permissions';

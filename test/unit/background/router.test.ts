@@ -9,7 +9,7 @@ import { BackgroundApp } from '../../../entrypoints/background/app';
 import { routeMessage } from '../../../entrypoints/background/router';
 import { protocol } from '../../../features/protocol';
 import type { PageView } from '../../../features/lookup/lookup.messages';
-import { SETTINGS_KEY } from '../../../utils/settings';
+import { SETTINGS_KEY } from '../../../features/settings/settings.storage';
 
 const extension = { id: 'reseed-lens-test', origin: 'chrome-extension://abcdefghijklmnop/' };
 const HASH = '2237b65bbcd8db99fdb7b6e8380f046b01733d21';

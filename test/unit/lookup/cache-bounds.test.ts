@@ -7,7 +7,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../entrypoints/background/app';
 import { AnswerCache, type CachedAnswer } from '../../../utils/lookup/answer-cache';
-import { DEFAULT_SETTINGS, SETTINGS_KEY } from '../../../utils/settings';
+import { DEFAULT_SETTINGS } from '../../../utils/settings';
+import { SETTINGS_KEY } from '../../../features/settings/settings.storage';
 
 const hashOf = (n: number) => n.toString(16).padStart(40, '0');
 const answer = (fetchedAt: number): CachedAnswer => ({ candidates: [{ sid: 1, torrent_id: 7, info_hash: 'f'.repeat(40) }], fetchedAt });

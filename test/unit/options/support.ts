@@ -9,7 +9,7 @@ import { render, type ComponentChild } from 'preact';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../entrypoints/background/app';
 import { routeMessage } from '../../../entrypoints/background/router';
-import { SETTINGS_KEY } from '../../../utils/settings';
+import { SETTINGS_KEY } from '../../../features/settings/settings.storage';
 import { loadReferenceData } from '../../service/data';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../service/server';
 import { installI18n } from '../support/i18n';

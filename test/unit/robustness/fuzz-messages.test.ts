@@ -9,10 +9,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../entrypoints/background/app';
-import { CLIENTS_KEY, readClients } from '../../../features/clients/clients.feature';
+import { CLIENTS_KEY, readClients } from '../../../features/clients/clients.storage';
 import { routeMessage } from '../../../entrypoints/background/router';
 import type { PageView } from '../../../features/lookup/lookup.messages';
-import { readSettings, SETTINGS_KEY } from '../../../utils/settings';
+import { readSettings } from '../../../utils/settings';
+import { SETTINGS_KEY } from '../../../features/settings/settings.storage';
 import { reportBadInputs, storeSettings, tried } from './support';
 
 reportBadInputs('message fuzz', 1500);

@@ -14,14 +14,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
-import { INDEX_JOB, INDEX_RUNS_KEY } from '../../../../features/client-index/client-index.feature';
+import { INDEX_JOB } from '../../../../features/client-index/client-index.feature';
+import { INDEX_RUNS_KEY } from '../../../../features/client-index/client-index.storage';
 import { routeMessage } from '../../../../entrypoints/background/router';
 import { createClient } from '../../../../utils/clients/index';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { IndexChanged, IndexCrossSeedAnswer, IndexMarks, IndexPageAnswer, IndexStatusView } from '../../../../features/client-index/client-index.messages';
 import type { TabView } from '../../../../features/lookup/lookup.messages';
 import type { PageReading } from '../../../../utils/pages/page-types';
-import { SETTINGS_KEY } from '../../../../utils/settings';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { tinyTorrents, torrentOn, writeSampleContent } from '../../../clients/content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch } from '../../../clients/node-fetch';

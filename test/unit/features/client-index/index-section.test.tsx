@@ -11,13 +11,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { ClientIndexSection } from '../../../../features/client-index/ui/ClientIndexSection';
-import { CLIENTS_KEY } from '../../../../features/clients/clients.feature';
 import type { IndexStatusView } from '../../../../features/client-index/client-index.messages';
+import { CLIENTS_KEY } from '../../../../features/clients/clients.storage';
 import { nodeClientFetch } from '../../../clients/node-fetch';
 import { replayFetch, type Recording } from '../../../clients/recording';
 import { factsOf, recordings } from '../../clients/support';
 import { refuseIndexWrites } from '../../client-index/support';
-import { SETTINGS_KEY } from '../../../../utils/settings';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { click, mount, startOptionsWorld, text, waitFor, type OptionsWorld } from '../../options/support';
 
 let world: OptionsWorld | undefined;

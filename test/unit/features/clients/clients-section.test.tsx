@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { ClientsSection } from '../../../../features/clients/ui/ClientsSection';
 import { Options } from '../../../../entrypoints/options/OptionsApp';
-import { CLIENTS_KEY, readClients } from '../../../../features/clients/clients.feature';
+import { CLIENTS_KEY, readClients } from '../../../../features/clients/clients.storage';
 import type { ClientKind } from '../../../../utils/clients/client-types';
 import { nodeClientFetch } from '../../../clients/node-fetch';
 import { replayFetch, type Recording, type ReplayFetch } from '../../../clients/recording';

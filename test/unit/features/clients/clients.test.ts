@@ -8,12 +8,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
-import { CLIENTS_KEY, readClients } from '../../../../features/clients/clients.feature';
+import { CLIENTS_KEY, readClients } from '../../../../features/clients/clients.storage';
 import { routeMessage } from '../../../../entrypoints/background/router';
 import { createClient } from '../../../../utils/clients/index';
 import type { ClientStatus, ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { TabView } from '../../../../features/lookup/lookup.messages';
-import { SETTINGS_KEY } from '../../../../utils/settings';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { torrentOn, writeSampleContent } from '../../../clients/content';
 import { clientBuilds, startQbittorrent, startTransmission, type ClientBuild, type RunningDaemon } from '../../../clients/daemons';
 import type { JarFetch } from '../../../clients/node-fetch';

@@ -8,8 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { Popup } from '../../../../entrypoints/popup/PopupApp';
-import { CLIENTS_KEY } from '../../../../features/clients/clients.feature';
 import type { TabView } from '../../../../features/lookup/lookup.messages';
+import { CLIENTS_KEY } from '../../../../features/clients/clients.storage';
 import { nodeClientFetch } from '../../../clients/node-fetch';
 import { replayFetch, type Recording, type ReplayFetch } from '../../../clients/recording';
 import { factsOf, recordings } from '../../clients/support';

@@ -17,7 +17,7 @@ import type { ClientsAnswer } from '../../../../features/clients/clients.message
 import type { CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds } from '../../../../features/cross-seed/cross-seed.messages';
 import type { PageView } from '../../../../features/lookup/lookup.messages';
 import type { IndexCrossSeedAnswer, IndexPageAnswer } from '../../../../features/client-index/client-index.messages';
-import { SETTINGS_KEY } from '../../../../utils/settings';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { startQbittorrent, type RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
 import { proxiedFetch } from '../../../clients/proxy-fetch';

@@ -11,7 +11,7 @@ import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { pageView } from '../../../../features/lookup/panel-view';
 import { routeMessage } from '../../../../entrypoints/background/router';
 import type { CandidateView, PageView, TabView } from '../../../../features/lookup/lookup.messages';
-import { SETTINGS_KEY } from '../../../../utils/settings';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../../service/server';
 import { installI18n } from '../../support/i18n';
 import { grantOrigin } from '../../support/permissions';

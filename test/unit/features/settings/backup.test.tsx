@@ -3,7 +3,7 @@
 /** Export and import of the settings through the page, against the real background. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { CLIENTS_KEY, readClients } from '../../../../features/clients/clients.feature';
+import { CLIENTS_KEY, readClients } from '../../../../features/clients/clients.storage';
 import { Options } from '../../../../entrypoints/options/OptionsApp';
 import { exportFileName } from '../../../../features/settings/ui/BackupSection';
 import { loadMessages } from '../../support/i18n';

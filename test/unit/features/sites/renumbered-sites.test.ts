@@ -11,7 +11,7 @@ import type { Browser } from 'wxt/browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
 import type { TabView } from '../../../../features/lookup/lookup.messages';
-import { SETTINGS_KEY } from '../../../../utils/settings';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { siteForName } from '../../../../utils/sites/catalog';
 import { DEMO_TOKEN, startReferenceService, type ReferenceService } from '../../../service/server';
 import { installI18n } from '../../support/i18n';
