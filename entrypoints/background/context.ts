@@ -58,11 +58,3 @@ export type PageHandlers = { [K in PageMessage['type']]: (message: PageMessageOf
 /** One handler per message a tracker page's content script may send. */
 export type ContentHandlers = { [K in ContentMessage['type']]: (message: ContentMessageOf<K>, from: PageOrigin) => Promise<unknown> };
 
-export function hostOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}

@@ -8,6 +8,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import { contentMessageSchema, pageMessageSchema } from './message-schemas';
 import type { ContentHandlers, PageHandlers } from './context';
+import { sameOrigin } from '../../utils/url';
 
 export interface MessageHandlers {
   readonly pageHandlers: PageHandlers;
@@ -20,11 +21,7 @@ export interface MessageHandlers {
  * instead, but only on the same origin, so a page can never speak for another site.
  */
 function pageUrl(claimed: string, sender: string): string {
-  try {
-    return new URL(claimed).origin === new URL(sender).origin ? claimed : sender;
-  } catch {
-    return sender;
-  }
+  return sameOrigin(claimed, sender) ? claimed : sender;
 }
 
 /**

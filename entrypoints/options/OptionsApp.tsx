@@ -14,16 +14,9 @@ import type { SettingsView } from '../../utils/messages';
 import { sendToBackground } from '../../utils/send';
 import { isKnownServiceOrigin, normaliseBaseUrl, SETTINGS_KEY, type Settings } from '../../utils/settings';
 import { permissionPattern } from '../../utils/permission-pattern';
+import { hostAndPortOf } from '../../utils/url';
 
 type ConnectionForm = Pick<Settings, 'baseUrl' | 'token' | 'appId' | 'secret'>;
-
-function hostOfUrl(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 /** The service connection: base URL, token, App ID, Secret, with Save and Test connection. */
 function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (view: SettingsView) => void }) {
@@ -215,7 +208,7 @@ export function Options() {
     setRevision(revision + 1);
   };
   const account = `${revision}:${view.settings.baseUrl}:${view.settings.token}`;
-  const serviceHost = hostOfUrl(view.settings.baseUrl);
+  const serviceHost = hostAndPortOf(view.settings.baseUrl) ?? view.settings.baseUrl;
   const noticeSeen = async () => {
     const answer = await sendToBackground('settings:save', { update: { privacyNoticeSeen: true } });
     if (answer && 'settings' in answer) setView(answer);

@@ -20,6 +20,7 @@ import type { Clients } from '../clients/clients.feature';
 import { ConfirmWindows } from './confirm-windows';
 import { crossSeedEnvironment } from './environment';
 import type { ContentHandlers, PageHandlers, PageOrigin, Shared } from '../../entrypoints/background/context';
+import { sameOrigin } from '../../utils/url';
 
 const SESSION_PREFIX = 'crossseed:tab:';
 
@@ -37,14 +38,6 @@ function runKey(pageHash: string, candidate: Pick<CandidateView, 'sid' | 'torren
 
 function itemKey(item: Pick<CrossSeedItem, 'forHash' | 'sid' | 'torrentId' | 'infoHash'>): string {
   return runKey(item.forHash, item);
-}
-
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
 }
 
 /** In the client now: added, or found already there. */

@@ -16,7 +16,8 @@ import { buildCandidateViews } from './candidates';
 import { readTabOnce } from '../sites/custom-sites';
 import { pageView } from './panel-view';
 import { rememberSeen } from '../sites/seen-sites';
-import { hostOf, type ContentHandlers, type PageHandlers, type Shared } from '../../entrypoints/background/context';
+import { type ContentHandlers, type PageHandlers, type Shared } from '../../entrypoints/background/context';
+import { hostOf } from '../../utils/url';
 
 /** Lookups a page may cause by changing itself (re-reads), per tab and minute; the user's click is not counted. */
 export const PAGE_LOOKUPS_PER_MINUTE = 10;

@@ -32,14 +32,7 @@ import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
 import { normalizeHost, siteForHost } from '../../utils/sites';
 import { siteForServiceSid } from '../../utils/sites/pinning';
 import { siteName } from '../lookup/candidates';
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
+import { hostAndPortOf, originOf } from '../../utils/url';
 
 /**
  * Whether two service addresses are the same service as far as credentials go: the same host
@@ -48,11 +41,8 @@ function originOf(url: string): string | undefined {
 export function sameService(a: string, b: string): boolean {
   if (originOf(a) === originOf(b)) return true;
   if (isKnownServiceOrigin(a) && isKnownServiceOrigin(b)) return true;
-  try {
-    return new URL(a).host === new URL(b).host;
-  } catch {
-    return false;
-  }
+  const host = hostAndPortOf(a);
+  return host !== undefined && host === hostAndPortOf(b);
 }
 
 /** The saved credentials that `next` would carry, unchanged, to another service. */

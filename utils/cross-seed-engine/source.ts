@@ -36,6 +36,7 @@ import type { ServiceSite } from '../iyuu/answer-schemas';
 import type { SiteOverride } from '../settings';
 import { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, isSiteKey, isTorrentId, normalizeHost, siteForHost, siteForSid, type CatalogSite } from '../sites';
 import { siteForServiceSid } from '../sites/pinning';
+import { hostOf, originOf } from '../url';
 
 /** What the source needs to know of the user's sites: the service's list, their overrides and passkeys (all by sid). */
 export interface SiteSettings {
@@ -85,10 +86,6 @@ const ENGINE_PAGE_SHAPES: Partial<Record<CatalogSite['engine'], PageLinkShape>> 
 /** What NexusPHP sites take with a passkey when the service's list cannot be had. */
 const NEXUSPHP_PASSKEY_TEMPLATE = 'download.php?id={}&passkey={passkey}';
 
-function originOf(url: string): string {
-  return new URL(url).origin;
-}
-
 /** What a site's address override may do for its downloads. */
 type DownloadHost =
   /** Downloads use this override (none, a scheme alone, one of the site's own hosts, or a confirmed mirror). */
@@ -113,12 +110,8 @@ function downloadHost(entry: CatalogSite, override: SiteOverride | undefined, tr
 
 /** The last word on an address that would carry the site's passkey or the user's session. */
 function mayCarryCredentials(url: string, entry: CatalogSite, mirror: string | undefined): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname;
-  } catch {
-    return false;
-  }
+  const host = hostOf(url);
+  if (host === undefined) return false;
   return siteForHost(host) === entry || (mirror !== undefined && host === mirror && !siteForHost(host));
 }
 
@@ -151,6 +144,7 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   const siteKey = `sid:${sid}`;
   if (engine === 'mteam') return { way: 'unsupported', reason: 'needs-api' };
 
+  // Every address below is built by links.ts from a parsed URL (its href): its origin is never undefined.
   const key = settings.passkeys?.[String(sid)];
   const serviceTemplate = listed?.download_page?.trim() ?? '';
   const needsKey = /\{(passkey|rsskey)\}/.test(serviceTemplate);
@@ -159,19 +153,19 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   if (isSiteKey(key) && catalogued && trusted) {
     const template = needsKey ? serviceTemplate : !listed && engine === 'nexusphp' ? NEXUSPHP_PASSKEY_TEMPLATE : undefined;
     const url = template && buildDownloadUrl(site, torrentId, template, { key, override });
-    if (url) return { way: 'passkey', url, origin: originOf(url), siteKey, ...at };
+    if (url) return { way: 'passkey', url, origin: originOf(url)!, siteKey, ...at };
   }
 
   const shape = SITE_PAGE_SHAPES[name] ?? (engine ? ENGINE_PAGE_SHAPES[engine] : undefined);
   if (shape) {
     const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : buildDetailsUrlFromCatalog(catalogued!, torrentId, override);
-    return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
+    return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl)!, siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
 
   const cookieTemplate = SITE_COOKIE_TEMPLATES[name] ?? (engine ? COOKIE_TEMPLATES[engine] : undefined);
   if (cookieTemplate) {
     const url = buildDownloadUrl(site, torrentId, cookieTemplate, { override });
-    return url ? { way: 'cookie', url, origin: originOf(url), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
+    return url ? { way: 'cookie', url, origin: originOf(url)!, siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
   // An engine we have no path for: only the service's template can say, and it wants the key.
   return { way: 'unsupported', reason: needsKey ? 'needs-passkey' : 'needs-api' };

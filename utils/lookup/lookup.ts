@@ -17,6 +17,7 @@ import type { Candidate } from '../iyuu/answer-schemas';
 import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
 import { AnswerCache, type CachedAnswer } from './answer-cache';
 import { permissionPattern } from '../permission-pattern';
+import { originOf } from '../url';
 
 /** sid_sha1 is valid for 7 days while the site list is unchanged (official client). */
 export const SITE_REPORT_VALID_MS = 7 * 24 * 60 * 60 * 1000;
@@ -113,12 +114,8 @@ const ENDS_THE_QUEUE = new Set(['rate-limited', 'no-credentials', 'not-permitted
  */
 export async function serviceOriginAllowed(baseUrl: string): Promise<boolean> {
   if (isKnownServiceOrigin(baseUrl)) return true;
-  let origin: string;
-  try {
-    origin = new URL(baseUrl).origin;
-  } catch {
-    return false;
-  }
+  const origin = originOf(baseUrl);
+  if (origin === undefined) return false;
   return browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false);
 }
 

@@ -14,14 +14,7 @@ import { formatNumber, t } from '../../../utils/i18n';
 import type { CandidateView, CrossSeedItem, CrossSeedsChanged, TabCrossSeeds, TabView } from '../../../utils/messages';
 import { permissionPattern } from '../../../utils/permission-pattern';
 import { sendToBackground } from '../../../utils/send';
-
-function originOf(url: string | undefined): string | undefined {
-  try {
-    return url ? new URL(url).origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { originOf } from '../../../utils/url';
 
 function keyOf(candidate: Pick<CandidateView, 'forHash' | 'sid' | 'torrentId' | 'infoHash'>): string {
   return `${candidate.forHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
