@@ -19,7 +19,7 @@ import { browser } from 'wxt/browser';
 import { z } from 'zod';
 import { clientOrigin, syncClientOriginRules, type SessionRulesApi } from '../../utils/clients/csrf';
 import { clientConfigSchema, createClient, toClientFailure, type ClientConfig, type ClientInfo, type TorrentClient } from '../../utils/clients/index';
-import { clientBaseUrl } from '../../utils/clients/http';
+import { clientBaseUrl, INFO_HASH } from '../../utils/clients/http';
 import type { ClientTorrent } from '../../utils/clients/client-types';
 import type { ClientForm, ClientPreview, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, HeldTorrent } from '../../utils/messages';
 import { clientHostPattern, isLoopbackClient } from '../../utils/clients/client-hosts';
@@ -28,7 +28,7 @@ import type { PageHandlers, Shared } from '../../entrypoints/background/context'
 export const CLIENTS_KEY = 'clients';
 export const CLIENTS_VERSION = 1;
 /** More than anyone runs; keeps the session rules (100 ids) and the list small. */
-export const MAX_CLIENTS = 20;
+export const MAX_SAVED_CLIENTS = 20;
 
 const clientIdSchema = z.string().regex(/^[A-Za-z0-9-]{1,64}$/);
 
@@ -70,7 +70,7 @@ export function readClients(stored: unknown): LoadedClients {
   let dropped = 0;
   for (const entry of entries) {
     const parsed = storedClientSchema.safeParse(entry);
-    if (!parsed.success || clients.some((client) => client.id === parsed.data.id) || clients.length >= MAX_CLIENTS) dropped++;
+    if (!parsed.success || clients.some((client) => client.id === parsed.data.id) || clients.length >= MAX_SAVED_CLIENTS) dropped++;
     else clients.push(parsed.data);
   }
   return { clients: withOneDefault(clients), dropped };
@@ -103,7 +103,7 @@ export class ClientStore {
   /** Writes the list after checking it with the schema that reads it back. */
   async save(next: StoredClient[]): Promise<StoredClient[]> {
     const previous = await this.get();
-    const checked = withOneDefault(next.slice(0, MAX_CLIENTS).map((client) => storedClientSchema.parse(client)));
+    const checked = withOneDefault(next.slice(0, MAX_SAVED_CLIENTS).map((client) => storedClientSchema.parse(client)));
     await browser.storage.local.set({ [CLIENTS_KEY]: { version: CLIENTS_VERSION, clients: checked } });
     this.loaded = Promise.resolve({ clients: checked, dropped: 0 });
     for (const listener of this.listeners) await listener(checked, previous);
@@ -127,8 +127,6 @@ function summaryOf(client: StoredClient): ClientSummary {
 function heldTorrent({ hash, name, savePath, state, progress, size }: ClientTorrent): HeldTorrent {
   return { hash, name, savePath, state, progress, size };
 }
-
-const INFO_HASH = /^[0-9a-f]{40}$/;
 
 /** The browser's declarativeNetRequest, where it has one (both target browsers do; the unit tests' fake may not). */
 function sessionRulesApi(): SessionRulesApi | undefined {
@@ -218,7 +216,7 @@ export class Clients {
     const existing =
       list.find((client) => client.id === form.id) ??
       list.find((client) => client.type === config.type && client.url === config.url && client.username === config.username);
-    if (!existing && list.length >= MAX_CLIENTS) return { problem: { kind: 'bad-config', detail: `at most ${MAX_CLIENTS} clients` } };
+    if (!existing && list.length >= MAX_SAVED_CLIENTS) return { problem: { kind: 'bad-config', detail: `at most ${MAX_SAVED_CLIENTS} clients` } };
     const entry: StoredClient = {
       ...config,
       id: existing?.id ?? newClientId(),
@@ -321,7 +319,7 @@ export class Clients {
    * password in the file keeps the one saved for the same type, address and user name.
    */
   async readImported(value: unknown): Promise<StoredClient[] | undefined> {
-    if (!Array.isArray(value) || value.length > MAX_CLIENTS) return undefined;
+    if (!Array.isArray(value) || value.length > MAX_SAVED_CLIENTS) return undefined;
     const current = await this.store.get();
     const clients: StoredClient[] = [];
     for (const entry of value) {

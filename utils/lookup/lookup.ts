@@ -1,11 +1,11 @@
 /**
  * Everything between "these hashes" and the service: the cache, in-flight de-duplication,
- * batching (MAX_HASHES_PER_REQUEST), the site report (sid_sha1), the rate-limit gate, clock-skew
+ * batching (MAX_HASHES_PER_LOOKUP), the site report (sid_sha1), the rate-limit gate, clock-skew
  * correction and retries where they are safe. The background owns the one instance.
  */
 import { browser } from 'wxt/browser';
 import {
-  MAX_HASHES_PER_REQUEST,
+  MAX_HASHES_PER_LOOKUP,
   lookupBatch,
   lookupSigned,
   reportExisting,
@@ -236,7 +236,7 @@ export class Lookup {
         if (mode === 'none') throw new ServiceError({ kind: 'no-credentials', detail: 'no token or App ID configured' });
         const result = await this.sendBatch(settings, mode, () => {
           // Taken at the last moment, so hashes that arrived while we waited for the gate join in.
-          taken = [...this.queue].slice(0, mode === 'signed' ? 1 : MAX_HASHES_PER_REQUEST);
+          taken = [...this.queue].slice(0, mode === 'signed' ? 1 : MAX_HASHES_PER_LOOKUP);
           for (const [hash] of taken) this.queue.delete(hash);
           return taken.map(([hash]) => hash);
         });

@@ -12,7 +12,7 @@ const E = 0x65; // e
 const I = 0x69; // i
 const L = 0x6c; // l
 const COLON = 0x3a;
-const MAX_DEPTH = 512;
+const MAX_SKIPPED_NESTING = 512;
 
 class Malformed extends Error {}
 
@@ -40,7 +40,7 @@ function skipValue(bytes: Uint8Array, at: number): number {
     if (position >= bytes.length) throw new Malformed();
     const byte = bytes[position]!;
     if (byte === D || byte === L) {
-      if (++depth > MAX_DEPTH) throw new Malformed();
+      if (++depth > MAX_SKIPPED_NESTING) throw new Malformed();
       position++;
     } else if (byte === E) {
       if (depth === 0) throw new Malformed();
