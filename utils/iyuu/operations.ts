@@ -24,10 +24,9 @@ import {
   type RecommendedSite,
   type ServiceSite,
 } from './answer-schemas';
-import { sha1Hex } from './text-sha1';
+import { sha1HexOfText } from '../sha1';
 import { readCappedText } from '../read-capped';
 
-export { sha1Hex } from './text-sha1';
 export type { Candidate, Profile, RecommendedSite, ServiceSite } from './answer-schemas';
 
 export interface ServiceConfig {
@@ -306,7 +305,7 @@ function normaliseHashes(hashes: readonly string[]): string[] {
 /** SHA-1 that fails as a ServiceError: Web Crypto is missing outside secure contexts. */
 async function digest(text: string): Promise<string> {
   try {
-    return await sha1Hex(text);
+    return await sha1HexOfText(text);
   } catch (error) {
     throw new ServiceError({ kind: 'bad-request', detail: `SHA-1 is not available here (${error instanceof Error ? error.message : String(error)})` });
   }

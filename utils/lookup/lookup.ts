@@ -9,10 +9,10 @@ import {
   lookupBatch,
   lookupSigned,
   reportExisting,
-  sha1Hex,
   type ServiceConfig,
 } from '../iyuu/operations';
 import { ServiceError } from '../iyuu/service-errors';
+import { sha1HexOfText } from '../sha1';
 import type { Candidate } from '../iyuu/answer-schemas';
 import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
 import { AnswerCache, type CachedAnswer } from './answer-cache';
@@ -449,7 +449,7 @@ export class Lookup {
     const config = await this.serviceConfig(settings);
     const sids = [...new Set(await this.env.sitesToReport(config))].sort((a, b) => a - b);
     const key = sids.join(',');
-    const tokenTag = (await sha1Hex(settings.token)).slice(0, 12);
+    const tokenTag = (await sha1HexOfText(settings.token)).slice(0, 12);
     if (!force) {
       const stored = (await browser.storage.local.get(SITE_REPORT_KEY))[SITE_REPORT_KEY] as SiteReport | undefined;
       if (

@@ -3,7 +3,7 @@
  * dictionary. A small bencode walker finds that byte range; nothing is decoded or re-encoded,
  * so files with unsorted keys or other non-canonical encodings hash as clients hash them.
  */
-import { sha1Hex } from './sha1';
+import { sha1HexOfBytes } from '../sha1';
 
 export type TorrentHashResult = { hash: string } | { error: 'not-a-torrent' | 'v2-only' | 'malformed' };
 
@@ -96,5 +96,5 @@ export async function infoHashFromTorrent(bytes: Uint8Array): Promise<TorrentHas
   } catch {
     return { error: 'malformed' }; // Malformed, or anything else a broken file provokes
   }
-  return { hash: await sha1Hex(bytes.subarray(info[0], info[1])) };
+  return { hash: await sha1HexOfBytes(bytes.subarray(info[0], info[1])) };
 }
