@@ -9,7 +9,7 @@ import { watchPage } from '../../utils/pages/navigation';
 import type { FoundHash, PageReading } from '../../utils/pages/page-types';
 import type { IndexMarks, PageCrossSeed, PageCrossSeedsChanged, PageView, PageViewChanged } from '../../utils/messages';
 import { panelAnchor } from './anchor';
-import { markRows } from './marks';
+import { markRows } from './row-marks';
 import { mountPanel, type MountedPanel } from './mount';
 
 export default defineContentScript({

@@ -21,7 +21,7 @@
  *   utils/cross-seed-engine with the environment every cross-seed uses (features/cross-seed/environment.ts).
  */
 import { browser } from 'wxt/browser';
-import { ClientIndexError, ClientIndexes, type ClientIdentity, type ClientIndex, type RowMatch, type SyncProgress } from '../../utils/client-index/client-indexes.ts';
+import { ClientIndexError, ClientIndexes, type ClientIdentity, type ClientIndex, type RowMatch, type SyncProgress } from '../../utils/client-index/indexes-by-client.ts';
 import { clientOrigin } from '../../utils/clients/csrf';
 import { ClientError, toClientFailure } from '../../utils/clients/client-errors';
 import type { ClientTorrent } from '../../utils/clients/client-types';

@@ -11,7 +11,7 @@ import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
 import { toFailure, type ServiceFailure } from '../../utils/iyuu/service-errors';
 import { lookupMode, type Settings } from '../../utils/settings';
 import { siteForHost } from '../../utils/sites';
-import { infoHashFromTorrent } from '../../utils/torrent';
+import { infoHashFromTorrent } from '../../utils/torrent/info-hash';
 import { buildCandidateViews } from './candidates';
 import { readTabOnce } from '../sites/custom-sites';
 import { pageView } from './panel-view';

@@ -16,7 +16,7 @@ import { clientOriginRule } from '../../utils/clients/csrf';
 import { crossSeed, SitePace } from '../../utils/cross-seed-engine';
 import { startCrossSeedWorld } from '../e2e/support/cross-seed-world';
 import type { ClientKind, TorrentClient } from '../../utils/clients/client-types';
-import { tinyTorrents, torrentOn, writeFolder, writeSingleFile, type MadeTorrent } from './content';
+import { tinyTorrents, torrentOn, writeFolder, writeSingleFile, type MadeTorrent } from './torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 

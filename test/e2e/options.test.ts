@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
 import { DEMO_UNBOUND_TOKEN } from '../service/server';
 import { SERVICE_BASE_URL, SERVICE_HOST, nexusDetailsPage, startWorld, torrentOn, type World } from './world';
-import { importFile } from './support/files';
+import { importFile } from './support/import-file';
 
 afterAll(closeAllBrowsers);
 

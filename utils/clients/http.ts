@@ -3,7 +3,7 @@
  * answer read as text with a size cap, and the address checked once. It uses only fetch,
  * AbortController and TextDecoder, so it runs in the background (MV3 worker, MV2 page) and in Node.
  */
-import { infoHashFromTorrent } from '../torrent';
+import { infoHashFromTorrent } from '../torrent/info-hash';
 import { ClientError } from './client-errors';
 import { readCappedText } from '../read-capped';
 

@@ -14,7 +14,7 @@ import {
   nodeSha1,
   sidOf,
   sortCandidates,
-} from './helpers';
+} from './support';
 
 let service: ReferenceService;
 let siteHash: string;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bindAccount, getProfile, getRecommendedSites, getSites, lookupBatch, reportExisting } from '../../../utils/iyuu/operations';
 import { startReferenceService, type ReferenceService } from '../../service/server';
-import { allSids, configFor, expectedCandidates, failure, formOf, groupTitled, nodeSha1, sidOf, sortCandidates } from './helpers';
+import { allSids, configFor, expectedCandidates, failure, formOf, groupTitled, nodeSha1, sidOf, sortCandidates } from './support';
 
 let service: ReferenceService;
 

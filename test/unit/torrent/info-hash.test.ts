@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { infoHashFromTorrent } from '../../../utils/torrent';
+import { infoHashFromTorrent } from '../../../utils/torrent/info-hash';
 
 const folder = join(__dirname, '../../fixtures/torrents');
 const expected = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8')) as Record<

@@ -13,11 +13,11 @@ import { routeMessage } from '../../../../entrypoints/background/router';
 import { createClient } from '../../../../utils/clients/index';
 import type { ClientStatus, ClientsAnswer, TabView } from '../../../../utils/messages';
 import { SETTINGS_KEY } from '../../../../utils/settings';
-import { torrentOn, writeSampleContent } from '../../../clients/content';
+import { torrentOn, writeSampleContent } from '../../../clients/torrent-content';
 import { clientBuilds, startQbittorrent, startTransmission, type ClientBuild, type RunningDaemon } from '../../../clients/daemons';
 import type { JarFetch } from '../../../clients/node-fetch';
 import { nodeClientFetch } from '../../../clients/node-fetch';
-import { addSeeding } from '../../../clients/seed';
+import { addSeeding } from '../../../clients/seeding';
 import { currentSessionRules, extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 
