@@ -171,7 +171,7 @@ async function listPageThroughBackground(world: {
 }
 
 async function run(paced: boolean): Promise<NodeBenchOutput> {
-  const { ClientIndexes } = await import('../utils/client-index/client-indexes.ts');
+  const { ClientIndexes } = await import('../utils/client-index/indexes-by-client.ts');
   const { Lookup, LOOKUP_DEFAULTS } = await import('../utils/lookup/lookup');
   const { DEFAULT_SETTINGS } = await import('../utils/settings');
   const { DEMO_TOKEN, loadReferenceData, startReferenceService } = await import('../test/service/server');
@@ -387,7 +387,7 @@ async function scalePoint(count: number): Promise<ScalePoint> {
   const { IDBFactory } = await import('fake-indexeddb');
   globalThis.indexedDB = new IDBFactory();
   fakeBrowser.reset();
-  const { ClientIndexes } = await import('../utils/client-index/client-indexes.ts');
+  const { ClientIndexes } = await import('../utils/client-index/indexes-by-client.ts');
   const { Lookup } = await import('../utils/lookup/lookup');
   const { DEFAULT_SETTINGS } = await import('../utils/settings');
   const { DEMO_TOKEN, loadReferenceData, startReferenceService } = await import('../test/service/server');

@@ -15,8 +15,8 @@
  * The page's own badge (its hashes' candidates on other sites: the 60 rows on HDSky) counts another
  * number than 30, so the figure is the index's badge, not the page's.
  */
-import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/content';
-import { addSeeding } from '../test/clients/seed';
+import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/torrent-content';
+import { addSeeding } from '../test/clients/seeding';
 import { startQbittorrent } from '../test/clients/daemons';
 import { nodeClientFetch } from '../test/clients/node-fetch';
 import { launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';

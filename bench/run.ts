@@ -21,7 +21,7 @@ import { formatMarkdown, formatTable, mergeResults, overBudget, type BenchOutcom
 import { measureCrossSeedClicks } from './crossseed-browser';
 import { FLOOD_SCENARIOS, type NodeBenchOutput } from './lookup-node';
 import { measureListPage } from './list-page-browser';
-import { BENCHES, NEEDS_BUILD, parseArgs, type BenchName, type Options } from './options';
+import { BENCHES, NEEDS_BUILD, parseArgs, type BenchName, type Options } from './command-line';
 import { measurePageViews } from './page-views';
 import { measureSlowPictures } from './slow-pictures';
 import { contentScriptBreakdown, formatBreakdown } from './size-breakdown';

@@ -31,8 +31,8 @@ import { ensureSystemPackages } from './system-packages.mjs';
 import { startQbittorrent } from '../test/clients/daemons';
 import { nodeClientFetch } from '../test/clients/node-fetch';
 import { crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
-import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/content';
-import { addSeeding } from '../test/clients/seed';
+import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/torrent-content';
+import { addSeeding } from '../test/clients/seeding';
 import { readFixture, referenceDataWith, servePage, type TorrentGroup } from '../test/e2e/support/tracker-pages';
 import type { IndexStatusView } from '../features/client-index/client-index.messages';
 

@@ -10,7 +10,8 @@ import { upgrade, type Migrations, type Upgraded } from './stored-item';
 // Extension pages forbid eval by their CSP: zod must not try to compile validators with Function.
 z.config({ jitless: true });
 
-export const DEFAULT_BASE_URL = 'https://2025.iyuu.cn';
+/** The service's current address (service-notes): the default of a setting, since the host has changed before. */
+export const DEFAULT_SERVICE_BASE_URL = 'https://2025.iyuu.cn';
 export const SETTINGS_VERSION = 1;
 
 /** The service hosts the manifest already holds permissions for. */
@@ -103,7 +104,7 @@ const credentialSchema = z
   .regex(/^[\x21-\x7e]*$/, 'unexpected characters');
 
 export const settingsFields = {
-  baseUrl: baseUrlSchema.default(DEFAULT_BASE_URL),
+  baseUrl: baseUrlSchema.default(DEFAULT_SERVICE_BASE_URL),
   token: credentialSchema.default(''),
   appId: credentialSchema.default(''),
   secret: credentialSchema.default(''),

@@ -56,11 +56,3 @@ export interface Feature {
 /** Where a content script's message came from (declared with the messages). */
 export type { PageOrigin } from '../../utils/messaging/protocol';
 
-export function hostOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}

@@ -10,6 +10,7 @@ import { browser, type Browser } from 'wxt/browser';
 import type { Handlers, PageOrigin } from '../../utils/messaging/protocol';
 import { protocol, type MessageType, type Protocol } from '../../features/protocol';
 
+import { sameOrigin } from '../../utils/url';
 export interface MessageHandlers {
   readonly handlers: Handlers<Protocol>;
 }
@@ -20,11 +21,7 @@ export interface MessageHandlers {
  * instead, but only on the same origin, so a page can never speak for another site.
  */
 function pageUrl(claimed: string, sender: string): string {
-  try {
-    return new URL(claimed).origin === new URL(sender).origin ? claimed : sender;
-  } catch {
-    return sender;
-  }
+  return sameOrigin(claimed, sender) ? claimed : sender;
 }
 
 function declaredType(message: unknown): MessageType | undefined {

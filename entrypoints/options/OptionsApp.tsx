@@ -15,16 +15,9 @@ import { sendToBackground } from '../../features/send-to-background';
 import { isKnownServiceOrigin, normaliseBaseUrl, type Settings } from '../../utils/settings';
 import { settingsItem } from '../../features/settings/settings.storage';
 import { permissionPattern } from '../../utils/permission-pattern';
+import { hostAndPortOf } from '../../utils/url';
 
 type ConnectionForm = Pick<Settings, 'baseUrl' | 'token' | 'appId' | 'secret'>;
-
-function hostOfUrl(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 /** The service connection: base URL, token, App ID, Secret, with Save and Test connection. */
 function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (view: SettingsView) => void }) {
@@ -212,7 +205,7 @@ export function Options() {
     setRevision(revision + 1);
   };
   const account = `${revision}:${view.settings.baseUrl}:${view.settings.token}`;
-  const serviceHost = hostOfUrl(view.settings.baseUrl);
+  const serviceHost = hostAndPortOf(view.settings.baseUrl) ?? view.settings.baseUrl;
   const noticeSeen = async () => {
     const answer = await sendToBackground('settings:save', { update: { privacyNoticeSeen: true } });
     if (answer && 'settings' in answer) setView(answer);

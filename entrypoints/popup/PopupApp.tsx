@@ -4,7 +4,7 @@ import { browser } from 'wxt/browser';
 import { AskForSites } from '../../features/sites/ui/AskForSites';
 import { CandidateGroups } from '../../features/lookup/ui/CandidateGroups';
 import { CopyButton } from '../../components/CopyButton';
-import { CandidateCrossSeed, CrossSeedAll, useCrossSeeds, type CrossSeeds } from '../../features/cross-seed/ui/PopupCrossSeed';
+import { CandidateCrossSeed, CrossSeedAll, useCrossSeeds, type PopupCrossSeeds } from '../../features/cross-seed/ui/PopupCrossSeed';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
 import { heldHashes, InYourClient, useClientStatus } from '../../features/clients/ui/InYourClient';
 import { ListIndex } from '../../features/client-index/ui/ListIndex';
@@ -172,7 +172,7 @@ interface ContentProps {
   view: TabView;
   /** What the default torrent client holds (undefined until it answered, or where nothing is asked). */
   client?: ClientStatus;
-  crossSeeds?: CrossSeeds;
+  crossSeeds?: PopupCrossSeeds;
   now: number;
   busy: boolean;
   onRefresh: () => void;

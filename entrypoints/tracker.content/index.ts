@@ -11,7 +11,7 @@ import type { IndexMarks } from '../../features/client-index/client-index.messag
 import type { PageCrossSeed, PageCrossSeedsChanged } from '../../features/cross-seed/cross-seed.messages';
 import type { PageView, PageViewChanged } from '../../features/lookup/lookup.messages';
 import { panelAnchor } from './anchor';
-import { markRows } from './marks';
+import { markRows } from './row-marks';
 import { mountPanel, type MountedPanel } from './mount';
 import { sendToBackground } from '../../features/send-to-background';
 

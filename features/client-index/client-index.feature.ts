@@ -25,7 +25,7 @@
  * marks-to-pages.ts (marks sent to content scripts, the per-host switch). This class assembles
  * them, answers the messages and reacts to the user's settings and clients.
  */
-import { ClientIndexes } from '../../utils/client-index/client-indexes.ts';
+import { ClientIndexes } from '../../utils/client-index/indexes-by-client.ts';
 import type { IndexJob, IndexPageAnswer, IndexRunView, IndexStatusView } from './client-index.messages';
 import type { clientIndexMessages } from './client-index.messages';
 import type { Handlers } from '../../utils/messaging/protocol';

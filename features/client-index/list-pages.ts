@@ -5,7 +5,7 @@
  * on a row: the row from the tab's view, its candidate from the index, run by the cross-seed
  * feature's one way in (CrossSeeds.run: its de-duplication, pace and site fetch).
  */
-import type { ClientIndexes, RowMatch } from '../../utils/client-index/client-indexes.ts';
+import type { ClientIndexes, RowMatch } from '../../utils/client-index/indexes-by-client.ts';
 import type { ClientTorrent } from '../../utils/clients/client-types';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 import type { HeldTorrent } from '../clients/clients.messages';

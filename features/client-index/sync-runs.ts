@@ -6,7 +6,7 @@
  * the extension's pages, and the last sync and the last placing are kept for the options page.
  */
 import { browser } from 'wxt/browser';
-import { ClientIndexError, type ClientIndex, type ClientIndexes, type SyncProgress } from '../../utils/client-index/client-indexes.ts';
+import { ClientIndexError, type ClientIndex, type ClientIndexes, type SyncProgress } from '../../utils/client-index/indexes-by-client.ts';
 import { clientOrigin } from '../../utils/clients/csrf';
 import { ClientError, toClientFailure } from '../../utils/clients/client-errors';
 import type { IndexChanged, IndexJob, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from './client-index.messages';

@@ -3,7 +3,7 @@
  * and address (what the index is kept by; what a cross-seed run is de-duplicated by). Never the
  * password: the same client with a changed password is the same client.
  */
-import type { ClientIdentity } from '../../utils/client-index/client-indexes';
+import type { ClientIdentity } from '../../utils/client-index/indexes-by-client';
 import type { StoredClient } from './clients.feature';
 
 export function clientIdentity(config: Pick<StoredClient, 'type' | 'url'>): ClientIdentity {

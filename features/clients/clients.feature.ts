@@ -19,7 +19,7 @@ import { browser } from 'wxt/browser';
 import { z } from 'zod';
 import { clientOrigin, syncClientOriginRules, type SessionRulesApi } from '../../utils/clients/csrf';
 import { clientConfigSchema, createClient, toClientFailure, type ClientConfig, type ClientInfo, type TorrentClient } from '../../utils/clients/index';
-import { clientBaseUrl } from '../../utils/clients/http';
+import { clientBaseUrl, INFO_HASH } from '../../utils/clients/http';
 import type { ClientTorrent } from '../../utils/clients/client-types';
 import type { ClientForm, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, HeldTorrent } from './clients.messages';
 import type { ClientPreview } from '../settings/settings.messages';
@@ -27,7 +27,7 @@ import { clientHostPattern, isLoopbackClient } from '../../utils/clients/client-
 import type { Shared } from '../../entrypoints/background/context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { clientsMessages } from './clients.messages';
-import { MAX_CLIENTS, clientsItem, storedClientSchema, withOneDefault, type LoadedClients, type StoredClient } from './clients.storage';
+import { MAX_SAVED_CLIENTS, clientsItem, storedClientSchema, withOneDefault, type LoadedClients, type StoredClient } from './clients.storage';
 
 export type { StoredClient } from './clients.storage';
 
@@ -63,7 +63,7 @@ export class ClientStore {
   /** Writes the list after checking it with the schema that reads it back. */
   async save(next: StoredClient[]): Promise<StoredClient[]> {
     const previous = await this.get();
-    const checked = withOneDefault(next.slice(0, MAX_CLIENTS).map((client) => storedClientSchema.parse(client)));
+    const checked = withOneDefault(next.slice(0, MAX_SAVED_CLIENTS).map((client) => storedClientSchema.parse(client)));
     await clientsItem.set(checked);
     this.loaded = Promise.resolve({ clients: checked, dropped: 0 });
     for (const listener of this.listeners) await listener(checked, previous);
@@ -87,8 +87,6 @@ function summaryOf(client: StoredClient): ClientSummary {
 function heldTorrent({ hash, name, savePath, state, progress, size }: ClientTorrent): HeldTorrent {
   return { hash, name, savePath, state, progress, size };
 }
-
-const INFO_HASH = /^[0-9a-f]{40}$/;
 
 /** The browser's declarativeNetRequest, where it has one (both target browsers do; the unit tests' fake may not). */
 function sessionRulesApi(): SessionRulesApi | undefined {
@@ -178,7 +176,7 @@ export class Clients {
     const existing =
       list.find((client) => client.id === form.id) ??
       list.find((client) => client.type === config.type && client.url === config.url && client.username === config.username);
-    if (!existing && list.length >= MAX_CLIENTS) return { problem: { kind: 'bad-config', detail: `at most ${MAX_CLIENTS} clients` } };
+    if (!existing && list.length >= MAX_SAVED_CLIENTS) return { problem: { kind: 'bad-config', detail: `at most ${MAX_SAVED_CLIENTS} clients` } };
     const entry: StoredClient = {
       ...config,
       id: existing?.id ?? newClientId(),
@@ -281,7 +279,7 @@ export class Clients {
    * password in the file keeps the one saved for the same type, address and user name.
    */
   async readImported(value: unknown): Promise<StoredClient[] | undefined> {
-    if (!Array.isArray(value) || value.length > MAX_CLIENTS) return undefined;
+    if (!Array.isArray(value) || value.length > MAX_SAVED_CLIENTS) return undefined;
     const current = await this.store.get();
     const clients: StoredClient[] = [];
     for (const entry of value) {

@@ -15,7 +15,7 @@ export const CLIENTS_VERSION = 1;
  */
 export const CLIENTS_MIGRATIONS: Migrations = {};
 /** More than anyone runs; keeps the session rules (100 ids) and the list small. */
-export const MAX_CLIENTS = 20;
+export const MAX_SAVED_CLIENTS = 20;
 
 const clientIdSchema = z.string().regex(/^[A-Za-z0-9-]{1,64}$/);
 
@@ -55,7 +55,7 @@ export function readUpgradedClients({ value }: Upgraded): LoadedClients {
   let dropped = 0;
   for (const entry of entries) {
     const parsed = storedClientSchema.safeParse(entry);
-    if (!parsed.success || clients.some((client) => client.id === parsed.data.id) || clients.length >= MAX_CLIENTS) dropped++;
+    if (!parsed.success || clients.some((client) => client.id === parsed.data.id) || clients.length >= MAX_SAVED_CLIENTS) dropped++;
     else clients.push(parsed.data);
   }
   return { clients: withOneDefault(clients), dropped };
@@ -64,7 +64,7 @@ export function readUpgradedClients({ value }: Upgraded): LoadedClients {
 export const clientsItem = defineStoredItem({
   area: 'local',
   key: 'clients',
-  schema: z.array(storedClientSchema).max(MAX_CLIENTS),
+  schema: z.array(storedClientSchema).max(MAX_SAVED_CLIENTS),
   version: CLIENTS_VERSION,
   migrations: CLIENTS_MIGRATIONS,
   toStored: (clients) => ({ clients }),

@@ -34,6 +34,7 @@ import type { Handlers } from '../../utils/messaging/protocol';
 import type { crossSeedMessages } from './cross-seed.messages';
 import { announceToPages, announceToTab } from '../../entrypoints/background/announce';
 import { tabCrossSeedItems } from './cross-seed.storage';
+import { sameOrigin } from '../../utils/url';
 
 export interface CrossSeedOptions {
   /** The fetch .torrent files are downloaded with (tests: a cookie jar through the router); the browser's own when absent. */
@@ -71,14 +72,6 @@ function runKey(client: string, sourceHash: string, candidate: Pick<CrossSeedCan
 /** One candidate answering one page hash: what a tab's record keeps one item for. */
 function itemKey(item: Pick<CrossSeedItem, 'forHash' | 'sid' | 'torrentId' | 'infoHash'>): string {
   return `${item.forHash}:${item.sid}:${item.torrentId}:${item.infoHash}`;
-}
-
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
 }
 
 /** In the client now: added, or found already there. */

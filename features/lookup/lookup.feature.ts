@@ -11,15 +11,16 @@ import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
 import { toFailure, type ServiceFailure } from '../../utils/iyuu/service-errors';
 import { lookupMode, type Settings } from '../../utils/settings';
 import { siteForHost } from '../../utils/sites';
-import { infoHashFromTorrent } from '../../utils/torrent';
+import { infoHashFromTorrent } from '../../utils/torrent/info-hash';
 import { buildCandidateViews } from './candidates';
 import { readTabOnce } from '../sites/custom-sites';
 import { pageView } from './panel-view';
 import { rememberSeen } from '../sites/seen-sites';
-import { hostOf, type Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../../entrypoints/background/context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { lookupMessages } from './lookup.messages';
 
+import { hostOf } from '../../utils/url';
 /** Lookups a page may cause by changing itself (re-reads), per tab and minute; the user's click is not counted. */
 export const PAGE_LOOKUPS_PER_MINUTE = 10;
 

@@ -35,14 +35,8 @@ import { siteName } from '../lookup/candidates';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { settingsMessages } from './settings.messages';
 
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
 
+import { hostAndPortOf, originOf } from '../../utils/url';
 /**
  * Whether two service addresses are the same service as far as credentials go: the same host
  * (http to https and back is the user's visible choice), or two of IYUU's own hosts.
@@ -50,11 +44,8 @@ function originOf(url: string): string | undefined {
 export function sameService(a: string, b: string): boolean {
   if (originOf(a) === originOf(b)) return true;
   if (isKnownServiceOrigin(a) && isKnownServiceOrigin(b)) return true;
-  try {
-    return new URL(a).host === new URL(b).host;
-  } catch {
-    return false;
-  }
+  const host = hostAndPortOf(a);
+  return host !== undefined && host === hostAndPortOf(b);
 }
 
 /** The saved credentials that `next` would carry, unchanged, to another service. */

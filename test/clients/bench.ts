@@ -15,8 +15,9 @@ import { createClient } from '../../utils/clients/index';
 import { clientOriginRule } from '../../utils/clients/csrf';
 import { crossSeed, SitePace } from '../../utils/cross-seed-engine';
 import { startCrossSeedWorld } from '../e2e/support/cross-seed-world';
+import { waitFor } from '../e2e/support/wait';
 import type { ClientKind, TorrentClient } from '../../utils/clients/client-types';
-import { tinyTorrents, torrentOn, writeFolder, writeSingleFile, type MadeTorrent } from './content';
+import { tinyTorrents, torrentOn, writeFolder, writeSingleFile, type MadeTorrent } from './torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 
@@ -70,11 +71,8 @@ export async function qbittorrentHolding(count: number): Promise<{ daemon: Runni
     await client.test();
     const torrents = tinyTorrents(count, 'bench');
     await bulkAddQbittorrent(daemon, fetch, torrents);
-    const deadline = Date.now() + 120_000;
-    while ((await client.list()).length < count) {
-      if (Date.now() > deadline) throw new Error(`qBittorrent did not reach ${count} torrents`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    const listed = await waitFor(() => client.list(), (torrents) => torrents.length >= count, 120_000, 500);
+    if (listed.length < count) throw new Error(`qBittorrent did not reach ${count} torrents`);
     return { daemon, torrents };
   } catch (error) {
     await daemon.stop();

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import type { ClientKind } from '../../utils/clients/client-types';
 import { currentClientsDir } from '../../scripts/clients/current-clients.mjs';
 import { killClientProcesses } from './processes.mjs';
+import { waitFor } from '../e2e/support/wait';
 
 export interface RunningDaemon {
   kind: ClientKind;
@@ -257,15 +258,17 @@ function logTail(dir: string, logName: string): string {
 
 /** Polls `ready` until it says yes; fails early, with the daemon's log, if the daemon exits. */
 async function waitUntilReady(what: string, child: ChildProcess, dir: string, logName: string, ready: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it answered:\n${logTail(dir, logName)}`);
-    }
-    if (await ready().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not answer within ${timeoutMs} ms:\n${logTail(dir, logName)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const answered = await waitFor(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it answered:\n${logTail(dir, logName)}`);
+      }
+      return ready().catch(() => false);
+    },
+    (yes) => yes,
+    timeoutMs,
+  );
+  if (!answered) throw new Error(`${what} did not answer within ${timeoutMs} ms:\n${logTail(dir, logName)}`);
 }
 
 async function stopChild(child: ChildProcess, graceMs = 8_000): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * A fetch for Node that sends every request through the e2e router (test/e2e/harness/router.ts) as
+ * A fetch for Node that sends every request through the e2e router (test/e2e/harness/host-router.ts) as
  * a browser does through its HTTP proxy: in absolute form (`GET https://ourbits.club/x HTTP/1.1`
  * to 127.0.0.1:PORT), so tracker host names reach the test trackers with no DNS and the router
  * records each request. https:// addresses travel as plain HTTP to the proxy (the router answers

@@ -14,10 +14,10 @@ import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { createClient } from '../../utils/clients/index';
 import type { ClientKind } from '../../utils/clients/client-types';
-import { makeTorrent, writeSampleContent } from './content';
+import { makeTorrent, writeSampleContent } from './torrent-content';
 import { clientBuilds, startClient, type ClientGeneration } from './daemons';
 import { nodeClientFetch } from './node-fetch';
-import { untilSeeding } from './seed';
+import { untilSeeding } from './seeding';
 
 export const QUIET_DEVICE = 'quiet0';
 /** TEST-NET-1 (RFC 5737): the dummy device's gateway; never a real host. */

@@ -15,11 +15,11 @@ import { createClient } from '../../utils/clients/index';
 import { toClientFailure } from '../../utils/clients/client-errors';
 import type { AddOptions, ClientKind, TorrentClient } from '../../utils/clients/client-types';
 import { until } from '../e2e/support/wait';
-import { torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './content';
+import { torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './torrent-content';
 import { clientBuilds, startDeluge, startQbittorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 import { recordingFetch, type Exchange, type Recording } from './recording';
-import { addSeeding, untilSeeding } from './seed';
+import { addSeeding, untilSeeding } from './seeding';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/clients');
 

@@ -24,11 +24,19 @@ const HOST = 'tracker.example.net';
 const PAGE = servePage('nexusphp-details-chs', HOST, { path: '/details.php?id=4242' });
 const HASH = PAGE.expect.hashes[0]!.hash;
 const READ_ONCE_NOTE = `Read once because you clicked the toolbar button: ${HOST} is not a site Reseed Lens knows.`;
+/** The same page on a site the catalog knows, where the manifest's reader runs: the control for "no reader ran". */
+const KNOWN_SITE_PAGE = servePage('nexusphp-details-chs', 'hdsky.me', { path: '/details.php?id=802' });
 
-/** The page has had time to run a content script, had one been there (document_idle follows load). */
-async function settledPage(tab: HarnessPage): Promise<{ panel: boolean }> {
+/**
+ * Whether the loaded page shows the panel, asked once a reader would have run on it and shown its
+ * panel: the same page on a known site, opened after this one had loaded, has shown its own.
+ */
+async function settledPage(browser: HarnessBrowser, tab: HarnessPage): Promise<{ panel: boolean }> {
   await waitFor(() => tab.evaluate(() => document.readyState), (state) => state === 'complete');
-  await new Promise((resolve) => setTimeout(resolve, 750));
+  const known = await browser.newPage();
+  await known.goto(KNOWN_SITE_PAGE.url);
+  await known.waitForSelector('reseed-lens-panel');
+  await known.close();
   return { panel: await tab.evaluate(() => document.querySelector('reseed-lens-panel') !== null) };
 }
 
@@ -40,7 +48,7 @@ describe.each(BROWSER_KINDS)('%s: any site', (kind) => {
     world = await startWorld({
       // The page's torrent is known to the service on other sites only: this host is on no list.
       service: { data: referenceDataWith([groupFor(HASH, { site: 'keepfrds', torrentId: 4242 }, { ourbits: 801, hdsky: 802 })]), rateLimit: { max: 1000 } },
-      trackers: routesFor([PAGE]),
+      trackers: routesFor([PAGE, KNOWN_SITE_PAGE]),
     });
     browser = await launchBrowser(kind, { proxyPort: world.router.port });
     await configureThroughOptions(browser, { baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN });
@@ -53,7 +61,7 @@ describe.each(BROWSER_KINDS)('%s: any site', (kind) => {
   it('without a click or a grant, the page is not read, and the extension cannot read it on its own', async () => {
     const tab = await browser.newPage();
     await tab.goto(PAGE.url);
-    expect(await settledPage(tab)).toEqual({ panel: false });
+    expect(await settledPage(browser, tab)).toEqual({ panel: false });
     const tabId = await browser.tabIdOf(PAGE.url);
     expect((await tabView(browser, tabId)).status).toBe('not-a-tracker');
     // Asking the background to read the tab fails without activeTab or the host permission.
@@ -90,7 +98,7 @@ describe.each(BROWSER_KINDS)('%s: any site', (kind) => {
 
     // Once means once: a reload is not read again, and the old answer is not kept for it...
     await tab.reload();
-    expect(await settledPage(tab)).toEqual({ panel: false });
+    expect(await settledPage(browser, tab)).toEqual({ panel: false });
     expect((await tabView(browser, tabId)).status).toBe('not-a-tracker');
     // ...but the next click reads the reloaded page again.
     await pressToolbarButton(browser, tab);
@@ -196,7 +204,7 @@ describe.each(BROWSER_KINDS)('%s: any site', (kind) => {
       }, HOST);
       expect(removed).toEqual({ customHosts: [], permitted: false, registered: 0 });
       await tab.reload();
-      expect(await settledPage(tab)).toEqual({ panel: false });
+      expect(await settledPage(browser, tab)).toEqual({ panel: false });
       await tab.close();
       await extensionPage.close();
     });

@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
 import type { ClientKind } from '../../utils/clients/client-types';
-import { makeTorrent, torrentOn, writeSampleContent, type MadeTorrent } from '../clients/content';
+import { makeTorrent, torrentOn, writeSampleContent, type MadeTorrent } from '../clients/torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
-import { addSeeding } from '../clients/seed';
+import { addSeeding } from '../clients/seeding';
 import { DEMO_TOKEN, loadReferenceData } from '../service/server';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { clientFieldLabels, fillClientForm, openClientsOptions, pressTestClient } from './support/client-options';

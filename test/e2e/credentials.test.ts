@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
-import { importFile } from './support/files';
+import { importFile } from './support/import-file';
 import { configureThroughOptions, settledView } from './support/popup';
 import { waitFor } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, nexusDetailsPage, startWorld, torrentOn, type World } from './world';

@@ -22,7 +22,7 @@ import type { CrossSeedCandidate, CrossSeedResult } from '../../utils/cross-seed
 import type { SiteSettings } from '../../utils/cross-seed-engine/source';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
-import { untilSeeding } from '../clients/seed';
+import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, launchBrowser, REPO_ROOT, type BrowserKind, type HarnessBrowser } from './harness/index.ts';
 import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
 

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
 import { DEMO_UNBOUND_TOKEN } from '../service/server';
 import { SERVICE_BASE_URL, SERVICE_HOST, nexusDetailsPage, startWorld, torrentOn, type World } from './world';
-import { importFile } from './support/files';
+import { importFile } from './support/import-file';
+import { waitFor } from './support/wait';
 
 afterAll(closeAllBrowsers);
 
@@ -43,15 +44,6 @@ async function stored(browser: HarnessBrowser): Promise<Record<string, unknown>>
 async function inFront(page: HarnessPage): Promise<HarnessPage> {
   await page.bringToFront();
   return page;
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Clicks Export and returns the file the browser was handed (Chromium: the real download). */

@@ -18,7 +18,7 @@ import type { ClientsAnswer } from '../../features/clients/clients.messages';
 import type { TabCrossSeeds } from '../../features/cross-seed/cross-seed.messages';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
-import { untilSeeding } from '../clients/seed';
+import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { confirmationFacts, confirmationFor, confirmCrossSeed, openConfirmations } from './support/confirm';
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { DEMO_TOKEN } from '../service/server';
-import { settledView, tabView } from './support/popup';
+import { afterPopupAsked, settledView, tabView } from './support/popup';
 import { until } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, expectedLinks, nexusDetailsPage, startWorld, torrentOn, type TrackerTorrent, type World } from './world';
 import type { Page as PlaywrightPage } from 'playwright-core';
@@ -103,7 +103,7 @@ describe.each(BROWSER_KINDS)('%s: the popup', (kind) => {
     const again = await browser.openExtensionPage(`popup.html?tabId=${tabId}`);
     opened.push(again);
     await again.waitForSelector('a.candidate-link');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await afterPopupAsked(again);
     expect(await again.evaluate(() => document.querySelector('.ask-sites'))).toBeNull();
   });
 

@@ -17,10 +17,10 @@ import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
-import { untilSeeding } from '../clients/seed';
+import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';
-import { importFile } from './support/files';
+import { importFile } from './support/import-file';
 import { settledView } from './support/popup';
 import { until } from './support/wait';
 

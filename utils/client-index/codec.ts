@@ -240,7 +240,7 @@ const clientEntrySchema = z.object({
   usedAt: z.number(),
   lastSync: lastSyncSchema.optional(),
 });
-export type StoredClient = z.infer<typeof clientEntrySchema>;
+export type IndexedClient = z.infer<typeof clientEntrySchema>;
 
 export const indexMetaSchema = z.object({
   v: z.literal(1),

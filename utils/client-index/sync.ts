@@ -17,7 +17,7 @@ import { ClientError } from '../clients/client-errors';
 import type { TorrentClient } from '../clients/client-types';
 import type { Lookup } from '../lookup/lookup';
 import { ServiceError } from '../iyuu/service-errors';
-import { MAX_HASHES_PER_REQUEST } from '../iyuu/operations';
+import { MAX_HASHES_PER_LOOKUP } from '../iyuu/operations';
 import type { Candidate } from '../iyuu/answer-schemas';
 import { lookupMode, type Settings } from '../settings';
 import type { LastSync } from './codec';
@@ -120,7 +120,7 @@ function candidatesOf(answers: Map<string, { candidates: Candidate[] }>): Map<st
 
 export async function syncIndex(target: SyncTarget, client: TorrentClient, lookup: Lookup, options: SyncOptions): Promise<SyncReport> {
   const report: SyncReport = { outcome: 'done', torrents: target.model.size, added: 0, removed: 0, leftOut: 0, asked: 0, locateAsked: 0, located: 0, unanswered: 0, requests: 0 };
-  const batchSize = Math.max(1, Math.min(options.batchSize ?? MAX_HASHES_PER_REQUEST, MAX_HASHES_PER_REQUEST));
+  const batchSize = Math.max(1, Math.min(options.batchSize ?? MAX_HASHES_PER_LOOKUP, MAX_HASHES_PER_LOOKUP));
   const { signal } = options;
   const progress = (phase: SyncProgress['phase'], done: number, total: number) => target.progress({ phase, done, total, requests: report.requests });
 

@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import { ClientError } from './client-errors';
 import {
-  MAX_HASHES_PER_REQUEST,
+  MAX_HASHES_PER_CLIENT_REQUEST,
   byteCount,
   chunks,
   clientBaseUrl,
@@ -150,7 +150,7 @@ export class DelugeClient implements TorrentClient {
   async lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>> {
     const asked = normaliseHashes(hashes);
     const found = new Map<string, ClientTorrent>();
-    for (const batch of chunks(asked, MAX_HASHES_PER_REQUEST)) {
+    for (const batch of chunks(asked, MAX_HASHES_PER_CLIENT_REQUEST)) {
       const wanted = new Set(batch);
       for (const torrent of await this.torrents({ id: batch })) if (wanted.has(torrent.hash)) found.set(torrent.hash, torrent);
     }

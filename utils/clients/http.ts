@@ -3,15 +3,15 @@
  * answer read as text with a size cap, and the address checked once. It uses only fetch,
  * AbortController and TextDecoder, so it runs in the background (MV3 worker, MV2 page) and in Node.
  */
-import { infoHashFromTorrent } from '../torrent';
+import { infoHashFromTorrent } from '../torrent/info-hash';
 import { ClientError } from './client-errors';
 import { readCappedText } from '../read-capped';
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
+export const CLIENT_TIMEOUT_MS = 15_000;
 /** 5,000 torrents in qBittorrent's torrents/info are about 7 MB; nothing honest comes near this. */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+export const MAX_CLIENT_ANSWER_BYTES = 64 * 1024 * 1024;
 /** One request asks about at most this many hashes (a list page has 100 rows at most). */
-export const MAX_HASHES_PER_REQUEST = 200;
+export const MAX_HASHES_PER_CLIENT_REQUEST = 200;
 
 export interface Transport {
   fetch: typeof fetch;
@@ -38,7 +38,7 @@ export interface HttpAnswer {
 }
 
 export function transportFrom(settings: { fetch?: typeof fetch; timeoutMs?: number }): Transport {
-  const timeoutMs = settings.timeoutMs !== undefined && Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0 ? settings.timeoutMs : DEFAULT_TIMEOUT_MS;
+  const timeoutMs = settings.timeoutMs !== undefined && Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0 ? settings.timeoutMs : CLIENT_TIMEOUT_MS;
   // Bound to globalThis: a detached `fetch` throws "Illegal invocation" in browsers.
   return { fetch: settings.fetch ?? ((input, init) => globalThis.fetch(input, init)), timeoutMs };
 }
@@ -126,12 +126,12 @@ export async function send(transport: Transport, request: HttpRequest, operation
     }
     let text: string | null;
     try {
-      text = await readCappedText(response, MAX_ANSWER_BYTES);
+      text = await readCappedText(response, MAX_CLIENT_ANSWER_BYTES);
     } catch (error) {
       if (timedOut) throw new ClientError({ kind: 'timeout', detail: `${operation}: the answer did not arrive within ${transport.timeoutMs} ms` });
       throw new ClientError({ kind: 'unreachable', detail: `${operation}: the connection broke while reading the answer (${describe(error)})` });
     }
-    if (text === null) throw new ClientError({ kind: 'bad-answer', detail: `${operation}: the answer is larger than ${MAX_ANSWER_BYTES} bytes` });
+    if (text === null) throw new ClientError({ kind: 'bad-answer', detail: `${operation}: the answer is larger than ${MAX_CLIENT_ANSWER_BYTES} bytes` });
     return { status: response.status, headers: response.headers, text };
   } finally {
     clearTimeout(timer);

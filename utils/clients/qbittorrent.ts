@@ -23,7 +23,7 @@
 import { z } from 'zod';
 import { ClientError } from './client-errors';
 import {
-  MAX_HASHES_PER_REQUEST,
+  MAX_HASHES_PER_CLIENT_REQUEST,
   byteCount,
   chunks,
   clientBaseUrl,
@@ -211,7 +211,7 @@ export class QbittorrentClient implements TorrentClient {
   async lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>> {
     const asked = normaliseHashes(hashes);
     const found = new Map<string, ClientTorrent>();
-    for (const batch of chunks(asked, MAX_HASHES_PER_REQUEST)) {
+    for (const batch of chunks(asked, MAX_HASHES_PER_CLIENT_REQUEST)) {
       const answer = await this.call('lookup', 'torrents/info', { method: 'GET', query: { hashes: batch.join('|') } });
       const wanted = new Set(batch);
       for (const torrent of torrentsFrom(answer.text, 'lookup')) if (wanted.has(torrent.hash)) found.set(torrent.hash, torrent);

@@ -23,6 +23,7 @@ import { downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace,
 import { downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
 import type { UnsafeElement } from '../torrent/files';
 import { checkCandidateFile, compareFiles, type FileDifference, type TorrentFileProblem } from './verify';
+import { originOf } from '../url';
 
 /** The tag every cross-seed gets, so the user can find what Reseed Lens added. */
 export const CROSS_SEED_TAG = 'reseed-lens';
@@ -142,14 +143,6 @@ function hashOf(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const hash = value.trim().toLowerCase();
   return HASH.test(hash) ? hash : undefined;
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }
 
 async function prepare(pageHash: string, candidateHashes: string[], env: CrossSeedEnvironment): Promise<PreparedSource | CrossSeedResult> {

@@ -35,6 +35,7 @@ import type { SiteOverride } from '../settings';
 import { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, isSiteKey, isTorrentId, normalizeHost, siteForHost, siteForSid, type CatalogSite } from '../sites';
 import { detailsPageLinkOf, downloadRuleOf } from '../sites/download-rules';
 import { siteForServiceSid } from '../sites/pinning';
+import { hostOf, originOf } from '../url';
 
 /** What the source needs to know of the user's sites: the service's list, their overrides and passkeys (all by sid). */
 export interface SiteSettings {
@@ -60,9 +61,6 @@ export type DownloadSource =
   /** The site's address override is another catalogued site's host (`owner`, its display name): no download. */
   | { way: 'unsupported'; reason: 'other-site-host'; host: string; owner: string };
 
-function originOf(url: string): string {
-  return new URL(url).origin;
-}
 
 /** What a site's address override may do for its downloads. */
 type DownloadHost =
@@ -88,12 +86,8 @@ function downloadHost(entry: CatalogSite, override: SiteOverride | undefined, tr
 
 /** The last word on an address that would carry the site's passkey or the user's session. */
 function mayCarryCredentials(url: string, entry: CatalogSite, mirror: string | undefined): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname;
-  } catch {
-    return false;
-  }
+  const host = hostOf(url);
+  if (host === undefined) return false;
   return siteForHost(host) === entry || (mirror !== undefined && host === mirror && !siteForHost(host));
 }
 
@@ -126,6 +120,7 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   const siteKey = `sid:${sid}`;
   if (rule.unsupported) return { way: 'unsupported', reason: rule.unsupported };
 
+  // Every address below is built by links.ts from a parsed URL (its href): its origin is never undefined.
   const key = settings.passkeys?.[String(sid)];
   const serviceTemplate = listed?.download_page?.trim() ?? '';
   const needsKey = /\{(passkey|rsskey)\}/.test(serviceTemplate);
@@ -134,19 +129,19 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   if (isSiteKey(key) && catalogued && trusted) {
     const template = needsKey ? serviceTemplate : !listed ? rule.passkeyTemplate : undefined;
     const url = template && buildDownloadUrl(site, torrentId, template, { key, override });
-    if (url) return { way: 'passkey', url, origin: originOf(url), siteKey, ...at };
+    if (url) return { way: 'passkey', url, origin: originOf(url)!, siteKey, ...at };
   }
 
   const shape = rule.detailsPageLink?.shape;
   if (shape) {
     const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : buildDetailsUrlFromCatalog(catalogued!, torrentId, override);
-    return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
+    return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl)!, siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
 
   const cookieTemplate = rule.cookieTemplate;
   if (cookieTemplate) {
     const url = buildDownloadUrl(site, torrentId, cookieTemplate, { override });
-    return url ? { way: 'cookie', url, origin: originOf(url), siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
+    return url ? { way: 'cookie', url, origin: originOf(url)!, siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
   // A site with no rule for its path: only the service's template can say, and it wants the key.
   return { way: 'unsupported', reason: needsKey ? 'needs-passkey' : 'needs-api' };

@@ -9,7 +9,7 @@
  * would rename (torrent/files.ts refuses those, naming the file).
  */
 import type { ClientFile } from '../clients/client-types';
-import { infoHashFromTorrent } from '../torrent';
+import { infoHashFromTorrent } from '../torrent/info-hash';
 import { torrentFiles, type TorrentFile, type UnsafeElement } from '../torrent/files';
 
 /** How many differences are listed; the rest are counted. */

@@ -209,7 +209,7 @@ export const hostSchema = z
  * there is none) or an `http(s)://` prefix (stripped by a MoviePilot-based client). Those are
  * trimmed; what is left must still be a bare host.
  */
-export const baseUrlSchema = z
+export const siteBaseUrlSchema = z
   .string()
   .transform((value) => value.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, ''))
   .pipe(hostSchema);
@@ -245,7 +245,7 @@ export const serviceSiteSchema = z
       id: idSchema,
       site: z.string().min(1).max(200),
       nickname: optionalText(200),
-      base_url: baseUrlSchema,
+      base_url: siteBaseUrlSchema,
       details_page: optionalTemplate,
       download_page: optionalTemplate,
       is_https: z.union([z.literal(0), z.literal(1), z.literal(2), z.enum(['0', '1', '2']).transform(Number)]).catch(1),

@@ -24,10 +24,9 @@ import {
   type RecommendedSite,
   type ServiceSite,
 } from './answer-schemas';
-import { sha1Hex } from './text-sha1';
+import { sha1HexOfText } from '../sha1';
 import { readCappedText } from '../read-capped';
 
-export { sha1Hex } from './text-sha1';
 export type { Candidate, Profile, RecommendedSite, ServiceSite } from './answer-schemas';
 
 export interface ServiceConfig {
@@ -57,13 +56,11 @@ export interface ServiceConfig {
  */
 export const SERVICE_CLIENT_VERSION = '8.2.0';
 
-/** The service's current host (service-notes). A setting, since the host has changed before. */
-export const DEFAULT_BASE_URL = 'https://2025.iyuu.cn';
-export const DEFAULT_TIMEOUT_MS = 15_000;
+export const SERVICE_TIMEOUT_MS = 15_000;
 /** The official client's batch size since late 2024 (service-notes); the server's own cap is unknown. */
-export const MAX_HASHES_PER_REQUEST = 200;
+export const MAX_HASHES_PER_LOOKUP = 200;
 /** Larger answers are refused unread: no honest answer of this service comes near it. */
-export const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+export const MAX_SERVICE_ANSWER_BYTES = 2 * 1024 * 1024;
 
 type Auth = 'token' | 'none';
 
@@ -86,10 +83,10 @@ interface ServiceRequest {
  */
 export async function lookupBatch(config: ServiceConfig, hashes: string[], sidSha1: string): Promise<Map<string, Candidate[]>> {
   const asked = normaliseHashes(hashes);
-  if (asked.length > MAX_HASHES_PER_REQUEST) {
+  if (asked.length > MAX_HASHES_PER_LOOKUP) {
     throw new ServiceError({
       kind: 'bad-request',
-      detail: `list lookup: ${asked.length} hashes; at most ${MAX_HASHES_PER_REQUEST} go in one request`,
+      detail: `list lookup: ${asked.length} hashes; at most ${MAX_HASHES_PER_LOOKUP} go in one request`,
     });
   }
   if (asked.length === 0) return new Map();
@@ -308,7 +305,7 @@ function normaliseHashes(hashes: readonly string[]): string[] {
 /** SHA-1 that fails as a ServiceError: Web Crypto is missing outside secure contexts. */
 async function digest(text: string): Promise<string> {
   try {
-    return await sha1Hex(text);
+    return await sha1HexOfText(text);
   } catch (error) {
     throw new ServiceError({ kind: 'bad-request', detail: `SHA-1 is not available here (${error instanceof Error ? error.message : String(error)})` });
   }
@@ -374,7 +371,7 @@ async function send(config: ServiceConfig, request: ServiceRequest): Promise<Raw
   const url = endpoint(config.baseUrl, request.path);
   const now = config.now ?? Date.now;
   const doFetch = config.fetch ?? globalThis.fetch;
-  const timeoutMs = config.timeoutMs !== undefined && config.timeoutMs > 0 && Number.isFinite(config.timeoutMs) ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
+  const timeoutMs = config.timeoutMs !== undefined && config.timeoutMs > 0 && Number.isFinite(config.timeoutMs) ? config.timeoutMs : SERVICE_TIMEOUT_MS;
 
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (request.auth === 'token') headers.Token = requireToken(config, request.operation);
@@ -424,7 +421,7 @@ async function send(config: ServiceConfig, request: ServiceRequest): Promise<Raw
     }
     let text: string | null;
     try {
-      text = await readCappedText(response, MAX_ANSWER_BYTES);
+      text = await readCappedText(response, MAX_SERVICE_ANSWER_BYTES);
     } catch (error) {
       throw failure('the connection broke while reading the answer', error);
     }

@@ -1,24 +1,25 @@
 /**
  * Everything between "these hashes" and the service: the cache, in-flight de-duplication,
- * batching (MAX_HASHES_PER_REQUEST), the site report (sid_sha1), the rate-limit gate, clock-skew
+ * batching (MAX_HASHES_PER_LOOKUP), the site report (sid_sha1), the rate-limit gate, clock-skew
  * correction and retries where they are safe. The background owns the one instance.
  */
 import { browser } from 'wxt/browser';
 import {
-  MAX_HASHES_PER_REQUEST,
+  MAX_HASHES_PER_LOOKUP,
   lookupBatch,
   lookupSigned,
   reportExisting,
-  sha1Hex,
   type ServiceConfig,
 } from '../iyuu/operations';
 import { ServiceError } from '../iyuu/service-errors';
+import { sha1HexOfText } from '../sha1';
 import type { Candidate } from '../iyuu/answer-schemas';
 import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
 import { AnswerCache, type CachedAnswer } from './answer-cache';
 import { permissionPattern } from '../permission-pattern';
 import { clockOffsetItem, rateLimitItem, siteReportItem, type SiteReport } from './lookup-storage';
 
+import { originOf } from '../url';
 /** sid_sha1 is valid for 7 days while the site list is unchanged (official client). */
 export const SITE_REPORT_VALID_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_RETRY_AFTER_S = 30;
@@ -102,12 +103,8 @@ const ENDS_THE_QUEUE = new Set(['rate-limited', 'no-credentials', 'not-permitted
  */
 export async function serviceOriginAllowed(baseUrl: string): Promise<boolean> {
   if (isKnownServiceOrigin(baseUrl)) return true;
-  let origin: string;
-  try {
-    origin = new URL(baseUrl).origin;
-  } catch {
-    return false;
-  }
+  const origin = originOf(baseUrl);
+  if (origin === undefined) return false;
   return browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false);
 }
 
@@ -228,7 +225,7 @@ export class Lookup {
         if (mode === 'none') throw new ServiceError({ kind: 'no-credentials', detail: 'no token or App ID configured' });
         const result = await this.sendBatch(settings, mode, () => {
           // Taken at the last moment, so hashes that arrived while we waited for the gate join in.
-          taken = [...this.queue].slice(0, mode === 'signed' ? 1 : MAX_HASHES_PER_REQUEST);
+          taken = [...this.queue].slice(0, mode === 'signed' ? 1 : MAX_HASHES_PER_LOOKUP);
           for (const [hash] of taken) this.queue.delete(hash);
           return taken.map(([hash]) => hash);
         });
@@ -437,7 +434,7 @@ export class Lookup {
     const config = await this.serviceConfig(settings);
     const sids = [...new Set(await this.env.sitesToReport(config))].sort((a, b) => a - b);
     const key = sids.join(',');
-    const tokenTag = (await sha1Hex(settings.token)).slice(0, 12);
+    const tokenTag = (await sha1HexOfText(settings.token)).slice(0, 12);
     if (!force) {
       const stored = await siteReportItem.get();
       if (

@@ -34,7 +34,7 @@ export type TorrentFilesResult =
 
 /** More than any real release; beyond it the comparison would cost more than it is worth. */
 export const MAX_TORRENT_FILES = 100_000;
-const MAX_DEPTH = 32;
+const MAX_READ_NESTING = 32;
 
 type Value = Uint8Array | number | Value[] | Map<string, Value>;
 
@@ -45,9 +45,9 @@ const decoder = new TextDecoder('utf-8');
 /** For names: a byte sequence that is not UTF-8 is an error, not a silent U+FFFD. */
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads one bencoded value at `at`; returns it and the offset past it. Recursion is bounded by MAX_DEPTH. */
+/** Reads one bencoded value at `at`; returns it and the offset past it. Recursion is bounded by MAX_READ_NESTING. */
 function read(bytes: Uint8Array, at: number, depth: number, budget: { items: number }): [Value, number] {
-  if (depth > MAX_DEPTH || at >= bytes.length) throw new Malformed();
+  if (depth > MAX_READ_NESTING || at >= bytes.length) throw new Malformed();
   const byte = bytes[at]!;
   if (byte === 0x69 /* i */) {
     const end = bytes.indexOf(0x65, at + 1);

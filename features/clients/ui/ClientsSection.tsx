@@ -11,6 +11,7 @@ import { t } from '../../../utils/i18n';
 import type { ClientForm, ClientProblem, ClientView } from '../clients.messages';
 import { sendToBackground } from '../../send-to-background';
 import { CLIENT_NAMES, clientInfoText, clientProblemText, clientSaidText } from './client-text';
+import { originOf } from '../../../utils/url';
 
 const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge'];
 
@@ -39,14 +40,6 @@ type Outcome =
 
 function problemOutcome(problem: ClientProblem): Outcome {
   return { kind: 'problem', text: clientProblemText(problem), said: clientSaidText(problem) };
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url.trim()).origin;
-  } catch {
-    return url;
-  }
 }
 
 /**
@@ -104,7 +97,7 @@ export function ClientsSection() {
     const values = form;
     void permissionFor(values.url).then(async (granted) => {
       if (!granted) {
-        setOutcome({ kind: 'problem', text: t(refused, originOf(values.url)) });
+        setOutcome({ kind: 'problem', text: t(refused, originOf(values.url.trim()) ?? values.url) });
         return;
       }
       setOutcome({ kind: 'working', text: working });

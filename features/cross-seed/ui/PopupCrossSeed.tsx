@@ -16,14 +16,8 @@ import type { CrossSeedItem, CrossSeedsChanged, TabCrossSeeds } from '../cross-s
 import { permissionPattern } from '../../../utils/permission-pattern';
 import { sendToBackground } from '../../send-to-background';
 
-function originOf(url: string | undefined): string | undefined {
-  try {
-    return url ? new URL(url).origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
+import { originOf } from '../../../utils/url';
 function keyOf(candidate: Pick<CandidateView, 'forHash' | 'sid' | 'torrentId' | 'infoHash'>): string {
   return `${candidate.forHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
 }
@@ -48,7 +42,7 @@ function useMissingOrigins(candidates: readonly CandidateView[]): ReadonlySet<st
   return missing;
 }
 
-export interface CrossSeeds {
+export interface PopupCrossSeeds {
   state: TabCrossSeeds | undefined;
   itemOf(candidate: CandidateView): CrossSeedItem | undefined;
   /** Clicked, or running in the background. */
@@ -63,7 +57,7 @@ export interface CrossSeeds {
 }
 
 /** This tab's cross-seeds: asked once, then kept current from the background's announcements. */
-export function useCrossSeeds(tabId: number, view: TabView | undefined): CrossSeeds {
+export function useCrossSeeds(tabId: number, view: TabView | undefined): PopupCrossSeeds {
   const [state, setState] = useState<TabCrossSeeds | undefined>();
   const [clicked, setClicked] = useState<ReadonlySet<string>>(new Set());
   const [refusedKeys, setRefused] = useState<ReadonlySet<string>>(new Set());
@@ -186,7 +180,7 @@ export function Outcome({ item, onAllow }: { item: CrossSeedItem; onAllow: (orig
  * undefined until the client answered: the button waits for it, so it never shows for a candidate
  * the client turns out to hold.
  */
-export function CandidateCrossSeed({ candidate, crossSeeds, inClient }: { candidate: CandidateView; crossSeeds: CrossSeeds; inClient: ReadonlySet<string> | undefined }) {
+export function CandidateCrossSeed({ candidate, crossSeeds, inClient }: { candidate: CandidateView; crossSeeds: PopupCrossSeeds; inClient: ReadonlySet<string> | undefined }) {
   const item = crossSeeds.itemOf(candidate);
   const busy = crossSeeds.busy(candidate);
   const showButton = inClient !== undefined && !inClient.has(candidate.infoHash);
@@ -238,7 +232,7 @@ function allText(state: TabCrossSeeds): string[] {
  * "Cross-seed all": shown while any candidate on the user's sites (or on any site, before they chose
  * theirs) is not in the client; its progress ("Cross-seeding 3 of 7…") and how it ended.
  */
-export function CrossSeedAll({ candidates, crossSeeds, inClient }: { candidates: readonly CandidateView[]; crossSeeds: CrossSeeds; inClient: ReadonlySet<string> | undefined }) {
+export function CrossSeedAll({ candidates, crossSeeds, inClient }: { candidates: readonly CandidateView[]; crossSeeds: PopupCrossSeeds; inClient: ReadonlySet<string> | undefined }) {
   const state = crossSeeds.state;
   const lines = state ? allText(state) : [];
   const wanted = inClient ? candidates.filter((candidate) => candidate.held !== false && !inClient.has(candidate.infoHash)) : [];

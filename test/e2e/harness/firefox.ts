@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
 import { assertBuilt, createProfileDir, DEFAULT_EXTENSION_DIRS, shutDown } from './profile.ts';
-import { callExpression, jsonArg, pollUntil, resolveTabId } from './shared.ts';
+import { callExpression, jsonArg, resolveTabId } from './shared.ts';
+import { until, waitFor } from '../support/wait.ts';
 import type { ExtensionApi, HarnessBrowser, HarnessPage, LaunchOptions, WaitOptions } from './types.ts';
 
 export const FIREFOX_PATH = process.env.RESEED_FIREFOX_PATH ?? '/usr/bin/firefox-esr';
@@ -67,13 +68,12 @@ class FirefoxPage implements HarnessPage {
     // Puppeteer's goto never settles for moz-extension:// pages in Firefox: start it, then watch the document.
     void this.raw.goto(url, { timeout }).catch(() => undefined);
     const wanted = url.split('#')[0]!;
-    await pollUntil(
-      async () => {
-        const state = await this.raw.evaluate(() => [location.href, document.readyState] as const);
-        return state[0].split('#')[0] === wanted && state[1] === 'complete' ? true : undefined;
-      },
+    await until(
+      () => this.raw.evaluate(() => [location.href, document.readyState] as const),
+      (state) => state[0].split('#')[0] === wanted && state[1] === 'complete',
       `${url} to load`,
       timeout,
+      50,
     );
     return null;
   }
@@ -88,13 +88,12 @@ class FirefoxPage implements HarnessPage {
       (window as unknown as { __harnessOld?: boolean }).__harnessOld = true;
     });
     void this.raw.reload().catch(() => undefined);
-    await pollUntil(
-      async () =>
-        (await this.raw.evaluate(() => !(window as unknown as { __harnessOld?: boolean }).__harnessOld && document.readyState === 'complete'))
-          ? true
-          : undefined,
+    await until(
+      () => this.raw.evaluate(() => !(window as unknown as { __harnessOld?: boolean }).__harnessOld && document.readyState === 'complete'),
+      (reloaded) => reloaded,
       `${href} to reload`,
       this.timeoutMs,
+      50,
     );
   }
   title(): Promise<string> {
@@ -113,11 +112,8 @@ class FirefoxPage implements HarnessPage {
    * an extension page's CSP refuses.
    */
   private async untilEnabled(element: ElementHandle<Element>, selector: string): Promise<void> {
-    const deadline = Date.now() + this.timeoutMs;
-    while (await element.evaluate((node) => (node as HTMLButtonElement).disabled === true)) {
-      if (Date.now() > deadline) throw new Error(`${selector} stayed disabled`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const enabled = await waitFor(() => element.evaluate((node) => (node as HTMLButtonElement).disabled !== true), (yes) => yes, this.timeoutMs, 50);
+    if (!enabled) throw new Error(`${selector} stayed disabled`);
   }
   async click(selector: string): Promise<void> {
     // An element handle's click, not a locator's: in Firefox ESR 140 Puppeteer's locator never

@@ -30,7 +30,7 @@ import { launchFirefox } from './firefox.ts';
 import type { BrowserKind, HarnessBrowser, LaunchOptions } from './types.ts';
 
 export * from './types.ts';
-export * from './router.ts';
+export * from './host-router.ts';
 export { DEFAULT_EXTENSION_DIRS, REPO_ROOT, RUN_DIR } from './profile.ts';
 export { CHROMIUM_PATH } from './chromium.ts';
 export { FIREFOX_PATH } from './firefox.ts';

@@ -14,21 +14,6 @@ export function jsonArg(value: unknown): string {
   return value === undefined ? 'undefined' : JSON.stringify(value);
 }
 
-export async function pollUntil<T>(
-  read: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs: number,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((next) => setTimeout(next, intervalMs));
-  }
-}
-
 type EvaluateInExtension = <R, A = undefined>(fn: (api: ExtensionApi, arg: A) => R | Promise<R>, arg?: A) => Promise<Awaited<R>>;
 
 /**

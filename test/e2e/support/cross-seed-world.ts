@@ -9,14 +9,14 @@
  *   NexusPHP does (or shows its login page). HDSky's links carry a per-user sign, as the real site's
  *   do, so a candidate there goes through its details page. A test can make a tracker limit
  *   downloads, refuse them, answer another torrent, or end the user's session;
- * - real content (test/clients/content.ts): for each pair, files on disk wherever the test puts
+ * - real content (test/clients/torrent-content.ts): for each pair, files on disk wherever the test puts
  *   them, the source .torrent on tracker A (the page's torrent, added to the client as seeding by
  *   `seed`) and the candidate .torrent on tracker B (same files, other `source` and announce, so
  *   another info-hash), plus one "different files" candidate (same name, other files);
  * - the reference service (answering as 2025.iyuu.cn) with data in which the page's hash has these
  *   candidates.
  *
- * Announce URLs are on loopback's discard port (test/clients/content.ts): no client ever talks to
+ * Announce URLs are on loopback's discard port (test/clients/torrent-content.ts): no client ever talks to
  * a real tracker or asks a resolver.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -27,10 +27,10 @@ import type { ClientTorrent, TorrentClient } from '../../../utils/clients/client
 import type { CrossSeedCandidate } from '../../../utils/cross-seed-engine';
 import type { SiteSettings } from '../../../utils/cross-seed-engine/source';
 import { serviceSiteSchema, type ServiceSite } from '../../../utils/iyuu/answer-schemas';
-import { makeTorrent, TRACKERS, writeFolder, type Content, type ContentFile, type MadeTorrent } from '../../clients/content';
+import { makeTorrent, TRACKERS, writeFolder, type Content, type ContentFile, type MadeTorrent } from '../../clients/torrent-content';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { proxiedFetch } from '../../clients/proxy-fetch';
-import { addSeeding } from '../../clients/seed';
+import { addSeeding } from '../../clients/seeding';
 import { FIXTURE_PAGES_DIR, type RecordedRequest } from '../harness/index.ts';
 import { DEMO_TOKEN, type ReferenceOptions } from '../../service/server';
 import { nexusDetailsPage, SERVICE_BASE_URL, startWorld, type World } from '../world';

@@ -33,6 +33,31 @@ export async function configureThroughOptions(
   return undefined;
 }
 
+/**
+ * Returns once the popup has acted on what the background answered it as it opened, for asserting
+ * that it did NOT show something. First its effects have run (Preact runs them after the next frame,
+ * or 35 ms without one: a frame or as long, then a task, waited for after them); then a settings:get
+ * and a sites:list sent from the popup now come back after those its effects sent (the background
+ * answers one page's messages in order), and a task later what their answers rendered is there.
+ */
+export async function afterPopupAsked(popup: HarnessPage): Promise<void> {
+  await popup.evaluate(async () => {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timeout);
+        cancelAnimationFrame(frame);
+        setTimeout(resolve);
+      };
+      const timeout = setTimeout(done, 35);
+      const frame = requestAnimationFrame(done);
+    });
+    const api = ((globalThis as { browser?: unknown }).browser ?? (globalThis as { chrome?: unknown }).chrome) as { runtime: { sendMessage(message: unknown): Promise<unknown> } };
+    await api.runtime.sendMessage({ type: 'settings:get' });
+    await api.runtime.sendMessage({ type: 'sites:list' });
+    await new Promise((resolve) => setTimeout(resolve));
+  });
+}
+
 export function tabView(browser: HarnessBrowser, tabId: number): Promise<TabView> {
   return browser.evaluateInExtension((api, id) => api.runtime.sendMessage({ type: 'view:get', tabId: id }) as Promise<TabView>, tabId);
 }

@@ -13,6 +13,7 @@
 import type { Page as PlaywrightPage } from 'playwright-core';
 import type { Page as PuppeteerPage } from 'puppeteer-core';
 import type { HarnessBrowser, HarnessPage } from '../harness/index.ts';
+import { waitFor } from './wait';
 
 export async function pressToolbarButton(browser: HarnessBrowser, tab: HarnessPage): Promise<void> {
   // The popup shows the active tab of its window; activeTab is granted for the tab it opened on.
@@ -94,12 +95,13 @@ async function pressFromPrivilegedPage(browser: HarnessBrowser, page: PuppeteerP
       const { result } = await connection.send('script.evaluate', { expression, target: { context: helper }, awaitPromise: true });
       return result as { type: string; result?: { value?: unknown }; exceptionDetails?: { text?: string } };
     };
-    for (let tries = 0; ; tries++) {
-      const ready = await evaluate("typeof ChromeUtils === 'object' && !!window.browsingContext?.topChromeWindow").catch(() => undefined);
-      if (ready?.result?.value === true) break;
-      if (tries > 200) throw new Error('pressToolbarButton (Firefox): about:preferences never became scriptable');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const scriptable = await waitFor(
+      () => evaluate("typeof ChromeUtils === 'object' && !!window.browsingContext?.topChromeWindow").then((ready) => ready.result?.value === true, () => false),
+      (yes) => yes,
+      15_000,
+      50,
+    );
+    if (!scriptable) throw new Error('pressToolbarButton (Firefox): about:preferences never became scriptable');
     await page.bringToFront();
     const answer = await evaluate(`(async () => { const window = globalThis.browsingContext.topChromeWindow;${triggerScript(browser.extensionId)}
     })()`);

@@ -1,6 +1,9 @@
-/** Polling helpers shared by the e2e tests. */
+/**
+ * Polling: the one way the e2e tests, their harness and the client tests wait for something to
+ * become true. `until` is `waitFor` that fails loudly.
+ */
 
-/** Polls `read` until `done` says yes or the time is up; returns the last value either way. */
+/** Reads until `done` holds or the time is up; returns the last value either way (the caller asserts on it). */
 export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -10,13 +13,10 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
   }
 }
 
-/** Polls `read` until `done` holds; throws, naming `what` and the last value, when the time is up. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined as T);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Reads until `done` holds (a read that fails counts as not yet); throws, naming `what` and the last value, when the time is up. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+  const holds = (value: T | undefined): value is T => value !== undefined && done(value);
+  const value = await waitFor(() => read().catch(() => undefined), holds, timeoutMs, intervalMs);
+  if (!holds(value)) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
+  return value;
 }

@@ -1,7 +1,7 @@
 /** The bench's verdicts, table, results merge and markdown: what decides OK/OVER and the exit code. */
 import { describe, expect, it } from 'vitest';
 import { formatBudget, formatMarkdown, formatTable, formatValue, median, mergeResults, overBudget, verdict, type Figure, type Results } from '../../../bench/figures';
-import { parseArgs } from '../../../bench/options';
+import { parseArgs } from '../../../bench/command-line';
 
 const figure = (extra: Partial<Figure>): Figure => ({ id: 'x', bench: 'size', label: 'x', value: 0, unit: 'bytes', ...extra });
 

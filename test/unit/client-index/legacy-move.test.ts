@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { ClientIndexes, IndexStore, type ClientIdentity } from '../../../utils/client-index/client-indexes.ts';
+import { ClientIndexes, IndexStore, type ClientIdentity } from '../../../utils/client-index/indexes-by-client.ts';
 import { bucketOf, encodeBucket, indexMetaSchema, packHash } from '../../../utils/client-index/codec';
 import type { IndexRecord } from '../../../utils/client-index/model';
 import { DEFAULT_SETTINGS } from '../../../utils/settings';

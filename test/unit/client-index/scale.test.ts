@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { MAX_INDEX_BYTES, type ClientIdentity } from '../../../utils/client-index/client-indexes.ts';
+import { MAX_INDEX_BYTES, type ClientIdentity } from '../../../utils/client-index/indexes-by-client.ts';
 import { utf8Length } from '../../../utils/client-index/codec';
 import type { ClientTorrent, TorrentClient } from '../../../utils/clients/client-types';
 import type { ReferenceService } from '../../service/server';

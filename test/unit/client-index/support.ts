@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { ClientIndexes, IndexStore, type ClientIdentity, type ClientIndexEnvironment } from '../../../utils/client-index/client-indexes.ts';
+import { ClientIndexes, IndexStore, type ClientIdentity, type ClientIndexEnvironment } from '../../../utils/client-index/indexes-by-client.ts';
 import { unpackHash } from '../../../utils/client-index/codec';
 import { Lookup } from '../../../utils/lookup/lookup';
 import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';

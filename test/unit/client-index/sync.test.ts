@@ -6,18 +6,18 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { SettingsStore } from '../../../features/settings/settings-store';
-import { ClientIndexError, type ClientIdentity, type ClientIndex, type SyncProgress } from '../../../utils/client-index/client-indexes.ts';
-import { IndexStore, MAX_INDEX_BYTES, bytesOfTorrent } from '../../../utils/client-index/client-indexes.ts';
+import { ClientIndexError, type ClientIdentity, type ClientIndex, type SyncProgress } from '../../../utils/client-index/indexes-by-client.ts';
+import { IndexStore, MAX_INDEX_BYTES, bytesOfTorrent } from '../../../utils/client-index/indexes-by-client.ts';
 import { encodeRecord, packHash, utf8Length } from '../../../utils/client-index/codec';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
 import { ServiceError } from '../../../utils/iyuu/service-errors';
 import { DEFAULT_SETTINGS } from '../../../utils/settings';
-import { tinyTorrents, torrentOn, writeSampleContent, type Content, type MadeTorrent } from '../../clients/content';
+import { tinyTorrents, torrentOn, writeSampleContent, type Content, type MadeTorrent } from '../../clients/torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
-import { addSeeding } from '../../clients/seed';
+import { addSeeding } from '../../clients/seeding';
 import type { ReferenceService } from '../../service/server';
 import { SITES, hashOf, lookupsSeen, makeWorld, recordIndexWrites, refuseIndexWrites, removeFromDaemon, restart, startServiceWith, storedKeys, type GroupMember, type World } from './support';
 

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { downloadFromSite, problemOfPage, readSitePage, SITE_GAP_MS, SitePace, siteWordsOf } from '../../../utils/cross-seed-engine/site-queue';
-import { FIXTURE_PAGES_DIR } from '../../e2e/harness/router';
-import { makeTorrent, TRACKERS } from '../../clients/content';
+import { FIXTURE_PAGES_DIR } from '../../e2e/harness/host-router';
+import { makeTorrent, TRACKERS } from '../../clients/torrent-content';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { downloadLinkFromPage, downloadSource, type DownloadSource, type SiteSettings } from '../../../utils/cross-seed-engine/source';
 import { serviceSiteSchema, type ServiceSite } from '../../../utils/iyuu/answer-schemas';
 import { siteForHost, siteForName, siteForSid } from '../../../utils/sites/catalog';
-import { FIXTURE_PAGES_DIR } from '../../e2e/harness/router';
+import { FIXTURE_PAGES_DIR } from '../../e2e/harness/host-router';
 
 const serviceList: ServiceSite[] = (JSON.parse(readFileSync(join(__dirname, '../../service/sites.json'), 'utf8')) as { sites: unknown[] }).sites.flatMap((entry) => {
   const parsed = serviceSiteSchema.safeParse(entry);

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkCandidateFile, compareFiles } from '../../../utils/cross-seed-engine/verify';
-import { makeTorrent, TRACKERS, type Content } from '../../clients/content';
+import { makeTorrent, TRACKERS, type Content } from '../../clients/torrent-content';
 import { encode, sorted } from '../../fixtures/torrents/bencode';
 
 const album: Content = {

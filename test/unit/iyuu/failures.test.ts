@@ -15,7 +15,7 @@ import {
 } from '../../../utils/iyuu/operations';
 import { startReferenceService, type BadBodyMode, type ReferenceService } from '../../service/server';
 import { SERVER_FAILURE_BODY_MODES } from '../../service/bad-bodies';
-import { UNKNOWN_HASH, allSids, configFor, failure, sidOf } from './helpers';
+import { UNKNOWN_HASH, allSids, configFor, failure, sidOf } from './support';
 
 let service: ReferenceService;
 let siteHash: string;

@@ -17,7 +17,7 @@ import {
 } from '../../../utils/iyuu/operations';
 import { SERVICE_ERROR_KINDS, ServiceError } from '../../../utils/iyuu/service-errors';
 import { startReferenceService, type ReferenceService } from '../../service/server';
-import { configFor, nodeSha1 } from './helpers';
+import { configFor, nodeSha1 } from './support';
 
 let service: ReferenceService;
 beforeAll(async () => {

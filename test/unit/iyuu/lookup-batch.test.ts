@@ -1,6 +1,6 @@
 /** Spec 4.1 through the client, against the reference server over loopback HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_HASHES_PER_REQUEST, lookupBatch, reportExisting } from '../../../utils/iyuu/operations';
+import { MAX_HASHES_PER_LOOKUP, lookupBatch, reportExisting } from '../../../utils/iyuu/operations';
 import { BAD_BODY_MODES, INVENTED_HASH, startReferenceService, type ReferenceService } from '../../service/server';
 import {
   UNKNOWN_HASH,
@@ -14,7 +14,7 @@ import {
   nodeSha1,
   sidOf,
   sortCandidates,
-} from './helpers';
+} from './support';
 
 let service: ReferenceService;
 let siteHash: string;
@@ -111,8 +111,8 @@ describe('lookupBatch: the request', () => {
     expect(formOf(lookups()[0]).get('timestamp')).toBe(String(Math.floor(now / 1000 + 250)));
   });
 
-  it(`sends at most ${MAX_HASHES_PER_REQUEST} hashes, counted after normalising`, async () => {
-    expect(MAX_HASHES_PER_REQUEST).toBe(200);
+  it(`sends at most ${MAX_HASHES_PER_LOOKUP} hashes, counted after normalising`, async () => {
+    expect(MAX_HASHES_PER_LOOKUP).toBe(200);
     const hashes = Array.from({ length: 200 }, (_, i) => nodeSha1(`hash ${i}`));
     const withDuplicates = [...hashes, hashes[0]!.toUpperCase(), hashes[1]!];
     const result = await lookupBatch(configFor(service), withDuplicates, siteHash);

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { lookupSigned } from '../../../utils/iyuu/operations';
 import { BAD_BODY_MODES, INVENTED_HASH, startReferenceService, type ReferenceService } from '../../service/server';
-import { UNKNOWN_HASH, VERSION, configFor, expectedCandidates, failure, formOf, groupTitled, nodeSha1, sortCandidates } from './helpers';
+import { UNKNOWN_HASH, VERSION, configFor, expectedCandidates, failure, formOf, groupTitled, nodeSha1, sortCandidates } from './support';
 
 let service: ReferenceService;
 

@@ -14,7 +14,7 @@ import {
   reportExisting,
 } from '../../../utils/iyuu/operations';
 import { DEMO_APP_ID, DEMO_SECRET, startReferenceService, type ReferenceService } from '../../service/server';
-import { UNKNOWN_HASH, allSids, configFor, failure, formOf } from './helpers';
+import { UNKNOWN_HASH, allSids, configFor, failure, formOf } from './support';
 
 let service: ReferenceService;
 let siteHash: string;

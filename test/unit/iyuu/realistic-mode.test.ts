@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getProfile, getRecommendedSites, getSites, lookupBatch, lookupSigned, reportExisting } from '../../../utils/iyuu/operations';
 import { DEMO_APP_ID, DEMO_SECRET, DEMO_TOKEN, UNUSABLE_SITES, startReferenceService, type ReferenceService } from '../../service/server';
-import { allSids, configFor, failure, get, post, nodeSha1 } from './helpers';
+import { allSids, configFor, failure, get, post, nodeSha1 } from './support';
 
 let strict: ReferenceService;
 let realistic: ReferenceService;

@@ -9,7 +9,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { describeFailure } from '../../../utils/i18n';
 import { getProfile, lookupBatch, reportExisting } from '../../../utils/iyuu/operations';
 import { installI18n, loadMessages } from '../support/i18n';
-import { failure } from './helpers';
+import { failure } from './support';
 
 interface Seen {
   method: string;

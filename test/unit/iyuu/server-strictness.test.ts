@@ -6,7 +6,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startReferenceService, type ReferenceService } from '../../service/server';
-import { UNKNOWN_HASH, VERSION, allSids, get, groupTitled, nodeSha1, post, sidOf } from './helpers';
+import { UNKNOWN_HASH, VERSION, allSids, get, groupTitled, nodeSha1, post, sidOf } from './support';
 
 let service: ReferenceService;
 let siteHash: string;

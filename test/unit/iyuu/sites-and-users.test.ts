@@ -1,8 +1,8 @@
 /** Recommended sites, the site list, the site report, the profile and binding, against the reference server. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bindAccount, getProfile, getRecommendedSites, getSites, lookupBatch, reportExisting, sha1Hex } from '../../../utils/iyuu/operations';
+import { bindAccount, getProfile, getRecommendedSites, getSites, lookupBatch, reportExisting } from '../../../utils/iyuu/operations';
 import { startReferenceService, type ReferenceService } from '../../service/server';
-import { allSids, configFor, expectedCandidates, failure, formOf, groupTitled, nodeSha1, sidOf, sortCandidates } from './helpers';
+import { allSids, configFor, expectedCandidates, failure, formOf, groupTitled, nodeSha1, sidOf, sortCandidates } from './support';
 
 let service: ReferenceService;
 
@@ -13,14 +13,6 @@ afterAll(() => service.close());
 beforeEach(() => service.control.reset());
 
 const only = (path: string) => service.requests.filter((request) => request.path === path);
-
-describe('sha1Hex', () => {
-  it('is lowercase hex SHA-1 of the UTF-8 text', async () => {
-    expect(await sha1Hex('')).toBe('da39a3ee5e6b4b0d3255bfef95601890afd80709');
-    expect(await sha1Hex('abc')).toBe('a9993e364706816aba3e25717850c26c9cd0d89d');
-    expect(await sha1Hex('春天 1700000000demo-secret')).toBe(nodeSha1('春天 1700000000demo-secret'));
-  });
-});
 
 describe('getRecommendedSites', () => {
   it('returns the recommended sites with their count, sending only the Token header on a GET', async () => {

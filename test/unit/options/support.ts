@@ -129,9 +129,23 @@ export async function waitFor<T>(
   }
 }
 
-/** Lets pending renders and messages finish (for asserting that something did NOT happen). */
-export async function settle(ms = 50): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * For asserting that the page did NOT do something: returns once its effects have run (Preact runs
+ * them after the next frame, or 35 ms without one: this waits for either, then a task, after them)
+ * and a marker sent its way to the background, and on to the service when there is a token (a
+ * profile request), has come back. Whatever the page sent before the marker arrived before it.
+ */
+export async function afterPageMessages(): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timeout);
+      cancelAnimationFrame(frame);
+      setTimeout(resolve);
+    };
+    const timeout = setTimeout(done, 35);
+    const frame = requestAnimationFrame(done);
+  });
+  await fakeBrowser.runtime.sendMessage({ type: 'profile:get' });
 }
 
 export function $<T extends Element = HTMLElement>(root: ParentNode, selector: string): T {

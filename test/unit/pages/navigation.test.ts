@@ -1,11 +1,18 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OWN_UI_ATTRIBUTE, watchPage } from '../../../utils/pages/navigation';
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Waits until `check` holds (a loaded CI machine runs timers late), then a quiet spell. */
+// The watcher's clock (its poll, debounce and maxWait timers, and Date.now) is the test's: time
+// moves only when a test moves it, so "no call (yet)" is said at a known moment past every timer
+// that could have made one, not after a guess at how late a loaded machine runs timers.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+});
+/** The page's clock moves on by `ms`: every timer due by then has run, with what it set off. */
+const wait = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+/** The clock moves on until `check` holds (at most 3 s), then by a quiet spell in which a second call would come. */
 async function settle(check: () => boolean, quietMs = 150): Promise<void> {
-  for (const started = Date.now(); !check() && Date.now() - started < 3000; ) await wait(5);
+  for (let waited = 0; !check() && waited < 3000; waited += 5) await wait(5);
   await wait(quietMs);
 }
 const fast = { debounceMs: 30, maxWaitMs: 120, pollMs: 10 };
@@ -14,6 +21,7 @@ afterEach(() => {
   controller.abort();
   controller = new AbortController();
   document.body.innerHTML = '';
+  vi.useRealTimers();
 });
 
 describe('watchPage', () => {

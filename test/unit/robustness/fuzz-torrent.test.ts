@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { infoHashFromTorrent, type TorrentHashResult } from '../../../utils/torrent';
+import { infoHashFromTorrent, type TorrentHashResult } from '../../../utils/torrent/info-hash';
 import { reportBadInputs, tried } from './support';
 
 reportBadInputs('torrent fuzz', 4000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_BASE_URL,
+  DEFAULT_SERVICE_BASE_URL,
   DEFAULT_SETTINGS,
   SETTINGS_VERSION,
   applySettingsUpdate,
@@ -15,7 +15,7 @@ describe('readSettings', () => {
   it('gives the defaults for a fresh install, without calling it a migration', () => {
     const loaded = readSettings(undefined);
     expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
-    expect(loaded.settings.baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(loaded.settings.baseUrl).toBe(DEFAULT_SERVICE_BASE_URL);
     expect(loaded.migrated).toBe(false);
     expect(loaded.resetFields).toEqual([]);
     expect(loaded.unreadable).toBe(false);
@@ -37,7 +37,7 @@ describe('readSettings', () => {
 
   it('falls back field by field: one corrupt value costs only itself', () => {
     const loaded = readSettings({ version: 1, baseUrl: 'javascript:alert(1)', token: 'keep-me', heldSites: 'nope', panelEnabled: false });
-    expect(loaded.settings.baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(loaded.settings.baseUrl).toBe(DEFAULT_SERVICE_BASE_URL);
     expect(loaded.settings.heldSites).toBeNull();
     expect(loaded.settings.token).toBe('keep-me');
     expect(loaded.settings.panelEnabled).toBe(false);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_TORRENT_FILES, torrentFiles } from '../../../utils/torrent/files';
-import { makeTorrent, TRACKERS, type Content } from '../../clients/content';
+import { makeTorrent, TRACKERS, type Content } from '../../clients/torrent-content';
 import { d, encode, sorted } from '../../fixtures/torrents/bencode';
 
 const FIXTURES = join(__dirname, '../../fixtures/torrents');

@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { infoHashFromTorrent } from '../../../utils/torrent';
-import { sha1HexScript } from '../../../utils/torrent/sha1';
+import { infoHashFromTorrent } from '../../../utils/torrent/info-hash';
 
 const folder = join(__dirname, '../../fixtures/torrents');
 const expected = JSON.parse(readFileSync(join(folder, 'expected.json'), 'utf8')) as Record<
@@ -110,17 +109,5 @@ describe('infoHashFromTorrent on the fixtures', () => {
       ),
       { numRuns: 500 },
     );
-  });
-});
-
-describe('script SHA-1 (for http pages without crypto.subtle)', () => {
-  it('agrees with node:crypto on lengths around the block edges', () => {
-    for (const length of [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000]) {
-      const bytes = new Uint8Array(length).map((_, i) => (i * 31 + 7) & 255);
-      expect(sha1HexScript(bytes)).toBe(sha1(bytes));
-    }
-  });
-  it('agrees with node:crypto on random input', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 500 }), (bytes) => sha1HexScript(bytes) === sha1(bytes)));
   });
 });

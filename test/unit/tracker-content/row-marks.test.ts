@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The content script's row marks (entrypoints/tracker.content/marks.ts) on the list page fixtures
+ * The content script's row marks (entrypoints/tracker.content/row-marks.ts) on the list page fixtures
  * of every engine (built from the real templates): the named rows get a mark beside their own title
  * link, in the user's language; nothing else in the page changes; an empty set takes every mark
  * away and leaves the page as it was; and the page reads the same with marks in it (a mark never
@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { markRows } from '../../../entrypoints/tracker.content/marks';
+import { markRows } from '../../../entrypoints/tracker.content/row-marks';
 import { listRowElements, readPage } from '../../../utils/pages';
 import { installI18n } from '../support/i18n';
 import { fixture, pagesFolder } from '../pages/load';

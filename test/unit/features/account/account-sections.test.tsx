@@ -11,7 +11,7 @@ import { AccountSections, describeBindFailure } from '../../../../features/accou
 import { formatDateTime } from '../../../../utils/i18n';
 import { DEMO_EXPIRED_TOKEN, DEMO_UNBOUND_TOKEN } from '../../../service/server';
 import { installI18n, loadMessages } from '../../support/i18n';
-import { $, choose, click, mount, settle, startOptionsWorld, text, type, waitFor, type OptionsWorld } from '../../options/support';
+import { $, afterPageMessages, choose, click, mount, startOptionsWorld, text, type, waitFor, type OptionsWorld } from '../../options/support';
 
 const en = loadMessages('en');
 const zh = loadMessages('zh_CN');
@@ -38,7 +38,7 @@ describe('token state', () => {
   it('says to save a token first, and asks the service nothing', async () => {
     world = await startOptionsWorld({ settings: { token: '' } });
     const page = mount(<AccountSections hasToken={false} />);
-    await settle();
+    await afterPageMessages();
     expect(text(page, '#token-state')).toBe(en.tokenStateNoToken!.message);
     expect(text(page, '#bind-section p')).toBe(en.bindNeedsToken!.message);
     expect(page.querySelector('#token-refresh')).toBeNull();
@@ -173,7 +173,7 @@ describe('binding', () => {
     await type($(page, '#bind-passkey'), '   ');
     await click($<HTMLButtonElement>(page, '#bind'));
     await waitFor(() => text(page, '#bind-problem') === en.bindErrPasskey!.message, 'the passkey problem');
-    await settle();
+    await afterPageMessages();
     expect(world.service.requests.some((request) => request.path === '/reseed/users/bind')).toBe(false);
   });
 

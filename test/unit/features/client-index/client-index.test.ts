@@ -23,10 +23,10 @@ import type { IndexChanged, IndexCrossSeedAnswer, IndexMarks, IndexPageAnswer, I
 import type { TabView } from '../../../../features/lookup/lookup.messages';
 import type { PageReading } from '../../../../utils/pages/page-types';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
-import { tinyTorrents, torrentOn, writeSampleContent } from '../../../clients/content';
+import { tinyTorrents, torrentOn, writeSampleContent } from '../../../clients/torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch } from '../../../clients/node-fetch';
-import { addSeeding } from '../../../clients/seed';
+import { addSeeding } from '../../../clients/seeding';
 import { DEMO_TOKEN, type ReferenceService } from '../../../service/server';
 import { hashOf, lookupsSeen, refuseIndexWrites, startServiceWith, storedKeys } from '../../client-index/support';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';

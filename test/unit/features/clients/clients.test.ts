@@ -14,11 +14,11 @@ import { createClient } from '../../../../utils/clients/index';
 import type { ClientStatus, ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { TabView } from '../../../../features/lookup/lookup.messages';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
-import { torrentOn, writeSampleContent } from '../../../clients/content';
+import { torrentOn, writeSampleContent } from '../../../clients/torrent-content';
 import { clientBuilds, startQbittorrent, startTransmission, type ClientBuild, type RunningDaemon } from '../../../clients/daemons';
 import type { JarFetch } from '../../../clients/node-fetch';
 import { nodeClientFetch } from '../../../clients/node-fetch';
-import { addSeeding } from '../../../clients/seed';
+import { addSeeding } from '../../../clients/seeding';
 import { currentSessionRules, extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 

@@ -21,7 +21,7 @@ import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { startQbittorrent, type RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
 import { proxiedFetch } from '../../../clients/proxy-fetch';
-import { untilSeeding } from '../../../clients/seed';
+import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../../e2e/support/cross-seed-world';
 import { SERVICE_BASE_URL } from '../../../e2e/world';
 import { DEMO_TOKEN } from '../../../service/server';

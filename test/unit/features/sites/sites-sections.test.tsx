@@ -11,7 +11,7 @@ import type { SettingsView } from '../../../../features/settings/settings.messag
 import { DEFAULT_SETTINGS } from '../../../../utils/settings';
 import { loadMessages, installI18n } from '../../support/i18n';
 import { WithView } from '../../options/harness';
-import { $, click, mount, settle, startOptionsWorld, storedSettings, text, type, waitFor, type OptionsWorld } from '../../options/support';
+import { $, choose, click, mount, startOptionsWorld, storedSettings, text, type, waitFor, type OptionsWorld } from '../../options/support';
 
 const en = loadMessages('en');
 const message = (key: string, ...values: (string | number)[]) =>
@@ -135,10 +135,7 @@ describe('addresses of your sites', () => {
     expect((await storedSettings()).siteOverrides).toEqual({ '1': { host: 'old.keepfrds.example' } });
 
     await type($(page, '#override-host-2'), '');
-    const scheme = $<HTMLSelectElement>(page, '#override-scheme-2');
-    scheme.value = 'http';
-    scheme.dispatchEvent(new Event('change', { bubbles: true }));
-    await settle(0);
+    await choose($<HTMLSelectElement>(page, '#override-scheme-2'), 'http');
     await click($(page, '#overrides-save'));
     await waitFor(() => page.querySelector('#overrides-status.ok'), 'saved');
     expect((await storedSettings()).siteOverrides).toEqual({
@@ -152,10 +149,7 @@ describe('addresses of your sites', () => {
 
     // Emptying both fields removes the override.
     await type($(page, '#override-host-4'), '');
-    const scheme4 = $<HTMLSelectElement>(page, '#override-scheme-4');
-    scheme4.value = '';
-    scheme4.dispatchEvent(new Event('change', { bubbles: true }));
-    await settle(0);
+    await choose($<HTMLSelectElement>(page, '#override-scheme-4'), '');
     await click($(page, '#overrides-save'));
     await waitFor(async () => !('4' in ((await storedSettings()).siteOverrides as object)), 'the override removed');
     expect(Object.keys((await storedSettings()).siteOverrides as object).sort()).toEqual(['1', '2']);

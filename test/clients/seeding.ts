@@ -4,7 +4,7 @@
  */
 import type { ClientTorrent, TorrentClient } from '../../utils/clients/client-types';
 import { until } from '../e2e/support/wait';
-import type { Content, MadeTorrent } from './content';
+import type { Content, MadeTorrent } from './torrent-content';
 
 /** Polls the client until `hash` is complete and seeding (verification included). */
 export function untilSeeding(client: TorrentClient, hash: string, timeoutMs = 60_000): Promise<ClientTorrent> {

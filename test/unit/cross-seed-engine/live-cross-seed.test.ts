@@ -16,10 +16,10 @@ import type { ClientKind, TorrentClient } from '../../../utils/clients/client-ty
 import { crossSeed, crossSeedAll, INCOMPLETE_TAG, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/cross-seed-engine';
 import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import { SITE_GAP_MS } from '../../../utils/cross-seed-engine/site-queue';
-import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/content';
+import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/torrent-content';
 import { buildRows, startClient, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
-import { addSeeding, untilSeeding } from '../../clients/seed';
+import { addSeeding, untilSeeding } from '../../clients/seeding';
 import { until } from '../../e2e/support/wait';
 import { installI18n } from '../support/i18n';
 import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../e2e/support/cross-seed-world';

@@ -3,7 +3,7 @@
  * dictionary. A small bencode walker finds that byte range; nothing is decoded or re-encoded,
  * so files with unsorted keys or other non-canonical encodings hash as clients hash them.
  */
-import { sha1Hex } from './sha1';
+import { sha1HexOfBytes } from '../sha1';
 
 export type TorrentHashResult = { hash: string } | { error: 'not-a-torrent' | 'v2-only' | 'malformed' };
 
@@ -12,7 +12,7 @@ const E = 0x65; // e
 const I = 0x69; // i
 const L = 0x6c; // l
 const COLON = 0x3a;
-const MAX_DEPTH = 512;
+const MAX_SKIPPED_NESTING = 512;
 
 class Malformed extends Error {}
 
@@ -40,7 +40,7 @@ function skipValue(bytes: Uint8Array, at: number): number {
     if (position >= bytes.length) throw new Malformed();
     const byte = bytes[position]!;
     if (byte === D || byte === L) {
-      if (++depth > MAX_DEPTH) throw new Malformed();
+      if (++depth > MAX_SKIPPED_NESTING) throw new Malformed();
       position++;
     } else if (byte === E) {
       if (depth === 0) throw new Malformed();
@@ -96,5 +96,5 @@ export async function infoHashFromTorrent(bytes: Uint8Array): Promise<TorrentHas
   } catch {
     return { error: 'malformed' }; // Malformed, or anything else a broken file provokes
   }
-  return { hash: await sha1Hex(bytes.subarray(info[0], info[1])) };
+  return { hash: await sha1HexOfBytes(bytes.subarray(info[0], info[1])) };
 }

@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
-import { makeTorrent, tinyTorrents, torrentOn, TRACKERS, writeSampleContent, type Content } from '../../clients/content';
+import { makeTorrent, tinyTorrents, torrentOn, TRACKERS, writeSampleContent, type Content } from '../../clients/torrent-content';
 import { buildRows, clientBuilds, qbittorrentApiKey, startClient, startQbittorrent, versionAtLeast, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
-import { addSeeding, untilSeeding } from '../../clients/seed';
+import { addSeeding, untilSeeding } from '../../clients/seeding';
 import { until } from '../../e2e/support/wait';
 import { failureOf } from './support';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReferenceService } from '../../service/server.ts';
-import { fixture, fixturePages, startRouter, type Router } from './router.ts';
+import { fixture, fixturePages, startRouter, type Router } from './host-router.ts';
 
 interface Answer {
   status: number;

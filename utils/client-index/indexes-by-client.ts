@@ -10,7 +10,7 @@
  *   client once, asks the service only for hashes it has not answered yet), `status()`.
  *
  * Indexes are kept per client (type + address), so switching the default client never mixes two
- * clients' torrents; at most MAX_CLIENTS are kept, the least recently used dropped first.
+ * clients' torrents; at most MAX_INDEXED_CLIENTS are kept, the least recently used dropped first.
  */
 import { clientBaseUrl } from '../clients/http';
 import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/client-types';
@@ -35,7 +35,7 @@ export { ClientIndexError, type ClientIndexErrorKind, type SyncOptions, type Syn
 export const MAX_INDEX_BYTES = 128 * 1024 * 1024;
 /** A torrent not answered yet is counted with room for a typical answer (three copies and their places). */
 const ANSWER_ALLOWANCE = 256;
-export const MAX_CLIENTS = 3;
+export const MAX_INDEXED_CLIENTS = 3;
 
 /** What a torrent takes stored: with its answer when it has one, else with the allowance for one. */
 export function bytesOfTorrent(torrent: IndexedTorrent, record: IndexRecord | undefined): number {
@@ -293,14 +293,14 @@ export class ClientIndexes {
     }
   }
 
-  /** The slot this client's records are stored under; a new client gets one (the least recently used beyond MAX_CLIENTS go). */
+  /** The slot this client's records are stored under; a new client gets one (the least recently used beyond MAX_INDEXED_CLIENTS go). */
   async claimSlot(identity: ClientIdentity, key: string): Promise<number> {
     const meta = await this.readMeta();
     const existing = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
     if (existing) return existing.slot;
     const slot = meta.nextSlot++;
     meta.clients.push({ slot, type: identity.type, url: identity.url, usedAt: this.now() });
-    const max = Math.max(1, this.env.maxClients ?? MAX_CLIENTS);
+    const max = Math.max(1, this.env.maxClients ?? MAX_INDEXED_CLIENTS);
     const doomed: number[] = [];
     while (meta.clients.length > max) {
       const oldest = meta.clients.reduce((a, b) => (b.usedAt < a.usedAt ? b : a));

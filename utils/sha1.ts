@@ -1,10 +1,18 @@
 /**
- * SHA-1 as 40 lowercase hex. crypto.subtle only exists in secure contexts, and some trackers
- * still serve plain http, where a content script has no crypto.subtle: then a small
+ * SHA-1 as 40 lowercase hex, of bytes or of text.
+ *
+ * Bytes (a .torrent's info dictionary): crypto.subtle only exists in secure contexts, and some
+ * trackers still serve plain http, where a content script has no crypto.subtle: then a small
  * JavaScript SHA-1 (FIPS 180-4) does the work.
+ *
+ * Text (the service's signatures and site report): through Web Crypto only, as the background and
+ * Node tests both have it; where it is missing the call fails, for the caller to say so.
  */
 
-export async function sha1Hex(bytes: Uint8Array): Promise<string> {
+const encoder = new TextEncoder();
+
+/** SHA-1 of `bytes`: Web Crypto where it is, else the script version (plain-http content scripts). */
+export async function sha1HexOfBytes(bytes: Uint8Array): Promise<string> {
   const subtle = globalThis.crypto?.subtle;
   if (subtle) {
     try {
@@ -14,6 +22,11 @@ export async function sha1Hex(bytes: Uint8Array): Promise<string> {
     }
   }
   return sha1HexScript(bytes);
+}
+
+/** SHA-1 of `text` as UTF-8, through Web Crypto only (rejects where crypto.subtle is missing). */
+export async function sha1HexOfText(text: string): Promise<string> {
+  return toHex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-1', encoder.encode(text))));
 }
 
 function toHex(bytes: Uint8Array): string {
