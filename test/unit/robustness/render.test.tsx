@@ -55,7 +55,8 @@ beforeEach(async () => {
   service.control.reset();
   clock = new TestClock(service);
   await storeSettings({ baseUrl: service.url, token: DEMO_TOKEN });
-  app = makeApp(clock);
+  // No test here is about a slow service: a generous timeout, so a loaded machine's slow answer is not retried into another.
+  app = makeApp(clock, { timeoutMs: 10_000 });
   // The popup's messages reach the background as they would from an extension page.
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => routeMessage(app, message, popupSender, extension));
   window = new Window({ url: `${extension.origin}popup.html` });
