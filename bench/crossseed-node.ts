@@ -81,7 +81,8 @@ async function throughBackground(kind: Kind): Promise<{ times: number[]; version
       const tabId = 100 + run;
       const url = `https://${PAGE_SITE.host}/details.php?id=${pair.sourceId}`;
       const reading = { engine: 'nexusphp', kind: 'details', hashes: [{ hash: pair.source.hash, source: 'info-row' }] };
-      const view = (await routeMessage(app, { type: 'page:reading', url, reading }, { id: extension.id, url, frameId: 0, tab: { id: tabId } as never }, extension)) as { status: string };
+      await routeMessage(app, { type: 'page:reading', url, reading }, { id: extension.id, url, frameId: 0, tab: { id: tabId } as never }, extension);
+      const view = (await app.tabs.get(tabId)) ?? { status: 'none' };
       if (view.status !== 'done') throw new Error(`run ${run}: the page's view is ${view.status}`);
       await routeMessage(app, { type: 'client:status', tabId }, popup, extension);
       const wait = sitePace.readyIn(`sid:${CANDIDATE_SITE.sid}`);

@@ -47,6 +47,8 @@ async function runReader(signal: AbortSignal): Promise<void> {
   // navigation it no longer equals location.href.
   let filedUnder: string | undefined;
   let shown: PageView | undefined;
+  // The latest view the background announced for this tab (for whichever URL it was).
+  let announced: PageView | undefined;
   // This page's cross-seeds, as the background words them (its panel's "Cross-seed" and the popup's).
   let crossSeeds: PageCrossSeed[] = [];
 
@@ -67,7 +69,7 @@ async function runReader(signal: AbortSignal): Promise<void> {
         void sendToBackground('panel:hide-on-site', {});
       },
       onHashFromTorrent: () => void hashFromTorrent(),
-      onRefresh: () => void sendToBackground('page:refresh', {}).then(show),
+      onRefresh: () => void sendToBackground('page:refresh', {}),
       // Opens the extension's confirmation window, nothing more: the page can steer a click onto its
       // panel (issue 15). The background takes the candidate from this tab's view.
       onCrossSeed: ({ sid, torrentId }) => void sendToBackground('page:cross-seed', { sid, torrentId }),
@@ -96,10 +98,13 @@ async function runReader(signal: AbortSignal): Promise<void> {
       panel = undefined;
       currentAnchor = anchor;
     }
-    // Undefined when the background dropped it (a frame it does not answer).
-    const view: PageView | undefined = await sendToBackground('page:reading', { url: location.href, reading });
-    if (view) filedUnder = view.url;
-    show(view);
+    // The view comes as `view:changed` (the listener below); the answer says which URL it is filed
+    // under, and the latest view announced for it is shown (it may have come before the answer).
+    const filed = await sendToBackground('page:reading', { url: location.href, reading });
+    if (filed) {
+      filedUnder = filed.filedUnder;
+      show(announced);
+    }
   }
 
   /**
@@ -108,20 +113,24 @@ async function runReader(signal: AbortSignal): Promise<void> {
    */
   async function hashFromTorrent(): Promise<void> {
     const download = await downloadTorrentFile(lastReading?.torrentFileUrl);
-    const answer: { hash?: string; view: PageView } | undefined = await sendToBackground('page:torrent-file', download);
+    // The view comes as `view:changed`; the answer says which hash the file had.
+    const answer: { hash?: string } | undefined = await sendToBackground('page:torrent-file', download);
     if (answer?.hash) {
       fromTorrentFile = [{ hash: answer.hash, source: 'torrent-file' }];
       torrentFileFor = location.href;
       lastKey = '';
     }
-    show(answer?.view);
   }
 
   // Answered through sendResponse, not a returned promise: this script uses the browser's own
   // namespace (see wxt.config.ts), and Chrome's own onMessage only waits for sendResponse.
   browser.runtime.onMessage.addListener(((message: unknown, _sender: unknown, sendResponse: (answer: unknown) => void) => {
     const type = (message as { type?: string } | null)?.type;
-    if (type === 'view:changed') show((message as PageViewChanged).view);
+    if (type === 'view:changed') {
+      // The page's view, announced once for each change (the page's own messages do not answer with it).
+      announced = (message as PageViewChanged).view;
+      show(announced);
+    }
     if (type === 'crossseed:changed') {
       crossSeeds = (message as PageCrossSeedsChanged).outcomes;
       show(shown);

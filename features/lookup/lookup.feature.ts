@@ -91,13 +91,16 @@ export class PageViews {
     'view:read-once': async (message) => {
       await this.readOnce(message.tabId);
     },
-    // A tracker page's own messages: each answered with the page's view (panel-view.ts), never the full one.
-    'page:reading': async (message, from) => pageView(await this.onPageReading(from.tabId, from.url, message.reading)),
-    'page:refresh': async (_message, from) => pageView(await this.refresh(from.tabId)),
+    // A tracker page's own messages. Their view reaches the page once, as the page's `view:changed`
+    // (panel-view.ts: never the full view), not as their answer.
+    'page:reading': async (message, from) => ({ filedUnder: (await this.onPageReading(from.tabId, from.url, message.reading)).url ?? from.url }),
+    'page:refresh': async (_message, from) => {
+      await this.refresh(from.tabId);
+    },
     'panel:hide-on-site': (_message, from) => this.hidePanelOn(from.url),
     'page:torrent-file': async (message, from) => {
-      const { hash, view } = await this.hashFromTorrentFile(from.tabId, message.data, message.problem);
-      return { hash, view: pageView(view) };
+      const { hash } = await this.hashFromTorrentFile(from.tabId, message.data, message.problem);
+      return { hash };
     },
   };
 

@@ -125,14 +125,19 @@ export const pageReadingSchema = z.object({
 });
 
 export const lookupMessages = {
-  /** Content script → background: this page's reading (the tab and URL come from the sender). Answer: the view for the panel. */
-  'page:reading': message<PageView>()('page', z.object({ url: z.string().max(4000), reading: pageReadingSchema.nullable() })),
+  /**
+   * Content script → background: this page's reading (the tab and URL come from the sender). A
+   * command, as are all of the page's own: the view for the panel comes once, as the tab's
+   * `view:changed`; the answer only says which URL the reading was filed under (after an in-page
+   * navigation, the views for that URL are this page's).
+   */
+  'page:reading': message<{ filedUnder: string }>()('page', z.object({ url: z.string().max(4000), reading: pageReadingSchema.nullable() })),
   /** The panel's "Look up again". */
-  'page:refresh': message<PageView>()('page', z.object({})),
+  'page:refresh': message<void>()('page', z.object({})),
   /** The panel's "Hide on this site". */
   'panel:hide-on-site': message<{ hidden: boolean }>()('page', z.object({})),
-  /** The page's own .torrent, downloaded by the content script on the user's click (base64). */
-  'page:torrent-file': message<{ hash?: string; view: PageView }>()(
+  /** The page's own .torrent, downloaded by the content script on the user's click (base64). Answer: its info-hash, when it had one. */
+  'page:torrent-file': message<{ hash?: string }>()(
     'page',
     z.object({
       data: z.string().max(14_000_000).regex(/^[A-Za-z0-9+/]*={0,2}$/).optional(),

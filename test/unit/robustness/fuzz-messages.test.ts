@@ -29,6 +29,8 @@ const PAGE_TYPES = [
 ];
 
 let app: BackgroundApp;
+/** Every message the background sent to a tab's content script. */
+let toTabs: { tabId: number; message: unknown }[];
 /** Every URL the background tried to reach. */
 let fetched: string[];
 /** Every URL the background tried to reach as a torrent client. */
@@ -40,7 +42,14 @@ beforeEach(async () => {
   // The fake browser leaves these unimplemented; a real browser answers them.
   Object.assign(fakeBrowser.permissions, { contains: async () => false, remove: async () => true, request: async () => false });
   Object.assign(fakeBrowser.scripting, { registerContentScripts: undefined });
-  Object.assign(fakeBrowser.tabs, { sendMessage: async () => Promise.reject(new Error('Could not establish connection. Receiving end does not exist.')) });
+  // What each tab's content script is told (recorded), though nobody listens there.
+  toTabs = [];
+  Object.assign(fakeBrowser.tabs, {
+    sendMessage: async (tabId: number, message: unknown) => {
+      toTabs.push({ tabId, message });
+      return Promise.reject(new Error('Could not establish connection. Receiving end does not exist.'));
+    },
+  });
   await storeSettings({ baseUrl: SERVICE, token: TOKEN });
   fetched = [];
   const offline = (async (input: RequestInfo | URL) => {
@@ -170,20 +179,26 @@ describe('routeMessage under random messages', () => {
         expect(routeMessage(app, sent, { ...contentSender(url, tabId), frameId: 2 }, extension)).toBeUndefined();
         expect(routeMessage(app, sent, { id: extension.id, url }, extension)).toBeUndefined();
 
+        const toldBefore = toTabs.length;
         const pending = routeMessage(app, sent, contentSender(url, tabId), extension);
         if (pending === undefined) return;
         expect(CONTENT_TYPES).toContain(type);
         answered++;
         const answer = await pending;
-        const text = JSON.stringify(answer) ?? '';
+        // What the page hears: the answer, and the views announced to its tab (only to its tab).
+        // (Another tab's lookup may finish meanwhile: only this tab's are its.)
+        const told = toTabs.slice(toldBefore).filter((entry) => entry.tabId === tabId);
+        const views = told.map((entry) => (entry.message as { view?: PageView }).view).filter((view) => view !== undefined);
+        const text = JSON.stringify([answer, views]);
         expect(text).not.toContain(TOKEN);
         expect(text).not.toContain('"settings"');
-        const view = (type === 'page:torrent-file' ? (answer as { view: PageView }).view : answer) as PageView | { hidden: boolean };
-        if ('status' in view) {
+        const view = views.at(-1);
+        if (view && 'status' in view) {
           // The page's view: nothing of the user's sites, not even its tab id …
           expect(text).not.toMatch(/"held"|"tabId"/);
           if (type === 'page:reading') {
             expect(view.url).toBe(url);
+            expect(answer).toEqual({ filedUnder: url });
             // … and filed under the sender's own tab.
             expect((await app.tabs.get(tabId))?.url).toBe(url);
           }

@@ -103,14 +103,19 @@ describe('what a tracker page is told', () => {
   /** Everything one user's page hears: its reading's answer, a refresh, a failed .torrent download, and every announcement. */
   async function pageHears(heldSites: number[], hash: string, { torrentFile = true } = {}) {
     const app = await background(heldSites);
-    const reading = (await fromPage(app, {
+    // The page's messages answer no view: each one's view is the last the page was announced.
+    const lastToTab = () => (toTab.at(-1) as { view: PageView }).view;
+    const filed = (await fromPage(app, {
       type: 'page:reading',
       url: PAGE_URL,
       reading: { engine: 'nexusphp', kind: 'details', hashes: [{ hash, source: 'info-row' }] },
-    })) as PageView;
-    const refreshed = (await fromPage(app, { type: 'page:refresh' })) as PageView;
+    })) as { filedUnder: string };
+    expect(filed).toEqual({ filedUnder: PAGE_URL });
+    const reading = lastToTab();
+    expect(await fromPage(app, { type: 'page:refresh' })).toBeUndefined();
+    const refreshed = lastToTab();
     const fromTorrentFile = torrentFile
-      ? ((await fromPage(app, { type: 'page:torrent-file', problem: 'download-failed' })) as { hash?: string; view: PageView })
+      ? { ...((await fromPage(app, { type: 'page:torrent-file', problem: 'download-failed' })) as { hash?: string }), view: lastToTab() }
       : undefined;
     const popup = await fromPopup(app, { type: 'view:get', tabId: TAB });
     return { app, heard: { reading, refreshed, torrentFile: fromTorrentFile }, announced: [...toTab], popup };
