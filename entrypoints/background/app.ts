@@ -1,14 +1,8 @@
 /**
  * The background, assembled: the shared parts (settings, tab views, site lists, the lookup) and
- * one object per feature, each answering its own messages. entrypoints/background/index.ts registers
- * the listeners; tests build this directly.
- *
- * Where things happen: a tab's view and the page-side actions in page-views.ts; the IYUU account,
- * binding and connection test in account.ts; the options page's settings, export and import in
- * preferences.ts; "Use on this site" in custom-sites.ts; the user's torrent clients (saved,
- * tested, the default one, what it holds for the popup) in clients.ts; "Cross-seed" and "Cross-seed
- * all" (the only way a cross-seed starts) in cross-seed.ts; the index of the default client (syncs,
- * list pages' rows in the client or cross-seedable, row marks) in client-index.ts.
+ * one object per feature, each registered in one line below and answering the messages it declared
+ * in its own `features/<feature>/<feature>.messages.ts`. entrypoints/background/index.ts registers
+ * the browser's listeners; tests build this directly.
  */
 import { browser } from 'wxt/browser';
 import { Lookup } from '../../utils/lookup/lookup';
@@ -18,7 +12,7 @@ import { Account } from '../../features/account/account.feature';
 import { ClientIndexFeature, INDEX_JOB } from '../../features/client-index/client-index.feature';
 import { Clients } from '../../features/clients/clients.feature';
 import { CrossSeeds } from '../../features/cross-seed/cross-seed.feature';
-import { CustomSites } from '../../features/sites/custom-sites';
+import { CustomSites } from '../../features/sites/sites.feature';
 import { PageViews } from '../../features/lookup/lookup.feature';
 import { Preferences } from '../../features/settings/settings.feature';
 import { SettingsStore } from '../../features/settings/settings-store';

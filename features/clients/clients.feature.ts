@@ -259,7 +259,7 @@ export class Clients {
   }
 
   // ----------------------------------------------------------------------------------------------
-  // Export and import (preferences.ts)
+  // Export and import (features/settings/settings.feature.ts)
 
   /** The clients for an exported file; passwords only when asked for. */
   async exported(includeCredentials: boolean): Promise<Record<string, unknown>[]> {

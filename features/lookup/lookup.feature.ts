@@ -13,7 +13,7 @@ import { lookupMode, type Settings } from '../../utils/settings';
 import { siteForHost } from '../../utils/sites';
 import { infoHashFromTorrent } from '../../utils/torrent/info-hash';
 import { buildCandidateViews } from './candidates';
-import { readTabOnce } from '../sites/custom-sites';
+import { readTabOnce } from '../sites/sites.feature';
 import { pageView } from './panel-view';
 import { rememberSeen } from '../sites/seen-sites';
 import type { Shared } from '../../entrypoints/background/context';

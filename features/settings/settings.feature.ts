@@ -6,7 +6,7 @@
  * carries the saved token (App ID, Secret) along only when the user confirms it, and an import is
  * shown as a list of changes before anything is applied.
  *
- * The torrent clients (clients.ts, stored apart) travel in the same file under `clients`, their
+ * The torrent clients (features/clients, stored apart) travel in the same file under `clients`, their
  * passwords only when the user ticks "include credentials"; an import previews them too.
  */
 import { browser } from 'wxt/browser';
@@ -25,7 +25,7 @@ import {
   type SiteOverride,
 } from '../../utils/settings';
 import { clientPreview, type Clients, type StoredClient } from '../clients/clients.feature';
-import { syncCustomSites } from '../sites/custom-sites';
+import { syncCustomSites } from '../sites/sites.feature';
 import type { Shared } from '../../entrypoints/background/context';
 import { permissionPattern } from '../../utils/permission-pattern';
 import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
