@@ -117,8 +117,13 @@ export class CrossSeeds {
 
   readonly handlers: Handlers<typeof crossSeedMessages> = {
     'crossseed:get': (message) => this.state(message.tabId),
-    'crossseed:one': (message) => this.one(message.tabId, message),
-    'crossseed:all': (message) => this.all(message.tabId),
+    // Commands: the tab's cross-seeds reach the pages once, as `crossseed:changed`.
+    'crossseed:one': async (message) => {
+      await this.one(message.tabId, message);
+    },
+    'crossseed:all': async (message) => {
+      await this.all(message.tabId);
+    },
     // From the tab's content script (a trusted click of the panel's button).
     'page:cross-seed': (message, from) => this.fromPage(from, message),
   };

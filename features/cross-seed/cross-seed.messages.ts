@@ -75,12 +75,13 @@ export const crossSeedMessages = {
   'crossseed:get': message<TabCrossSeeds>()('extension', z.object({ tabId })),
   /**
    * Popup "Cross-seed" on one candidate of the tab's current view (found there again by site,
-   * torrent id and info-hash: the message's own values are not trusted). Answered when it is done;
-   * a second click while it runs joins it.
+   * torrent id and info-hash: the message's own values are not trusted). A command: answered with
+   * nothing once it is done (a second click while it runs joins it); the tab's cross-seeds come once,
+   * as `crossseed:changed`. So does "Cross-seed all".
    */
-  'crossseed:one': message<TabCrossSeeds>()('extension', z.object({ tabId, sid, torrentId, infoHash: hash })),
+  'crossseed:one': message<void>()('extension', z.object({ tabId, sid, torrentId, infoHash: hash })),
   /** Popup "Cross-seed all": the candidates on the user's sites, at most 20, paced; progress is announced (CrossSeedsChanged). */
-  'crossseed:all': message<TabCrossSeeds>()('extension', z.object({ tabId })),
+  'crossseed:all': message<void>()('extension', z.object({ tabId })),
   /**
    * Content script, on a trusted click of the panel's "Cross-seed" (the tab comes from the sender):
    * opens the extension's confirmation window for that candidate, nothing more. No answer.

@@ -109,7 +109,6 @@ export function useCrossSeeds(tabId: number, view: TabView | undefined): PopupCr
       ask,
       () => {
         void sendToBackground('crossseed:one', { tabId, sid: candidate.sid, torrentId: candidate.torrentId, infoHash: candidate.infoHash })
-          .then((answer) => answer && setState(answer))
           .finally(() => setClicked((set) => mark(set, key, false)));
       },
       () => {
@@ -124,7 +123,6 @@ export function useCrossSeeds(tabId: number, view: TabView | undefined): PopupCr
     const ask = [...new Set(candidates.flatMap((candidate) => originOf(candidate.detailsUrl) ?? []))].filter((origin) => missing.has(origin));
     const go = () => {
       void sendToBackground('crossseed:all', { tabId })
-        .then((answer) => answer && setState(answer))
         .finally(() => setAllClicked(false));
     };
     // Refused: the run still goes, and those sites say they need the permission.

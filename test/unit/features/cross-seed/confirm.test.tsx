@@ -85,7 +85,7 @@ describe('the confirmation window of the panel\'s "Cross-seed"', () => {
       'view:get': () => view(),
       'client:status': () => answered,
       'crossseed:get': () => none(),
-      'crossseed:one': () => new Promise<TabCrossSeeds>((resolve) => (finish = resolve)),
+      'crossseed:one': () => new Promise<void>((resolve) => (finish = () => resolve())),
     });
     const root = await show(<ConfirmCrossSeed tabId={TAB_ID} sid={9} torrentId={2001} onClose={() => undefined} />);
     await waitFor(() => button(root), 'the button');

@@ -28,6 +28,7 @@ import { DEMO_TOKEN } from '../../../service/server';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
+import { pageView } from '../../../../features/lookup/panel-view';
 
 const LIVE = { timeout: 90_000 };
 const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
@@ -87,18 +88,29 @@ function fromPopup<T>(message: Record<string, unknown>): Promise<T> {
   return routeMessage(app, message, popup, extension) as Promise<T>;
 }
 
+/**
+ * A cross-seed command (`crossseed:one`, `crossseed:all`): it answers nothing once done (its state
+ * is announced as `crossseed:changed`); the tab's cross-seeds are then read as the popup reads them.
+ */
+async function command(message: Record<string, unknown> & { tabId: number }, sender = popup): Promise<TabCrossSeeds> {
+  expect(await routeMessage(app, message, sender, extension)).toBeUndefined();
+  return fromPopup<TabCrossSeeds>({ type: 'crossseed:get', tabId: message.tabId });
+}
+
 const pageUrl = (index: number) => `https://${PAGE_SITE.host}/details.php?id=${cs.pairs[index]!.sourceId}`;
 const trackerPage = (tabId: number, url: string) => ({ id: extension.id, url, frameId: 0, tab: { id: tabId } as never });
 
 /** The page's content script reports its torrent (pair `index`'s source) and gets the panel's view. */
 async function openPage(tabId: number, index: number): Promise<PageView> {
   const url = pageUrl(index);
-  const view = (await routeMessage(
+  await routeMessage(
     app,
     { type: 'page:reading', url, reading: { engine: 'nexusphp', kind: 'details', hashes: [{ hash: cs.pairs[index]!.source.hash, source: 'info-row' }] } },
     trackerPage(tabId, url),
     extension,
-  )) as PageView;
+  );
+  // The page's view is announced to its tab, not answered: this is the one the tab was last told.
+  const view = pageView((await app.tabs.get(tabId))!);
   expect(view.status).toBe('done');
   return view;
 }
@@ -114,7 +126,7 @@ describe('"Cross-seed" from the popup', () => {
     const pair = cs.pairs[1]!;
     await openPage(11, 1);
     const before = downloadsFrom(cs.candidate).length;
-    const answer = await fromPopup<TabCrossSeeds>({ type: 'crossseed:one', tabId: 11, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash });
+    const answer = await command({ type: 'crossseed:one', tabId: 11, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash });
 
     expect(answer.url).toBe(pageUrl(1));
     expect(answer.items).toEqual([
@@ -147,7 +159,7 @@ describe('"Cross-seed" from the popup', () => {
       { tabId: 12, sid: CANDIDATE_SITE.sid, torrentId: cs.differentFiles.id, infoHash: cs.differentFiles.torrent.hash },
       { tabId: 99, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash },
     ];
-    for (const ask of asks) expect((await fromPopup<TabCrossSeeds>({ type: 'crossseed:one', ...ask })).items).toEqual([]);
+    for (const ask of asks) expect((await command({ type: 'crossseed:one', ...ask })).items).toEqual([]);
     // Nor a page hash as the candidate, nor a bad hash (refused by the message's schema: no answer at all).
     expect(routeMessage(app, { type: 'crossseed:one', tabId: 12, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: 'NOT-A-HASH' }, popup, extension)).toBeUndefined();
     expect(cs.world.router.requests.slice(before)).toEqual([]);
@@ -162,9 +174,9 @@ describe('"Cross-seed" from the popup', () => {
     // The confirmation window is an extension page: its click is the popup's own message.
     const confirmation = { id: extension.id, url: `${extension.origin}confirm.html?tabId=13&sid=${CANDIDATE_SITE.sid}&torrentId=${pair.candidateId}` };
     const [first, second, confirmed] = await Promise.all([
-      fromPopup<TabCrossSeeds>(ask),
-      fromPopup<TabCrossSeeds>(ask),
-      routeMessage(app, ask, confirmation, extension) as Promise<TabCrossSeeds>,
+      command(ask),
+      command(ask),
+      command(ask, confirmation),
     ]);
     expect(downloadsFrom(cs.candidate).slice(before)).toHaveLength(1);
     expect(first.items[0]!.result).toMatchObject({ kind: 'added' });
@@ -259,7 +271,7 @@ describe('"Cross-seed all"', () => {
     const pair = cs.pairs[0]!;
     await openPage(21, 0);
     const before = { candidate: downloadsFrom(cs.candidate).length, other: cs.other!.tracker.downloads.length };
-    const answer = await fromPopup<TabCrossSeeds>({ type: 'crossseed:all', tabId: 21 });
+    const answer = await command({ type: 'crossseed:all', tabId: 21 });
 
     expect(answer.all).toEqual({ state: 'done', total: 2, done: 2, added: 1, sitesChosen: true, notYourSites: 1, alreadyInClient: 0, overLimit: 0, limit: 20 });
     const byId = new Map(answer.items.map((item) => [item.torrentId, item.result?.kind]));
@@ -279,7 +291,7 @@ describe('"Cross-seed all"', () => {
     expect(progress.map((all) => `${all.state} ${all.done}/${all.total ?? '?'}`)).toEqual(['running 0/?', 'running 0/2', 'running 1/2', 'running 2/2', 'done 2/2']);
 
     // Again: nothing left to do, nothing downloaded.
-    const again = await fromPopup<TabCrossSeeds>({ type: 'crossseed:all', tabId: 21 });
+    const again = await command({ type: 'crossseed:all', tabId: 21 });
     expect(again.all).toMatchObject({ state: 'done', total: 1, done: 1, added: 0 });
     expect(again.items.find((item) => item.torrentId === cs.differentFiles.id)?.result?.kind).toBe('files-differ');
     expect(downloadsFrom(cs.candidate).length - before.candidate).toBe(3);
@@ -289,7 +301,7 @@ describe('"Cross-seed all"', () => {
     await fromPopup({ type: 'settings:save', update: { heldSites: null } });
     await openPage(22, 0);
     const before = cs.world.router.requests.length;
-    const answer = await fromPopup<TabCrossSeeds>({ type: 'crossseed:all', tabId: 22 });
+    const answer = await command({ type: 'crossseed:all', tabId: 22 });
     expect(answer.all).toMatchObject({ state: 'done', sitesChosen: false, done: 0 });
     expect(cs.world.router.requests.slice(before).filter((request) => request.host !== '2025.iyuu.cn')).toEqual([]);
   });
@@ -330,7 +342,7 @@ describe('"Cross-seed" on a list row (the index) goes the popup\'s one way', () 
     const [first, second, details] = await Promise.all([
       fromPopup<IndexCrossSeedAnswer>(row),
       fromPopup<IndexCrossSeedAnswer>(row),
-      fromPopup<TabCrossSeeds>({ type: 'crossseed:one', tabId: 42, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash }),
+      command({ type: 'crossseed:one', tabId: 42, sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, infoHash: pair.candidate.hash }),
     ]);
     // One .torrent, and served: fetched with the user's session (the background's siteFetch, the cookie jar), which no other fetch here has.
     expect(downloadsFrom(cs.candidate).slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);

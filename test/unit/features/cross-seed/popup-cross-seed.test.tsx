@@ -100,7 +100,7 @@ describe('"Cross-seed" in the popup', () => {
       'view:get': () => view(),
       'client:status': () => answered([HELD.infoHash]),
       'crossseed:get': () => crossSeeds([]),
-      'crossseed:one': () => new Promise<TabCrossSeeds>((resolve) => (finish = resolve)),
+      'crossseed:one': () => new Promise<void>((resolve) => (finish = () => resolve())),
     });
     const root = await show(<Popup tabId={TAB_ID} poppedOut />);
     const button = await waitFor(() => buttonIn(rowOf(root, ADDED.torrentId)), 'the button');
@@ -142,7 +142,7 @@ describe('"Cross-seed" in the popup', () => {
   });
 
   it("asks for a site the browser has not granted within the click, then cross-seeds; a refusal sends nothing", async () => {
-    const background = answerBackground({ 'view:get': () => view(), 'client:status': () => answered([]), 'crossseed:get': () => crossSeeds([]), 'crossseed:one': () => crossSeeds([]) });
+    const background = answerBackground({ 'view:get': () => view(), 'client:status': () => answered([]), 'crossseed:get': () => crossSeeds([]), 'crossseed:one': () => undefined });
     let answer = false;
     const request = vi.spyOn(fakeBrowser.permissions, 'request').mockImplementation(async () => answer);
     const root = await show(<Popup tabId={TAB_ID} poppedOut />);
@@ -171,7 +171,7 @@ describe('"Cross-seed" in the popup', () => {
 
   it('a site the background found not granted: "Allow downloads from …" asks within that click and tries again', async () => {
     const denied = crossSeeds([item(ADDED, { kind: 'no-permission', for: 'site', origin: 'https://ourbits.club' })]);
-    const background = answerBackground({ 'view:get': () => view(), 'client:status': () => answered([]), 'crossseed:get': () => denied, 'crossseed:one': () => crossSeeds([]) });
+    const background = answerBackground({ 'view:get': () => view(), 'client:status': () => answered([]), 'crossseed:get': () => denied, 'crossseed:one': () => undefined });
     const request = vi.spyOn(fakeBrowser.permissions, 'request').mockImplementation(async () => true);
     const root = await show(<Popup tabId={TAB_ID} poppedOut />);
     const allow = await waitFor(() => rowOf(root, ADDED.torrentId)?.querySelector('button.allow-site'), 'the allow button');
@@ -190,7 +190,7 @@ describe('"Cross-seed all" in the popup', () => {
       'view:get': () => view(),
       'client:status': () => answered([HELD.infoHash]),
       'crossseed:get': () => crossSeeds([]),
-      'crossseed:all': () => new Promise<TabCrossSeeds>((resolve) => (finish = resolve)),
+      'crossseed:all': () => new Promise<void>((resolve) => (finish = () => resolve())),
     });
     vi.spyOn(fakeBrowser.permissions, 'request').mockImplementation(async () => true);
     const root = await show(<Popup tabId={TAB_ID} poppedOut />);
