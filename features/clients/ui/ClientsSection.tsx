@@ -10,7 +10,8 @@ import type { ClientKind } from '../../../utils/clients/client-types';
 import { t } from '../../../utils/i18n';
 import type { ClientForm, ClientProblem, ClientView } from '../../../utils/messages';
 import { sendToBackground } from '../../../utils/send';
-import { CLIENT_NAMES, clientInfoText, clientProblemText, clientSaidText } from './client-text';
+import { CLIENT_NAMES } from '../../../utils/clients/client-types';
+import { clientInfoText, clientProblemText, clientSaidText } from './client-text';
 import { originOf } from '../../../utils/url';
 
 const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge'];

@@ -7,7 +7,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatNumber, t } from '../../../utils/i18n';
 import type { ClientStatus, HeldTorrent, TabView } from '../../../utils/messages';
 import { sendToBackground } from '../../../utils/send';
-import { CLIENT_NAMES, clientProblemText, clientSaidText, torrentStateText } from './client-text';
+import { CLIENT_NAMES } from '../../../utils/clients/client-types';
+import { clientProblemText, clientSaidText, torrentStateText } from './client-text';
 
 /** The hashes a status answers for: the page's, then its candidates' (a change asks the client again). */
 function askedKey(view: TabView | undefined): string {

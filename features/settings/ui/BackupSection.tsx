@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { t } from '../../../utils/i18n';
 import { browser } from 'wxt/browser';
 import type { BackgroundProtocol, ClientPreview, ImportPreview, PreviewValue, SettingsView } from '../../../utils/messages';
-import { CLIENT_NAMES } from '../../clients/ui/client-text';
+import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { sendToBackground } from '../../../utils/send';
 import { siteForSid } from '../../../utils/sites/catalog';
 import { fieldLabel, fieldList, listOf } from '../../../components/field-names';
