@@ -7,7 +7,7 @@ import { browser } from 'wxt/browser';
 import type { PageViewChanged, TabView, ViewChanged } from '../../utils/messages';
 import { pageView } from '../../features/lookup/panel-view';
 
-const TAB_VIEW_SESSION_PREFIX = 'tab:';
+const SESSION_PREFIX = 'tab:';
 
 /** MV3 names it `action`, MV2 (Firefox build) `browserAction`. */
 function toolbarAction() {
@@ -59,7 +59,7 @@ export class TabViews {
     const known = this.views.get(tabId);
     if (known) return known;
     try {
-      const stored = (await browser.storage.session.get(TAB_VIEW_SESSION_PREFIX + tabId))[TAB_VIEW_SESSION_PREFIX + tabId] as TabView | undefined;
+      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabView | undefined;
       if (stored && stored.tabId === tabId) {
         this.views.set(tabId, stored);
         return stored;
@@ -88,7 +88,7 @@ export class TabViews {
 
   async forget(tabId: number): Promise<void> {
     this.views.delete(tabId);
-    if (this.sessionAvailable) await browser.storage.session.remove(TAB_VIEW_SESSION_PREFIX + tabId).catch(() => undefined);
+    if (this.sessionAvailable) await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
   }
 
   all(): TabView[] {
@@ -98,7 +98,7 @@ export class TabViews {
   private async persist(view: TabView): Promise<void> {
     if (!this.sessionAvailable) return;
     try {
-      await browser.storage.session.set({ [TAB_VIEW_SESSION_PREFIX + view.tabId]: view });
+      await browser.storage.session.set({ [SESSION_PREFIX + view.tabId]: view });
     } catch {
       this.sessionAvailable = false;
     }

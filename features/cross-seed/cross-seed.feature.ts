@@ -22,7 +22,7 @@ import { crossSeedEnvironment } from './environment';
 import type { ContentHandlers, PageHandlers, PageOrigin, Shared } from '../../entrypoints/background/context';
 import { sameOrigin } from '../../utils/url';
 
-const CROSS_SEEDS_SESSION_PREFIX = 'crossseed:tab:';
+const SESSION_PREFIX = 'crossseed:tab:';
 
 export interface CrossSeedOptions {
   /** The fetch .torrent files are downloaded with (tests: a cookie jar through the router); the browser's own when absent. */
@@ -103,7 +103,7 @@ export class CrossSeeds {
   async forget(tabId: number): Promise<void> {
     this.tabs.delete(tabId);
     await this.confirmations.close(tabId).catch(() => undefined);
-    await browser.storage.session.remove(CROSS_SEEDS_SESSION_PREFIX + tabId).catch(() => undefined);
+    await browser.storage.session.remove(SESSION_PREFIX + tabId).catch(() => undefined);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -270,7 +270,7 @@ export class CrossSeeds {
     const known = this.tabs.get(tabId);
     if (known) return known;
     try {
-      const stored = (await browser.storage.session.get(CROSS_SEEDS_SESSION_PREFIX + tabId))[CROSS_SEEDS_SESSION_PREFIX + tabId] as TabCrossSeeds | undefined;
+      const stored = (await browser.storage.session.get(SESSION_PREFIX + tabId))[SESSION_PREFIX + tabId] as TabCrossSeeds | undefined;
       if (!stored || stored.tabId !== tabId) return undefined;
       // Kept by a service worker that has since stopped: what was running then ran no further.
       const items = stored.items.filter((item) => item.state === 'done');
@@ -304,7 +304,7 @@ export class CrossSeeds {
       if (view?.url !== url) return;
       const next = change(await this.current(tabId, url));
       this.tabs.set(tabId, next);
-      await browser.storage.session.set({ [CROSS_SEEDS_SESSION_PREFIX + tabId]: next }).catch(() => undefined);
+      await browser.storage.session.set({ [SESSION_PREFIX + tabId]: next }).catch(() => undefined);
       if (announce) await this.announce(next);
     });
     this.writes = run.catch(() => undefined);

@@ -20,7 +20,7 @@ import { TORRENT_STATES, type TorrentState } from '../clients/client-types';
 import { progressInThousandths, type IndexRecord, type Member, type Place } from './model';
 
 export const BUCKET_COUNT = 64;
-export const CLIENT_INDEX_KEY_PREFIX = 'clientIndex';
+export const KEY_PREFIX = 'clientIndex';
 const MINUTE_MS = 60_000;
 
 export function bucketOf(hash: string): number {
@@ -28,7 +28,7 @@ export function bucketOf(hash: string): number {
 }
 
 export function bucketKey(slot: number, bucket: number): string {
-  return `${CLIENT_INDEX_KEY_PREFIX}:${slot}:${bucket}`;
+  return `${KEY_PREFIX}:${slot}:${bucket}`;
 }
 
 // --------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import { clientBaseUrl } from '../clients/http';
 import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/client-types';
 import type { Lookup } from '../lookup/lookup';
 import type { Settings } from '../settings';
-import { BUCKET_COUNT, CLIENT_INDEX_KEY_PREFIX, bucketKey, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
+import { BUCKET_COUNT, KEY_PREFIX, bucketKey, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
 import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type RowKey, type RowMatch } from './model';
 import { IndexStore, isRoomError } from './store';
 import { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type SyncTarget } from './sync';
@@ -103,7 +103,7 @@ function identityKey(identity: ClientIdentity): string {
 }
 
 /** The index's keys in storage.local before it moved to IndexedDB: read once to move them, then removed. */
-const LEGACY_META_KEY = CLIENT_INDEX_KEY_PREFIX;
+const LEGACY_META_KEY = KEY_PREFIX;
 const legacyBucketKeys = (slot: number) => Array.from({ length: BUCKET_COUNT }, (_, bucket) => bucketKey(slot, bucket));
 
 interface Current {
@@ -239,7 +239,7 @@ export class ClientIndexes {
     const stored = await browser.storage.local.get(LEGACY_META_KEY).catch(() => ({}) as Record<string, unknown>);
     if (stored[LEGACY_META_KEY] === undefined) return 0;
     const all = await browser.storage.local.get(null);
-    const keys = Object.keys(all).filter((key) => key === LEGACY_META_KEY || key.startsWith(`${CLIENT_INDEX_KEY_PREFIX}:`));
+    const keys = Object.keys(all).filter((key) => key === LEGACY_META_KEY || key.startsWith(`${KEY_PREFIX}:`));
     if (keys.length) await browser.storage.local.remove(keys);
     return keys.length;
   }

@@ -11,7 +11,7 @@ export const KEEP_FOR_MS = 14 * 24 * 60 * 60 * 1000;
 export const MAX_ENTRIES = 20_000;
 /** A prune goes down to this share of the bound, so a busy page does not prune on every write. */
 const PRUNE_TO = 0.9;
-const ANSWER_KEY_PREFIX = 'answer:';
+const KEY_PREFIX = 'answer:';
 /** How many answers storage holds, as far as writes tell (a prune counts them exactly). */
 const COUNT_KEY = 'answerCount';
 
@@ -79,9 +79,9 @@ export class AnswerCache {
       else missing.push(hash);
     }
     if (missing.length) {
-      const stored = await browser.storage.local.get(missing.map((hash) => ANSWER_KEY_PREFIX + hash));
+      const stored = await browser.storage.local.get(missing.map((hash) => KEY_PREFIX + hash));
       for (const hash of missing) {
-        const answer = unpack(stored[ANSWER_KEY_PREFIX + hash]);
+        const answer = unpack(stored[KEY_PREFIX + hash]);
         if (answer && this.now() - answer.fetchedAt < KEEP_FOR_MS) {
           found.set(hash, answer);
           this.remember(hash, answer);
@@ -100,7 +100,7 @@ export class AnswerCache {
     const items: Record<string, StoredAnswer> = {};
     let added = 0;
     for (const [hash, answer] of answers) {
-      items[ANSWER_KEY_PREFIX + hash] = pack(answer);
+      items[KEY_PREFIX + hash] = pack(answer);
       // Hashes asked of the service were looked for here first: one not in memory is a new entry.
       if (!this.memory.has(hash)) added++;
       this.remember(hash, answer);
@@ -137,7 +137,7 @@ export class AnswerCache {
     const all = await browser.storage.local.get(null);
     const entries: [string, number][] = [];
     for (const [key, value] of Object.entries(all)) {
-      if (!key.startsWith(ANSWER_KEY_PREFIX)) continue;
+      if (!key.startsWith(KEY_PREFIX)) continue;
       const t = (value as Partial<StoredAnswer> | undefined)?.t;
       entries.push([key, typeof t === 'number' ? t : 0]);
     }
@@ -147,7 +147,7 @@ export class AnswerCache {
     this.count = entries.length - doomed.length;
     if (doomed.length) await browser.storage.local.remove(doomed);
     await browser.storage.local.set({ [COUNT_KEY]: this.count });
-    for (const key of doomed) this.memory.delete(key.slice(ANSWER_KEY_PREFIX.length));
+    for (const key of doomed) this.memory.delete(key.slice(KEY_PREFIX.length));
     return doomed.length;
   }
 
@@ -161,7 +161,7 @@ export class AnswerCache {
 
   async clear(): Promise<void> {
     const all = await browser.storage.local.get(null);
-    await browser.storage.local.remove([...Object.keys(all).filter((key) => key.startsWith(ANSWER_KEY_PREFIX)), COUNT_KEY]);
+    await browser.storage.local.remove([...Object.keys(all).filter((key) => key.startsWith(KEY_PREFIX)), COUNT_KEY]);
     this.memory.clear();
     this.count = 0;
   }
