@@ -7,6 +7,8 @@
 
 export const CLIENT_KINDS = ['qbittorrent', 'transmission', 'deluge'] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
+/** Product names: the same in every language. */
+export const CLIENT_NAMES: Record<ClientKind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge' };
 
 /** What the client said when tested: enough for "qBittorrent v4.5.2 (Web API 2.8.19), 1,234 torrents". */
 export interface ClientInfo {

@@ -4,7 +4,7 @@
  * differences as substitutions. Views render the text as text, never as HTML.
  */
 import { formatDuration, formatNumber, t, uiLocale, type MessageKey } from '../i18n';
-import type { ClientKind } from '../clients/client-types';
+import { CLIENT_NAMES } from '../clients/client-types';
 import type { CrossSeedResult } from './cross-seed';
 import type { UnsafeElement } from '../torrent/files';
 import type { FileDifference } from './verify';
@@ -13,8 +13,6 @@ export interface Words {
   key: MessageKey;
   substitutions: string[];
 }
-
-const CLIENT_NAMES: Record<ClientKind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge' };
 
 const UNSAFE_KEYS: Record<UnsafeElement, MessageKey> = {
   empty: 'crossSeedUnsafeEmpty',

@@ -9,7 +9,8 @@ import { browser } from 'wxt/browser';
 import { formatAge, formatNumber, describeFailure, t } from '../../../utils/i18n';
 import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from '../client-index.messages';
 import { sendToBackground } from '../../send-to-background';
-import { CLIENT_NAMES, clientProblemText } from '../../clients/ui/client-text';
+import { clientProblemText } from '../../clients/ui/client-text';
+import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { refocusAfterRemoval } from '../../../components/focus';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
 

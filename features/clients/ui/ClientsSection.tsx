@@ -10,7 +10,8 @@ import type { ClientKind } from '../../../utils/clients/client-types';
 import { t } from '../../../utils/i18n';
 import type { ClientForm, ClientProblem, ClientView } from '../clients.messages';
 import { sendToBackground } from '../../send-to-background';
-import { CLIENT_NAMES, clientInfoText, clientProblemText, clientSaidText } from './client-text';
+import { clientInfoText, clientProblemText, clientSaidText } from './client-text';
+import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { originOf } from '../../../utils/url';
 
 const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge'];

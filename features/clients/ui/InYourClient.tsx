@@ -8,7 +8,8 @@ import { formatNumber, t } from '../../../utils/i18n';
 import type { ClientStatus, HeldTorrent } from '../clients.messages';
 import type { TabView } from '../../lookup/lookup.messages';
 import { sendToBackground } from '../../send-to-background';
-import { CLIENT_NAMES, clientProblemText, clientSaidText, torrentStateText } from './client-text';
+import { clientProblemText, clientSaidText, torrentStateText } from './client-text';
+import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 
 /** The hashes a status answers for: the page's, then its candidates' (a change asks the client again). */
 function askedKey(view: TabView | undefined): string {

@@ -1,14 +1,7 @@
 /** A torrent client's answers in the user's words: who it is, what state a torrent is in, why it failed. */
-import type { ClientInfo, ClientKind, TorrentState } from '../../../utils/clients/client-types';
+import { CLIENT_NAMES, type ClientInfo, type TorrentState } from '../../../utils/clients/client-types';
 import { countKey, formatNumber, t, uiLocale, type MessageKey } from '../../../utils/i18n';
 import type { ClientProblem } from '../clients.messages';
-
-/** Product names: the same in every language. */
-export const CLIENT_NAMES: Record<ClientKind, string> = {
-  qbittorrent: 'qBittorrent',
-  transmission: 'Transmission',
-  deluge: 'Deluge',
-};
 
 /** "Connected: qBittorrent v4.5.2, 123 torrents". */
 export function clientInfoText(info: ClientInfo): string {

@@ -14,7 +14,7 @@ import { browser } from 'wxt/browser';
 import { t } from '../../../utils/i18n';
 import type { CandidateView, TabView, ViewChanged } from '../../lookup/lookup.messages';
 import { sendToBackground } from '../../send-to-background';
-import { CLIENT_NAMES } from '../../clients/ui/client-text';
+import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { Outcome, useCrossSeeds } from './PopupCrossSeed';
 import { useClientStatus } from '../../clients/ui/InYourClient';
 import { LogoIcon } from '../../../components/icons';
