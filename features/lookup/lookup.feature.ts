@@ -14,13 +14,13 @@ import { siteForHost } from '../../utils/sites';
 import { infoHashFromTorrent } from '../../utils/torrent/info-hash';
 import { buildCandidateViews } from './candidates';
 import { readTabOnce } from '../sites/sites.feature';
-import { pageView } from './panel-view';
 import { rememberSeen } from '../sites/seen-sites';
 import type { Shared } from '../../entrypoints/background/context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { lookupMessages } from './lookup.messages';
 
 import { hostOf } from '../../utils/url';
+import { announceToTab } from '../../entrypoints/background/announce';
 /** Lookups a page may cause by changing itself (re-reads), per tab and minute; the user's click is not counted. */
 export const PAGE_LOOKUPS_PER_MINUTE = 10;
 
@@ -86,7 +86,7 @@ export class PageViews {
     },
     'view:hash-from-torrent': async (message) => {
       // The tab's content script downloads its own .torrent link with the user's session.
-      await browser.tabs.sendMessage(message.tabId, { type: 'content:hash-from-torrent' }).catch(() => undefined);
+      await announceToTab(message.tabId, { type: 'content:hash-from-torrent' });
     },
     'view:read-once': async (message) => {
       await this.readOnce(message.tabId);

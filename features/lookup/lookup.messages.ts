@@ -163,4 +163,6 @@ export const lookupEvents = {
 };
 export const lookupTabEvents = {
   'view:changed': event<PageViewChanged>()('tab'),
+  /** The popup's "Get hash from the .torrent file": the tab's content script downloads its own link (it answers once done). */
+  'content:hash-from-torrent': event<{ type: 'content:hash-from-torrent' }>()('tab'),
 };
