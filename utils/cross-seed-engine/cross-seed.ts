@@ -19,8 +19,8 @@
  */
 import { isClientError, toClientFailure, type ClientFailure } from '../clients/client-errors';
 import type { ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/client-types';
-import { downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './site-queue';
-import { downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
+import { askSiteApi, downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './site-queue';
+import { downloadAddressOf, downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
 import type { UnsafeElement } from '../torrent/files';
 import { checkCandidateFile, compareFiles, type FileDifference, type TorrentFileProblem } from './verify';
 import { originOf } from '../url';
@@ -89,6 +89,11 @@ export type CrossSeedResult =
   /** The page's own torrent is in the client but not complete (0 ≤ progress < 1). */
   | { kind: 'source-incomplete'; pageHash: string; progress: number }
   | { kind: 'unsupported-site'; reason: 'unknown-site' | 'needs-api' | 'no-address' }
+  /**
+   * The site gives .torrent files only through its API, with the user's API key for it (M-Team):
+   * none entered, or (`refused`, with the HTTP status) the site refused the one entered.
+   */
+  | { kind: 'needs-api-key'; refused?: number }
   /** The user's address for the site is another catalogued site's host (`owner`): its passkey and session never go there. */
   | { kind: 'other-site-host'; host: string; owner: string }
   /** The site gives .torrent files by passkey only, and the user entered none for it. */
@@ -179,6 +184,7 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
   const source = downloadSource(candidate, env.sites);
   if (source.way === 'unsupported') {
     if (source.reason === 'other-site-host') return { kind: 'other-site-host', host: source.host, owner: source.owner };
+    if (source.reason === 'needs-api-key') return { kind: 'needs-api-key' };
     return source.reason === 'needs-passkey' ? { kind: 'needs-passkey' } : { kind: 'unsupported-site', reason: source.reason };
   }
   // A login page from a mirror the user set is that host's: the message names it, not the site's own address.
@@ -196,6 +202,15 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
       return problem.kind === 'not-logged-in' ? asked(problem) : { kind: 'no-download-link' };
     }
     url = link;
+  } else if (source.way === 'api-token') {
+    const { tokenUrl, keyHeader, apiKey, idField } = source;
+    const answer = await askSiteApi({ url: tokenUrl, keyHeader, key: apiKey, idField, torrentId: candidate.torrentId }, request);
+    if (!answer.ok) return answer.keyRefused ? { kind: 'needs-api-key', refused: answer.status } : answer.problem;
+    // The address came from an answer: fetched only when it is on the same site's own hosts.
+    const address = downloadAddressOf(answer.address, tokenUrl);
+    if (!address) return { kind: 'no-download-link' };
+    if (env.originAllowed && !(await env.originAllowed(originOf(address)!))) return { kind: 'no-permission', for: 'site', origin: originOf(address)! };
+    url = address;
   } else url = source.url;
   const answer = await downloadFromSite(url, request);
   return answer.ok ? { bytes: answer.bytes } : asked(answer.problem);
