@@ -11,10 +11,10 @@
  *    without the service's list, the rule's passkey template (NexusPHP's).
  *    No cookie is needed (NexusPHP's download.php accepts id + passkey when the site allows it).
  * 2. `details-page`: sites whose download link carries a per-user value only the candidate's
- *    details page shows, in the shape the rule names: HDSky's signed link, TTG's `/dl/N/<key>`,
- *    Gazelle's `authkey` and `torrent_pass`.
+ *    details page shows, in the shape the rule names: HDSky's signed link, HDCity's `cuhash`, the
+ *    `downhash` of HDHome / PTHome / HDDolby, TTG's `/dl/N/<key>`, Gazelle's `authkey` and `torrent_pass`.
  * 3. `cookie`: the rule's own download path with the user's session there: NexusPHP
- *    `download.php?id=N`, UNIT3D `torrents/download/N`, HDCity `download?id=N`.
+ *    `download.php?id=N`, UNIT3D `torrents/download/N`.
  *
  * Whose hosts: a site's passkey and the user's session go only to that site's catalogued hosts
  * (current, old and API hosts of THAT site in utils/sites/definitions/). The user's address override
