@@ -122,9 +122,11 @@ export type CrossSeedResult =
   /** The client accepted the file but does not list the torrent afterwards. */
   | { kind: 'not-confirmed'; hash: string }
   /** Cross-seed all: not tried, because this site failed just before in this run. */
-  | { kind: 'site-skipped'; after: 'not-logged-in' | 'site-limit' | 'no-permission' };
+  | { kind: 'site-skipped'; after: SiteStopper };
 
 export type CrossSeedResultKind = CrossSeedResult['kind'];
+/** The results after which "Cross-seed all" tries nothing more on that site in the run. */
+export type SiteStopper = 'not-logged-in' | 'site-limit' | 'no-permission' | 'needs-api-key';
 
 const HASH = /^[0-9a-f]{40}$/;
 
@@ -400,7 +402,8 @@ export type CrossSeedAllEvent =
 /** Results after which no further candidate can succeed. */
 const STOPS_EVERYTHING: ReadonlySet<CrossSeedResultKind> = new Set(['no-client', 'source-missing', 'source-incomplete', 'client-failed']);
 /** Results after which the rest of that site's candidates in this run are skipped (not downloaded). */
-const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set(['not-logged-in', 'site-limit', 'no-permission']);
+/** A key the site refused is not tried again on its next torrent (each try would be one more refused call). */
+const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set<SiteStopper>(['not-logged-in', 'site-limit', 'no-permission', 'needs-api-key']);
 
 /**
  * "Cross-seed all": the candidates on the user's sites (`heldSites`; null = not chosen yet) that
@@ -448,7 +451,7 @@ export async function* crossSeedAll(
   const taken = wanted.slice(0, Math.max(0, limit));
   yield { type: 'plan', total: taken.length, sitesChosen: true, notYourSites, alreadyInClient: mine.length - wanted.length, overLimit: wanted.length - taken.length };
 
-  const failedSites = new Map<number, 'not-logged-in' | 'site-limit' | 'no-permission'>();
+  const failedSites = new Map<number, SiteStopper>();
   for (const [index, { hash, ...candidate }] of taken.entries()) {
     if (env.signal?.aborted) return;
     const after = failedSites.get(candidate.sid);
@@ -459,6 +462,6 @@ export async function* crossSeedAll(
       return;
     }
     // (A missing client permission was found before any candidate: here it can only be the site's.)
-    if (STOPS_SITE.has(result.kind)) failedSites.set(candidate.sid, result.kind as 'not-logged-in' | 'site-limit' | 'no-permission');
+    if (STOPS_SITE.has(result.kind)) failedSites.set(candidate.sid, result.kind as SiteStopper);
   }
 }
