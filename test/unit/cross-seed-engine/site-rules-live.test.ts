@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../../utils/clients/index';
 import type { TorrentClient } from '../../../utils/clients/client-types';
-import { crossSeed, SitePace, type CrossSeedEnvironment } from '../../../utils/cross-seed-engine';
+import { crossSeed, crossSeedAll, SitePace, type CrossSeedEnvironment, type CrossSeedResult } from '../../../utils/cross-seed-engine';
 import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import { startQbittorrent, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
@@ -172,6 +172,17 @@ describe("M-Team: its API's address, asked with the user's API key", () => {
     expect(asked[0]!.body).toMatch(new RegExp(`name="id"\\r\\n\\r\\n${MT_ID}\\r\\n`));
     // Of every request any test sent so far, only that one carried the key.
     expect(carryingKey().map((request) => `${request.host}${request.path}`)).toEqual(['api.m-team.cc/api/torrent/genDlToken']);
+  });
+
+  it('"Cross-seed all": after the site refused the key, its other torrents are not tried', LIVE, async () => {
+    const before = seen.length;
+    const candidates = [1, 2, 3].map((n) => ({ sid: 3, torrentId: MT_ID + 10 + n, infoHash: `${n}`.repeat(40) }));
+    const results: CrossSeedResult[] = [];
+    for await (const event of crossSeedAll(source.hash, candidates, [3], environment(siteFetch(), { '3': 'mt-not-the-users-key' }))) {
+      if (event.type === 'result') results.push(event.result);
+    }
+    expect(results).toEqual([{ kind: 'needs-api-key', refused: 401 }, { kind: 'site-skipped', after: 'needs-api-key' }, { kind: 'site-skipped', after: 'needs-api-key' }]);
+    expect(seen.length - before).toBe(1);
   });
 
   it('an id the API does not know: the site refused, in its own words', LIVE, async () => {
