@@ -63,6 +63,9 @@ async function answer(request: Request, host: string): Promise<Response> {
     if (url.pathname === '/api/torrent/genDlToken' && request.method === 'POST') {
       if (request.headers.get('x-api-key') !== API_KEY) return json({ code: '401', message: 'key無效' }, 401);
       const id = (await request.formData()).get('id');
+      // The API's limit, and a page in front of it (a challenge, a login), as a site answers them.
+      if (id === String(MT_ID + 2)) return new Response('{"code":"429","message":"Too many requests"}', { status: 429, headers: { 'retry-after': '90' } });
+      if (id === String(MT_ID + 3)) return html('<form action="takelogin.php"><input type="password" name="password"></form>');
       if (id !== String(MT_ID)) return json({ code: '1', message: '種子不存在', data: null });
       return json({ code: '0', message: 'SUCCESS', data: `https://api.m-team.cc/api/rss/dlv2?sign=${SIGN}&tid=${MT_ID}` });
     }
@@ -183,6 +186,12 @@ describe("M-Team: its API's address, asked with the user's API key", () => {
     }
     expect(results).toEqual([{ kind: 'needs-api-key', refused: 401 }, { kind: 'site-skipped', after: 'needs-api-key' }, { kind: 'site-skipped', after: 'needs-api-key' }]);
     expect(seen.length - before).toBe(1);
+  });
+
+  it("the API's limit waits its Retry-After; a page instead of the API's answer is read as the page it is", LIVE, async () => {
+    const env = environment(siteFetch(), { '3': API_KEY });
+    expect(await crossSeed(source.hash, { sid: 3, torrentId: MT_ID + 2, infoHash: 'ef'.repeat(20) }, env)).toEqual({ kind: 'site-limit', status: 429, retryAfterSeconds: 90 });
+    expect(await crossSeed(source.hash, { sid: 3, torrentId: MT_ID + 3, infoHash: 'ef'.repeat(20) }, env)).toEqual({ kind: 'not-logged-in', evidence: 'login-page' });
   });
 
   it('an id the API does not know: the site refused, in its own words', LIVE, async () => {
