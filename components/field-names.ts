@@ -12,6 +12,7 @@ const FIELD_KEYS: Record<string, MessageKey> = {
   askedForSites: 'fieldAskedForSites',
   siteOverrides: 'fieldSiteOverrides',
   sitePasskeys: 'fieldSitePasskeys',
+  siteApiKeys: 'fieldSiteApiKeys',
   customHosts: 'fieldCustomHosts',
   privacyNoticeSeen: 'fieldPrivacyNoticeSeen',
   clientIndexEnabled: 'fieldClientIndexEnabled',

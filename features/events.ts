@@ -7,9 +7,10 @@
 import type { EventBody } from '../utils/messaging/protocol';
 import { clientIndexEvents, clientIndexTabEvents } from './client-index/client-index.messages';
 import { crossSeedEvents, crossSeedTabEvents } from './cross-seed/cross-seed.messages';
+import { crossSeedJobEvents } from './cross-seed-job/cross-seed-job.messages';
 import { lookupEvents, lookupTabEvents } from './lookup/lookup.messages';
 
-export const extensionEvents = { ...lookupEvents, ...crossSeedEvents, ...clientIndexEvents };
+export const extensionEvents = { ...lookupEvents, ...crossSeedEvents, ...clientIndexEvents, ...crossSeedJobEvents };
 export const tabEvents = { ...lookupTabEvents, ...crossSeedTabEvents, ...clientIndexTabEvents };
 
 /** An announcement to the extension's pages. */

@@ -8,6 +8,7 @@ import { accountMessages } from './account/account.messages';
 import { clientIndexMessages } from './client-index/client-index.messages';
 import { clientsMessages } from './clients/clients.messages';
 import { crossSeedMessages } from './cross-seed/cross-seed.messages';
+import { crossSeedJobMessages } from './cross-seed-job/cross-seed-job.messages';
 import { lookupMessages } from './lookup/lookup.messages';
 import { settingsMessages } from './settings/settings.messages';
 import { sitesMessages } from './sites/sites.messages';
@@ -15,6 +16,7 @@ import { sitesMessages } from './sites/sites.messages';
 export const protocol = {
   ...lookupMessages,
   ...crossSeedMessages,
+  ...crossSeedJobMessages,
   ...clientsMessages,
   ...clientIndexMessages,
   ...accountMessages,

@@ -157,6 +157,22 @@ export const settingsFields = {
       return kept;
     })
     .default({}),
+  /**
+   * The user's API key per site, keyed by sid (M-Team gives .torrent files only through its API): a
+   * credential, sent only to that site's own API host (utils/cross-seed-engine/source.ts), kept out of
+   * exports unless asked. An unreadable entry is dropped alone.
+   */
+  siteApiKeys: z
+    .record(z.string(), z.unknown())
+    .transform((entries) => {
+      const kept: Record<string, string> = {};
+      for (const [sid, value] of Object.entries(entries)) {
+        const key = typeof value === 'string' ? value.trim() : undefined;
+        if (/^\d{1,12}$/.test(sid) && key && /^[A-Za-z0-9_-]{8,256}$/.test(key)) kept[sid] = key;
+      }
+      return kept;
+    })
+    .default({}),
 } as const;
 
 export const settingsSchema = z.object(settingsFields);
@@ -244,16 +260,16 @@ export function applySettingsUpdate(current: Settings, update: unknown): Setting
 export const CREDENTIAL_FIELDS = ['token', 'appId', 'secret'] as const satisfies readonly SettingsField[];
 
 /** Credentials for the user's sites (not tied to the service address): also kept out of exports unless asked. */
-export const SITE_CREDENTIAL_FIELDS = ['sitePasskeys'] as const satisfies readonly SettingsField[];
+export const SITE_CREDENTIAL_FIELDS = ['sitePasskeys', 'siteApiKeys'] as const satisfies readonly SettingsField[];
 
 /** The fields safe to export; the credentials only when asked for. */
 export function exportSettings(settings: Settings, includeCredentials: boolean): Record<string, unknown> {
-  const { token, secret, appId, sitePasskeys, ...rest } = settings;
+  const { token, secret, appId, sitePasskeys, siteApiKeys, ...rest } = settings;
   return {
     app: 'reseed-lens',
     version: SETTINGS_VERSION,
     ...rest,
-    ...(includeCredentials ? { token, appId, secret, sitePasskeys } : {}),
+    ...(includeCredentials ? { token, appId, secret, sitePasskeys, siteApiKeys } : {}),
   };
 }
 

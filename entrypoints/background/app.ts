@@ -12,6 +12,7 @@ import { Account } from '../../features/account/account.feature';
 import { ClientIndexFeature, INDEX_JOB } from '../../features/client-index/client-index.feature';
 import { Clients } from '../../features/clients/clients.feature';
 import { CrossSeeds } from '../../features/cross-seed/cross-seed.feature';
+import { CrossSeedJob } from '../../features/cross-seed-job/cross-seed-job.feature';
 import { CustomSites } from '../../features/sites/sites.feature';
 import { PageViews } from '../../features/lookup/lookup.feature';
 import { Preferences } from '../../features/settings/settings.feature';
@@ -59,6 +60,7 @@ export class BackgroundApp implements Shared {
   readonly customSites: CustomSites;
   readonly clients: Clients;
   readonly crossSeeds: CrossSeeds;
+  readonly crossSeedJob: CrossSeedJob;
   readonly index: ClientIndexFeature;
 
   /** Every message's handler, from the features registered below (the router checks the message first). */
@@ -99,6 +101,7 @@ export class BackgroundApp implements Shared {
     this.crossSeeds = this.register(new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch }));
     this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs }));
     this.customSites = this.register(new CustomSites(this));
+    this.crossSeedJob = this.register(new CrossSeedJob(this));
     this.handlers = Object.assign({}, ...this.features.map((feature) => feature.handlers)) as Handlers<Protocol>;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },

@@ -1,7 +1,7 @@
 /**
  * What one cross-seed needs from the background, built fresh for each run: the user's default
  * client (as the run was keyed by it), the service's site list (links and download templates), the
- * user's overrides and passkeys, and the host-permission check (a site's session cookies reach the
+ * user's overrides, passkeys and API keys, and the host-permission check (a site's session cookies reach the
  * background only for origins the extension holds). Built only by CrossSeeds.run and "Cross-seed
  * all" (cross-seed.feature.ts), so every cross-seed goes through one client, one pace per site and
  * one set of rules.
@@ -20,7 +20,7 @@ export async function crossSeedEnvironment(shared: Shared, chosen: ChosenClient,
   const sites = await shared.directory.sites.get(settings.baseUrl, (operation) => shared.lookup.call(operation, settings));
   return {
     target: chosen && { client: chosen.client, skipCheckWhenFilesMatch: chosen.config.skipCheckWhenFilesMatch, url: chosen.config.url },
-    sites: { list: sites.value, overrides: settings.siteOverrides, passkeys: settings.sitePasskeys },
+    sites: { list: sites.value, overrides: settings.siteOverrides, passkeys: settings.sitePasskeys, apiKeys: settings.siteApiKeys },
     originAllowed: (origin) => browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false),
     signal,
   };

@@ -18,7 +18,11 @@ export function proxiedFetch(proxyPort: number): typeof fetch {
     new Headers(init.headers).forEach((value, name) => {
       headers[name] = value;
     });
-    const body = init.body === undefined || init.body === null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
+    // As a browser's fetch does: a FormData (or URLSearchParams) body brings its own content type, with its boundary.
+    const encoded = init.body === undefined || init.body === null ? undefined : new Response(init.body);
+    const body = encoded ? Buffer.from(await encoded.arrayBuffer()) : undefined;
+    const bodyType = encoded?.headers.get('content-type');
+    if (bodyType && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = bodyType;
     if (body) headers['content-length'] = String(body.length);
     return new Promise<Response>((resolve, reject) => {
       const outgoing = request({ host: '127.0.0.1', port: proxyPort, method: init.method ?? 'GET', path: url.href, headers, signal: init.signal ?? undefined }, (answer) => {

@@ -19,8 +19,8 @@
  */
 import { isClientError, toClientFailure, type ClientFailure } from '../clients/client-errors';
 import type { ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/client-types';
-import { downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './site-queue';
-import { downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
+import { askSiteApi, downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './site-queue';
+import { downloadAddressOf, downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
 import type { UnsafeElement } from '../torrent/files';
 import { checkCandidateFile, compareFiles, type FileDifference, type TorrentFileProblem } from './verify';
 import { originOf } from '../url';
@@ -89,6 +89,11 @@ export type CrossSeedResult =
   /** The page's own torrent is in the client but not complete (0 ≤ progress < 1). */
   | { kind: 'source-incomplete'; pageHash: string; progress: number }
   | { kind: 'unsupported-site'; reason: 'unknown-site' | 'needs-api' | 'no-address' }
+  /**
+   * The site gives .torrent files only through its API, with the user's API key for it (M-Team):
+   * none entered, or (`refused`, with the HTTP status) the site refused the one entered.
+   */
+  | { kind: 'needs-api-key'; refused?: number }
   /** The user's address for the site is another catalogued site's host (`owner`): its passkey and session never go there. */
   | { kind: 'other-site-host'; host: string; owner: string }
   /** The site gives .torrent files by passkey only, and the user entered none for it. */
@@ -117,9 +122,11 @@ export type CrossSeedResult =
   /** The client accepted the file but does not list the torrent afterwards. */
   | { kind: 'not-confirmed'; hash: string }
   /** Cross-seed all: not tried, because this site failed just before in this run. */
-  | { kind: 'site-skipped'; after: 'not-logged-in' | 'site-limit' | 'no-permission' };
+  | { kind: 'site-skipped'; after: SiteStopper };
 
 export type CrossSeedResultKind = CrossSeedResult['kind'];
+/** The results after which "Cross-seed all" tries nothing more on that site in the run. */
+export type SiteStopper = 'not-logged-in' | 'site-limit' | 'no-permission' | 'needs-api-key';
 
 const HASH = /^[0-9a-f]{40}$/;
 
@@ -179,6 +186,7 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
   const source = downloadSource(candidate, env.sites);
   if (source.way === 'unsupported') {
     if (source.reason === 'other-site-host') return { kind: 'other-site-host', host: source.host, owner: source.owner };
+    if (source.reason === 'needs-api-key') return { kind: 'needs-api-key' };
     return source.reason === 'needs-passkey' ? { kind: 'needs-passkey' } : { kind: 'unsupported-site', reason: source.reason };
   }
   // A login page from a mirror the user set is that host's: the message names it, not the site's own address.
@@ -196,6 +204,15 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
       return problem.kind === 'not-logged-in' ? asked(problem) : { kind: 'no-download-link' };
     }
     url = link;
+  } else if (source.way === 'api-token') {
+    const { tokenUrl, keyHeader, apiKey, idField } = source;
+    const answer = await askSiteApi({ url: tokenUrl, keyHeader, key: apiKey, idField, torrentId: candidate.torrentId }, request);
+    if (!answer.ok) return answer.keyRefused ? { kind: 'needs-api-key', refused: answer.status } : answer.problem;
+    // The address came from an answer: fetched only when it is on the same site's own hosts.
+    const address = downloadAddressOf(answer.address, tokenUrl);
+    if (!address) return { kind: 'no-download-link' };
+    if (env.originAllowed && !(await env.originAllowed(originOf(address)!))) return { kind: 'no-permission', for: 'site', origin: originOf(address)! };
+    url = address;
   } else url = source.url;
   const answer = await downloadFromSite(url, request);
   return answer.ok ? { bytes: answer.bytes } : asked(answer.problem);
@@ -385,7 +402,8 @@ export type CrossSeedAllEvent =
 /** Results after which no further candidate can succeed. */
 const STOPS_EVERYTHING: ReadonlySet<CrossSeedResultKind> = new Set(['no-client', 'source-missing', 'source-incomplete', 'client-failed']);
 /** Results after which the rest of that site's candidates in this run are skipped (not downloaded). */
-const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set(['not-logged-in', 'site-limit', 'no-permission']);
+/** A key the site refused is not tried again on its next torrent (each try would be one more refused call). */
+const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set<SiteStopper>(['not-logged-in', 'site-limit', 'no-permission', 'needs-api-key']);
 
 /**
  * "Cross-seed all": the candidates on the user's sites (`heldSites`; null = not chosen yet) that
@@ -433,7 +451,7 @@ export async function* crossSeedAll(
   const taken = wanted.slice(0, Math.max(0, limit));
   yield { type: 'plan', total: taken.length, sitesChosen: true, notYourSites, alreadyInClient: mine.length - wanted.length, overLimit: wanted.length - taken.length };
 
-  const failedSites = new Map<number, 'not-logged-in' | 'site-limit' | 'no-permission'>();
+  const failedSites = new Map<number, SiteStopper>();
   for (const [index, { hash, ...candidate }] of taken.entries()) {
     if (env.signal?.aborted) return;
     const after = failedSites.get(candidate.sid);
@@ -444,6 +462,6 @@ export async function* crossSeedAll(
       return;
     }
     // (A missing client permission was found before any candidate: here it can only be the site's.)
-    if (STOPS_SITE.has(result.kind)) failedSites.set(candidate.sid, result.kind as 'not-logged-in' | 'site-limit' | 'no-permission');
+    if (STOPS_SITE.has(result.kind)) failedSites.set(candidate.sid, result.kind as SiteStopper);
   }
 }

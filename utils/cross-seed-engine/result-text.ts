@@ -60,6 +60,8 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
       return result.reason === 'needs-api' ? words('crossSeedNeedsApi', site) : words('crossSeedUnsupportedSite', site);
     case 'needs-passkey':
       return words('crossSeedNeedsPasskey', site);
+    case 'needs-api-key':
+      return result.refused === undefined ? words('crossSeedNeedsApiKey', site) : words('crossSeedApiKeyRefused', site, result.refused);
     case 'no-download-link':
       return words('crossSeedNoDownloadLink', site);
     case 'not-logged-in':

@@ -8,6 +8,7 @@
  * Private trackers punish bulk .torrent downloads (one froze a user for 4 hours after 60 in an
  * hour): the pace is per site and shared by the whole background (`sitePace`).
  */
+import { readCapped } from '../read-capped';
 import { downloadTorrent } from '../torrent/fetch-torrent';
 
 /** At least this long between the end of one request to a site and the start of the next. */
@@ -181,4 +182,90 @@ export async function readSitePage(url: string, request: SiteRequest): Promise<{
   const download = await paced(url, request, MAX_PAGE_BYTES);
   if ('problem' in download) return { ok: false, problem: problemOfFailure(download) };
   return { ok: true, html: decoder.decode(download.bytes) };
+}
+
+/** The most an API's answer for one download address may be. */
+export const MAX_API_ANSWER_BYTES = 64 * 1024;
+
+/** How to ask a site's API for one torrent's download address (a site's `apiToken` rule, with the user's key). */
+export interface ApiTokenRequest {
+  url: string;
+  keyHeader: string;
+  key: string;
+  idField: string;
+  torrentId: number;
+}
+
+export type ApiTokenAnswer =
+  /** `address`: what the API gave as the download address (not yet checked: `downloadAddressOf`). */
+  | { ok: true; address: unknown }
+  /** The API refused the key (HTTP 401 or 403). */
+  | { ok: false; keyRefused: true; status: number }
+  | { ok: false; keyRefused?: false; problem: SiteProblem };
+
+const apiAnswerSchema = (value: unknown): { code?: unknown; message?: unknown; data?: unknown } | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+/**
+ * Asks a site's API for a torrent's download address (M-Team's genDlToken), in the site's queue:
+ * POST, the torrent id as a form field, the user's key in its header and nowhere else, no cookies,
+ * no redirect followed. The API answers `{ code, message, data }`: code 0 (or "0") and the address
+ * in `data`; any other code is the site's refusal, in its own words.
+ */
+export async function askSiteApi(ask: ApiTokenRequest, request: SiteRequest): Promise<ApiTokenAnswer> {
+  const pace = request.pace ?? sitePace;
+  type Raw = { text: string } | { problem: 'network' | 'too-large' } | { problem: 'status'; status: number; retryAfterSeconds?: number };
+  const answer = await pace.run(request.siteKey, async (): Promise<Raw> => {
+    const timeout = AbortSignal.timeout(request.timeoutMs ?? SITE_TIMEOUT_MS);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const form = new FormData();
+    form.set(ask.idField, String(ask.torrentId));
+    let response: Response;
+    try {
+      response = await (request.fetch ?? fetch)(ask.url, {
+        method: 'POST',
+        body: form,
+        headers: { [ask.keyHeader]: ask.key, accept: 'application/json' },
+        credentials: 'omit',
+        redirect: 'manual',
+        cache: 'no-store',
+        signal,
+      });
+    } catch {
+      return { problem: 'network' };
+    }
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400) || !response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      const retryAfter = /^\s*(\d{1,6})\s*$/.exec(response.headers.get('retry-after') ?? '');
+      return retryAfter ? { problem: 'status', status: response.status, retryAfterSeconds: Number(retryAfter[1]) } : { problem: 'status', status: response.status };
+    }
+    try {
+      const bytes = await readCapped(response, MAX_API_ANSWER_BYTES);
+      return bytes ? { text: decoder.decode(bytes) } : { problem: 'too-large' };
+    } catch {
+      return { problem: 'network' };
+    }
+  });
+  if ('text' in answer) {
+    let body: ReturnType<typeof apiAnswerSchema>;
+    try {
+      body = apiAnswerSchema(JSON.parse(answer.text));
+    } catch {
+      body = undefined;
+    }
+    if (!body) return { ok: false, problem: problemOfPage(answer.text, 200) };
+    if ((body.code === 0 || body.code === '0') && body.data !== undefined && body.data !== null) return { ok: true, address: body.data };
+    const siteWords = typeof body.message === 'string' && body.message.trim() ? body.message.trim().slice(0, 200) : undefined;
+    return { ok: false, problem: siteWords ? { kind: 'site-refused', status: 200, siteWords } : { kind: 'site-refused', status: 200 } };
+  }
+  switch (answer.problem) {
+    case 'network':
+      return { ok: false, problem: { kind: 'site-unreachable' } };
+    case 'too-large':
+      return { ok: false, problem: { kind: 'too-large' } };
+    case 'status':
+      if (answer.status === 401 || answer.status === 403) return { ok: false, keyRefused: true, status: answer.status };
+      if (answer.status === 0 || (answer.status >= 300 && answer.status < 400)) return { ok: false, problem: { kind: 'site-refused', status: answer.status } };
+      return { ok: false, problem: problemOfFailure({ problem: 'http-status', status: answer.status, retryAfterSeconds: answer.retryAfterSeconds }) };
+  }
 }

@@ -11,10 +11,10 @@
  *    without the service's list, the rule's passkey template (NexusPHP's).
  *    No cookie is needed (NexusPHP's download.php accepts id + passkey when the site allows it).
  * 2. `details-page`: sites whose download link carries a per-user value only the candidate's
- *    details page shows, in the shape the rule names: HDSky's signed link, TTG's `/dl/N/<key>`,
- *    Gazelle's `authkey` and `torrent_pass`.
+ *    details page shows, in the shape the rule names: HDSky's signed link, HDCity's `cuhash`, the
+ *    `downhash` of HDHome / PTHome / HDDolby, TTG's `/dl/N/<key>`, Gazelle's `authkey` and `torrent_pass`.
  * 3. `cookie`: the rule's own download path with the user's session there: NexusPHP
- *    `download.php?id=N`, UNIT3D `torrents/download/N`, HDCity `download?id=N`.
+ *    `download.php?id=N`, UNIT3D `torrents/download/N`.
  *
  * Whose hosts: a site's passkey and the user's session go only to that site's catalogued hosts
  * (current, old and API hosts of THAT site in utils/sites/definitions/). The user's address override
@@ -27,7 +27,11 @@
  * service's list names under the sid (utils/sites/pinning.ts); where the list and the catalog
  * disagree on it, nothing keyed by the sid (passkey, confirmed mirror) is used.
  *
- * Not supported: sites whose rule says so (M-Team: .torrent files only through its API), Zhuque
+ * 0. `api-token` (before all): sites whose rule asks their API for the download address (M-Team's
+ *    `genDlToken`), with the API key the user entered for that site; without one, `needs-api-key`.
+ *    The key goes only to the rule's API address, which must be one of that site's own hosts.
+ *
+ * Not supported: sites whose rule says so, Zhuque
  * ({torrent_key}), and sites with neither a rule nor a passkey template.
  */
 import type { ServiceSite } from '../iyuu/answer-schemas';
@@ -44,6 +48,8 @@ export interface SiteSettings {
   overrides?: Readonly<Record<string, SiteOverride>>;
   /** The user's passkey (or RSS key) per sid: a credential, sent only to that site. */
   passkeys?: Readonly<Record<string, string>>;
+  /** The user's API key per sid (M-Team): a credential, sent only to that site's API host. */
+  apiKeys?: Readonly<Record<string, string>>;
 }
 
 /** How a download link on a details page must look: the name of a site's or engine's link shape ('nexusphp', 'gazelle', 'ttg'). */
@@ -57,7 +63,13 @@ interface Mirror {
 export type DownloadSource =
   | ({ way: 'passkey' | 'cookie'; url: string; origin: string; siteKey: string } & Mirror)
   | ({ way: 'details-page'; detailsUrl: string; shape: PageLinkShape; origin: string; siteKey: string } & Mirror)
-  | { way: 'unsupported'; reason: 'unknown-site' | 'needs-api' | 'needs-passkey' | 'no-address' }
+  /**
+   * Ask the site's API for the download address: POST `tokenUrl` with the torrent id in the form
+   * field `idField` and `apiKey` in the header `keyHeader`; the address it answers must be on the
+   * same site's hosts (`downloadAddressOf`).
+   */
+  | ({ way: 'api-token'; tokenUrl: string; keyHeader: string; idField: string; apiKey: string; origin: string; siteKey: string } & Mirror)
+  | { way: 'unsupported'; reason: 'unknown-site' | 'needs-api' | 'needs-api-key' | 'needs-passkey' | 'no-address' }
   /** The site's address override is another catalogued site's host (`owner`, its display name): no download. */
   | { way: 'unsupported'; reason: 'other-site-host'; host: string; owner: string };
 
@@ -96,8 +108,34 @@ export function downloadSource(candidate: { sid: number; torrentId: number }, se
   const source = unchecked(candidate, settings);
   if (source.way === 'unsupported') return source;
   const entry = siteForServiceSid(candidate.sid, settings.list);
+  if (source.way === 'api-token') return entry && mayCarryCredentials(source.tokenUrl, entry, undefined) ? source : { way: 'unsupported', reason: 'no-address' };
   const url = source.way === 'details-page' ? source.detailsUrl : source.url;
   return entry && mayCarryCredentials(url, entry, source.mirror) ? source : { way: 'unsupported', reason: 'no-address' };
+}
+
+/** A value an API key may be (M-Team's are long letters, digits and dashes): nothing to escape in a header. */
+export function isApiKey(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{8,256}$/.test(value);
+}
+
+/**
+ * The download address a site's API answered, when it may be fetched: https (or the API's own
+ * scheme), on one of the same site's catalogued hosts (M-Team answers an address on its API host),
+ * no user name or password in it. Anything else is refused: the address came from an answer.
+ */
+export function downloadAddressOf(answered: unknown, tokenUrl: string): string | undefined {
+  if (typeof answered !== 'string' || answered.length > 4000) return undefined;
+  let url: URL;
+  try {
+    url = new URL(answered.trim());
+  } catch {
+    return undefined;
+  }
+  const api = new URL(tokenUrl);
+  const owner = siteForHost(url.hostname);
+  if (!owner || owner !== siteForHost(api.hostname) || url.username || url.password || url.hash) return undefined;
+  if (url.protocol !== 'https:' && url.protocol !== api.protocol) return undefined;
+  return url.href;
 }
 
 function unchecked(candidate: { sid: number; torrentId: number }, settings: SiteSettings): DownloadSource {
@@ -118,6 +156,14 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   // A site only the service's list knows has no rule: only its passkey template could say.
   const rule = catalogued ? downloadRuleOf(catalogued) : {};
   const siteKey = `sid:${sid}`;
+  // A site whose API hands out the download address: the user's API key for it (catalogued and
+  // trusted only: what the user keyed by this sid was for the site they saw under it).
+  if (rule.apiToken) {
+    const apiKey = settings.apiKeys?.[String(sid)];
+    if (!isApiKey(apiKey) || !catalogued || !trusted) return { way: 'unsupported', reason: 'needs-api-key' };
+    const { url: tokenUrl, keyHeader, idField } = rule.apiToken;
+    return { way: 'api-token', tokenUrl, keyHeader, idField, apiKey, origin: originOf(tokenUrl)!, siteKey };
+  }
   if (rule.unsupported) return { way: 'unsupported', reason: rule.unsupported };
 
   // Every address below is built by links.ts from a parsed URL (its href): its origin is never undefined.

@@ -49,7 +49,12 @@ export interface DetailsPageLink {
  * its engine's, with the fields its definition gives on top.
  */
 export interface DownloadRule {
-  /** Nothing a browser session can fetch (M-Team: its API only): said before any passkey is tried. */
+  /**
+   * The .torrent's address comes from the site's API, asked with the API key the user entered for
+   * the site (M-Team's `genDlToken`): tried first; without a key the site cannot be downloaded from.
+   */
+  apiToken?: ApiTokenRule;
+  /** Nothing a browser session can fetch (M-Team without its API rule): said before any passkey is tried. */
   unsupported?: 'needs-api';
   /** The path that takes the user's passkey, for when the service's list cannot be had. */
   passkeyTemplate?: string;
@@ -57,6 +62,21 @@ export interface DownloadRule {
   detailsPageLink?: DetailsPageLink;
   /** The .torrent's own path (`{}` the torrent id), fetched with the user's session. */
   cookieTemplate?: string;
+}
+
+/**
+ * A download address handed out by the site's API for one torrent (M-Team: `POST
+ * https://api.m-team.cc/api/torrent/genDlToken`, form field `id`, header `x-api-key`, answer
+ * `{ code, message, data: <url> }`). The key goes only to `url`, one of the site's own API hosts;
+ * the address it answers must be on the site's own hosts too.
+ */
+export interface ApiTokenRule {
+  /** The API's absolute address (https, on one of the site's `apiHosts`). */
+  url: string;
+  /** The request header that carries the user's API key. */
+  keyHeader: string;
+  /** The form field that carries the torrent id. */
+  idField: string;
 }
 
 /**

@@ -184,8 +184,8 @@ function shownValue(field: string, value: PreviewValue): string {
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, { host?: string; scheme?: string }>);
     if (!entries.length) return t('valueNone');
-    // Passkeys come masked from the background (features/settings/settings.feature.ts): only which sites have one.
-    if (field === 'sitePasskeys') return entries.map(([sid]) => `${siteName(sid)}: ${t('valueSet')}`).join('; ');
+    // Passkeys and API keys come masked from the background (features/settings/settings.feature.ts): only which sites have one.
+    if (field === 'sitePasskeys' || field === 'siteApiKeys') return entries.map(([sid]) => `${siteName(sid)}: ${t('valueSet')}`).join('; ');
     // Host overrides move a site's links: each one is named with its site.
     return entries.map(([sid, override]) => `${siteName(sid)}: ${[override?.scheme, override?.host].filter(Boolean).join('://') || t('valueNone')}`).join('; ');
   }

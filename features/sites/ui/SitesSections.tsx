@@ -12,6 +12,7 @@ import type { SiteChoice } from '../sites.messages';
 import { sendToBackground } from '../../send-to-background';
 import { siteForHost, siteForSid } from '../../../utils/sites/catalog';
 import { catalogEntryOf } from '../../../utils/sites/pinning';
+import { downloadRuleOf } from '../../../utils/sites/download-rules';
 import { fieldLabel } from '../../../components/field-names';
 import { mirrorOf, parseOverride, type OverrideDraft } from './site-overrides';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
@@ -178,16 +179,24 @@ function YourSites({ view, onSaved, list, onRefresh }: SectionProps & { list?: S
 /** What a site's passkey must look like (the settings' own rule): a paste accident is refused, not dropped. */
 const PASSKEY = /^[A-Za-z0-9_-]{8,128}$/;
 
-/** `confirm`: the user's yes to downloads from a mirror (their passkey and session go there). */
-type AddressDraft = OverrideDraft & { passkey: string; confirm: boolean };
+/** What a site's API key must look like (the settings' own rule). */
+const API_KEY = /^[A-Za-z0-9_-]{8,256}$/;
+
+/**
+ * `confirm`: the user's yes to downloads from a mirror (their passkey and session go there).
+ * `apiKey`: for a site whose download rule asks its API (M-Team), the key the user made there.
+ */
+type AddressDraft = OverrideDraft & { passkey: string; confirm: boolean; apiKey: string };
 
 function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList }) {
   const held = view.settings.heldSites ?? [];
   const saved = view.settings.siteOverrides;
   const savedKeys = view.settings.sitePasskeys;
+  const savedApiKeys = view.settings.siteApiKeys;
   const [drafts, setDrafts] = useState<Record<string, AddressDraft>>({});
   const [errors, setErrors] = useState<Record<string, boolean>>({});
   const [keyErrors, setKeyErrors] = useState<Record<string, boolean>>({});
+  const [apiKeyErrors, setApiKeyErrors] = useState<Record<string, boolean>>({});
   const [status, setStatus] = useState<Status>(IDLE);
 
   const draftFor = (sid: number): AddressDraft => {
@@ -197,6 +206,7 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
         host: override?.host ?? '',
         scheme: override?.scheme ?? '',
         passkey: savedKeys[String(sid)] ?? '',
+        apiKey: savedApiKeys[String(sid)] ?? '',
         confirm: !!override?.host && override.confirmedHost === override.host,
       }
     );
@@ -212,6 +222,12 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     setDrafts({ ...drafts, [sid]: { ...draftFor(sid), ...reset, ...change } });
     if (errors[sid]) setErrors({ ...errors, [sid]: false });
     if (keyErrors[sid] && change.passkey !== undefined) setKeyErrors({ ...keyErrors, [sid]: false });
+    if (apiKeyErrors[sid] && change.apiKey !== undefined) setApiKeyErrors({ ...apiKeyErrors, [sid]: false });
+  };
+  /** Whether the site's .torrent files come through its API, with a key the user enters (M-Team). */
+  const wantsApiKey = (sid: number) => {
+    const entry = entryOf(sid);
+    return !!entry && !!downloadRuleOf(entry).apiToken;
   };
   const nameOf = (sid: number) => list?.sites.find((site) => site.sid === sid)?.nickname ?? siteForSid(sid)?.nameZh ?? siteForSid(sid)?.nickname ?? `#${sid}`;
   const usualHost = (sid: number) => list?.sites.find((site) => site.sid === sid)?.host ?? siteForSid(sid)?.hosts[0] ?? '';
@@ -221,6 +237,8 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     // Overrides of sites no longer held are kept: ticking a site again brings its address back.
     const next: Record<string, { host?: string; scheme?: 'http' | 'https' }> = { ...saved };
     const keys: Record<string, string> = { ...savedKeys };
+    const apiKeys: Record<string, string> = { ...savedApiKeys };
+    const badApiKey: Record<string, boolean> = {};
     const bad: Record<string, boolean> = {};
     const badKey: Record<string, boolean> = {};
     for (const sid of held) {
@@ -236,17 +254,23 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
       if (passkey && !PASSKEY.test(passkey)) badKey[sid] = true;
       else if (passkey) keys[String(sid)] = passkey;
       else delete keys[String(sid)];
+      if (!wantsApiKey(sid)) continue;
+      const apiKey = draft.apiKey.trim();
+      if (apiKey && !API_KEY.test(apiKey)) badApiKey[sid] = true;
+      else if (apiKey) apiKeys[String(sid)] = apiKey;
+      else delete apiKeys[String(sid)];
     }
     setErrors(bad);
     setKeyErrors(badKey);
-    const firstBad = held.find((sid) => bad[sid] || badKey[sid]);
+    setApiKeyErrors(badApiKey);
+    const firstBad = held.find((sid) => bad[sid] || badKey[sid] || badApiKey[sid]);
     if (firstBad !== undefined) {
-      document.getElementById(bad[firstBad] ? `override-host-${firstBad}` : `site-passkey-${firstBad}`)?.focus();
+      document.getElementById(bad[firstBad] ? `override-host-${firstBad}` : badKey[firstBad] ? `site-passkey-${firstBad}` : `site-api-key-${firstBad}`)?.focus();
       setStatus({ kind: 'problem', text: t('overridesFixErrors') });
       return;
     }
     setStatus({ kind: 'working', text: t('saving') });
-    const answer = await sendToBackground('settings:save', { update: { siteOverrides: next, sitePasskeys: keys } });
+    const answer = await sendToBackground('settings:save', { update: { siteOverrides: next, sitePasskeys: keys, siteApiKeys: apiKeys } });
     if (!answer || !('settings' in answer)) {
       setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel((answer && 'refused' in answer && answer.refused) || 'siteOverrides')) });
       return;
@@ -319,6 +343,30 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
                       <p class="status problem field-problem" id={`site-passkey-error-${sid}`}>
                         {t('sitePasskeyBad')}
                       </p>
+                    )}
+                    {wantsApiKey(sid) && (
+                      <>
+                        <label for={`site-api-key-${sid}`}>{t('siteApiKeyLabel')}</label>
+                        <input
+                          id={`site-api-key-${sid}`}
+                          class="site-api-key"
+                          type="password"
+                          value={draft.apiKey}
+                          autocomplete="off"
+                          spellcheck={false}
+                          aria-invalid={!!apiKeyErrors[sid]}
+                          aria-describedby={apiKeyErrors[sid] ? `site-api-key-error-${sid} site-api-key-hint-${sid}` : `site-api-key-hint-${sid}`}
+                          onInput={(event) => edit(sid, { apiKey: (event.currentTarget as HTMLInputElement).value })}
+                        />
+                        <p class="hint" id={`site-api-key-hint-${sid}`}>
+                          {t('siteApiKeyHint')}
+                        </p>
+                        {apiKeyErrors[sid] && (
+                          <p class="status problem field-problem" id={`site-api-key-error-${sid}`}>
+                            {t('siteApiKeyInvalid')}
+                          </p>
+                        )}
+                      </>
                     )}
                   </fieldset>
                 </li>

@@ -30,7 +30,7 @@ describe('downloadSource', () => {
       siteKey: `sid:${sid('ourbits')}`,
     });
     // Without the service's list, from the catalog alone.
-    expect(downloadSource({ sid: sid('pthome'), torrentId: 5 }, {})).toMatchObject({ way: 'cookie', url: 'https://pthome.net/download.php?id=5' });
+    expect(downloadSource({ sid: sid('btschool'), torrentId: 5 }, {})).toMatchObject({ way: 'cookie', url: 'https://pt.btschool.club/download.php?id=5' });
   });
 
   it("with the user's passkey: the service's download_page template, no session needed", () => {
@@ -39,7 +39,7 @@ describe('downloadSource', () => {
     // From the catalog alone, NexusPHP's own passkey form.
     expect(downloadSource({ sid: sid('ourbits'), torrentId: 2001 }, { passkeys: settings.passkeys })).toMatchObject({ way: 'passkey', url: `https://ourbits.club/download.php?id=2001&passkey=${KEY}` });
     // A passkey for one site never goes to another.
-    expect(downloadSource({ sid: sid('pthome'), torrentId: 3 }, settings)).toMatchObject({ way: 'cookie', url: 'https://pthome.net/download.php?id=3' });
+    expect(downloadSource({ sid: sid('btschool'), torrentId: 3 }, settings)).toMatchObject({ way: 'cookie', url: 'https://pt.btschool.club/download.php?id=3' });
     // HDSky takes id + passkey too, and then needs no page.
     expect(downloadSource({ sid: sid('hdsky'), torrentId: 9 }, { list: serviceList, passkeys: { [String(sid('hdsky'))]: KEY } })).toMatchObject({
       way: 'passkey',
@@ -68,7 +68,7 @@ describe('downloadSource', () => {
   describe("a site's passkey and session go only to its catalogued hosts (issue 15, point 4)", () => {
     const SSD = sid('ssd');
     const passkeys = { [String(SSD)]: KEY, [String(sid('hdsky'))]: KEY };
-    const hostOf = (source: DownloadSource) => new URL(source.way === 'details-page' ? source.detailsUrl : source.way === 'unsupported' ? 'x:' : source.url).hostname;
+    const hostOf = (source: DownloadSource) => new URL(source.way === 'details-page' ? source.detailsUrl : source.way === 'unsupported' ? 'x:' : source.way === 'api-token' ? source.tokenUrl : source.url).hostname;
 
     it("an override onto another catalogued site's host is refused for downloads, with or without a confirmation", () => {
       for (const override of [{ host: 'tjupt.org' }, { host: 'tjupt.org', confirmedHost: 'tjupt.org' }, { host: 'www.tjupt.org', scheme: 'http' as const }]) {
@@ -141,13 +141,13 @@ describe('downloadSource', () => {
     expect(downloadSource({ sid: sid('dicmusic'), torrentId: 8 }, withList)).toMatchObject({ way: 'details-page', detailsUrl: 'https://dicmusic.com/torrents.php?torrentid=8', shape: 'gazelle' });
   });
 
-  it('engine and site paths: UNIT3D torrents/download/N, HDCity download?id=N', () => {
+  it('engine and site paths: UNIT3D torrents/download/N; HDCity its cuhash link from /t-N', () => {
     expect(downloadSource({ sid: sid('monikadesign'), torrentId: 12 }, withList)).toMatchObject({ way: 'cookie', url: 'https://monikadesign.uk/torrents/download/12' });
-    expect(downloadSource({ sid: sid('hdcity'), torrentId: 13 }, withList)).toMatchObject({ way: 'cookie', url: 'https://hdcity.city/download?id=13' });
+    expect(downloadSource({ sid: sid('hdcity'), torrentId: 13 }, withList)).toMatchObject({ way: 'details-page', detailsUrl: 'https://hdcity.city/t-13', shape: 'hdcity' });
   });
 
-  it('says why not: M-Team (API only), a passkey-only site without a passkey, an unknown site, a bad id', () => {
-    expect(downloadSource({ sid: sid('m-team'), torrentId: 1 }, withList)).toEqual({ way: 'unsupported', reason: 'needs-api' });
+  it('says why not: M-Team without an API key, a passkey-only site without a passkey, an unknown site, a bad id', () => {
+    expect(downloadSource({ sid: sid('m-team'), torrentId: 1 }, withList)).toEqual({ way: 'unsupported', reason: 'needs-api-key' });
     expect(downloadSource({ sid: sid('skyeysnow'), torrentId: 1 }, withList)).toEqual({ way: 'unsupported', reason: 'needs-passkey' });
     expect(downloadSource({ sid: sid('skyeysnow'), torrentId: 1 }, { list: serviceList, passkeys: { [String(sid('skyeysnow'))]: KEY } })).toMatchObject({ way: 'passkey' });
     expect(downloadSource({ sid: sid('zhuque'), torrentId: 1 }, { list: serviceList, passkeys: { [String(sid('zhuque'))]: KEY } })).toEqual({ way: 'unsupported', reason: 'needs-api' });

@@ -40,6 +40,7 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   clientIndexEnabled: fc.boolean(),
   indexMarkHosts: fc.uniqueArray(host, { maxLength: 4 }),
   sitePasskeys: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), { maxKeys: 3 }),
+  siteApiKeys: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), { maxKeys: 3 }),
 });
 
 /** Values each field must refuse as a whole: wrong types and right types with wrong content. */
@@ -58,6 +59,7 @@ const JUNK: Record<SettingsField, unknown[]> = {
   clientIndexEnabled: ['yes', 1, null, {}],
   indexMarkHosts: ['hdsky.me', { 0: 'hdsky.me' }, 5, null],
   sitePasskeys: [[], 'x', null, 7],
+  siteApiKeys: [[], 'x', null, 7],
 };
 
 /** Entries a list field must drop alone, keeping the rest. */

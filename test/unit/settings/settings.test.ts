@@ -114,6 +114,16 @@ describe('exportSettings / lookupMode', () => {
     expect(loaded.repairedFields).toContain('sitePasskeys');
   });
 
+  it("leaves the sites' API keys out unless asked, and reads them entry by entry (a header-breaking value dropped alone)", () => {
+    const settings = { ...DEFAULT_SETTINGS, siteApiKeys: { '3': 'mteam-apikey-0123456789' } };
+    expect(exportSettings(settings, false)).not.toHaveProperty('siteApiKeys');
+    expect(exportSettings(settings, true)).toMatchObject({ siteApiKeys: { '3': 'mteam-apikey-0123456789' } });
+    const loaded = readSettings({ version: 1, siteApiKeys: { '3': ' mteam-apikey-0123456789 ', '4': 'key\r\nx-evil: 1', x: 'mteam-apikey-0123456789', '5': 'short' } });
+    expect(loaded.settings.siteApiKeys).toEqual({ '3': 'mteam-apikey-0123456789' });
+    expect(loaded.repairedFields).toContain('siteApiKeys');
+    expect(readSettings({ version: 1 }).settings.siteApiKeys).toEqual({});
+  });
+
   it('picks token mode over signed mode, and none without either', () => {
     expect(lookupMode(DEFAULT_SETTINGS)).toBe('none');
     expect(lookupMode({ ...DEFAULT_SETTINGS, appId: 'a', secret: 's' })).toBe('signed');

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { catalog, siteForName } from '../../../utils/sites/catalog';
+import { catalog, siteForHost, siteForName } from '../../../utils/sites/catalog';
 import { definitions } from '../../../utils/sites/definitions';
 import { detailsPageLinkOf, downloadRuleOf } from '../../../utils/sites/download-rules';
 import { engineSchemas } from '../../../utils/sites/engines';
@@ -98,7 +98,7 @@ describe('site definitions', () => {
         expect(link.rebuild(new URL(path, detailsUrl), '7'), `${link.shape}: ${path}`).toBeUndefined();
       }
     }
-    expect([...readers.keys()].sort()).toEqual(['gazelle', 'nexusphp', 'ttg']);
+    expect([...readers.keys()].sort()).toEqual(['gazelle', 'hdcity', 'nexusphp', 'nexusphp-downhash', 'ttg']);
     expect(detailsPageLinkOf('no-such-shape')).toBeUndefined();
   });
 
@@ -157,7 +157,14 @@ describe('download rules', () => {
     expect(hdsky.passkeyTemplate).toBe(engineSchemas.nexusphp.download.passkeyTemplate);
     expect(downloadRuleOf(siteForName('hdcity')!)).toMatchObject({ cookieTemplate: 'download?id={}', passkeyTemplate: 'download.php?id={}&passkey={passkey}' });
     expect(downloadRuleOf(siteForName('ourbits')!)).toEqual(engineSchemas.nexusphp.download);
-    expect(downloadRuleOf(siteForName('m-team')!)).toEqual({ unsupported: 'needs-api' });
+    expect(downloadRuleOf(siteForName('hdcity')!).detailsPageLink?.shape).toBe('hdcity');
+    for (const site of ['hdhome', 'pthome', 'hddolby']) expect(downloadRuleOf(siteForName(site)!).detailsPageLink?.shape, site).toBe('nexusphp-downhash');
+    // M-Team: its API, at its own API host; the engine alone (no definition's rule) cannot download.
+    expect(downloadRuleOf(siteForName('m-team')!)).toEqual({
+      unsupported: 'needs-api',
+      apiToken: { url: 'https://api.m-team.cc/api/torrent/genDlToken', keyHeader: 'x-api-key', idField: 'id' },
+    });
+    expect(siteForHost(new URL(downloadRuleOf(siteForName('m-team')!).apiToken!.url).hostname)?.site).toBe('m-team');
     expect(downloadRuleOf(siteForName('zhuque')!)).toEqual({});
   });
 });

@@ -8,18 +8,21 @@
  */
 import type { SiteDefinition } from '../site-types';
 import { hdcity } from './hdcity';
+import { hddolby } from './hddolby';
+import { hdhome } from './hdhome';
 import { hdsky } from './hdsky';
 import { mteam } from './m-team';
+import { pthome } from './pthome';
 import { ttg } from './ttg';
 
 export const definitions: readonly SiteDefinition[] = [
   { sid: 1, site: 'keepfrds', nickname: 'FRDS', nameZh: '朋友', engine: 'nexusphp', hosts: ['pt.keepfrds.com'] },
-  { sid: 2, site: 'pthome', nickname: 'PTHome', nameZh: '铂金家', engine: 'nexusphp', hosts: ['pthome.net'] },
+  pthome,
   mteam,
   hdsky,
   { sid: 5, site: 'tjupt', nickname: 'TJUPT', nameZh: '北洋园', engine: 'nexusphp', hosts: ['tjupt.org'] },
   { sid: 6, site: 'pter', nickname: 'PTerClub', nameZh: '猫站', engine: 'nexusphp', hosts: ['pterclub.net'], oldHosts: ['pterclub.com', 'pter.club'] },
-  { sid: 7, site: 'hdhome', nickname: 'HDHome', nameZh: '家园', engine: 'nexusphp', hosts: ['hdhome.org'] },
+  hdhome,
   { sid: 8, site: 'btschool', nickname: 'BTSchool', nameZh: '学校', engine: 'nexusphp', hosts: ['pt.btschool.club'], oldHosts: ['pt.btschool.net'] },
   { sid: 9, site: 'ourbits', nickname: 'OurBits', nameZh: '我堡', engine: 'nexusphp', hosts: ['ourbits.club', 'pt.ourhelp.club'] },
   { sid: 11, site: 'torrentccf', nickname: 'TCCF', nameZh: '他吹吹风', engine: 'nexusphp', hosts: ['et8.org'] },
@@ -76,7 +79,7 @@ export const definitions: readonly SiteDefinition[] = [
   { sid: 99, site: 'gtkpw', nickname: 'PT GTK', engine: 'nexusphp', hosts: ['pt.gtkpw.xyz', 'pt.gtk.pw'] },
   { sid: 101, site: 'okpt', nickname: 'OKPT', engine: 'nexusphp', hosts: ['www.okpt.net'] },
   { sid: 102, site: 'crabpt', nickname: 'CrabPT', nameZh: '蟹黄堡', engine: 'nexusphp', hosts: ['crabpt.vip'] },
-  { sid: 105, site: 'hddolby', nickname: 'HD Dolby', nameZh: '高清杜比', engine: 'nexusphp', hosts: ['www.hddolby.com'], oldHosts: ['hddolby.com'] },
+  hddolby,
   { sid: 106, site: 'kamept', nickname: 'KamePT', nameZh: '龟站', engine: 'nexusphp', hosts: ['kamept.com'] },
   { sid: 107, site: 'ptcafe', nickname: 'PTCafe', nameZh: '咖啡', engine: 'nexusphp', hosts: ['ptcafe.club'] },
   { sid: 109, site: 'yemapt', nickname: 'YemaPT', nameZh: '野马', engine: 'other', hosts: ['www.yemapt.org'], detailsPage: '#/torrent/detail/{}/' },

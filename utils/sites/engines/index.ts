@@ -18,4 +18,4 @@ export const engineSchemas: Readonly<Record<Engine, EngineSchema>> = {
 };
 
 export { gazelleDownloadLink } from './gazelle-schema';
-export { nexusphpDownloadLink } from './nexusphp-schema';
+export { nexusphpDownhashLink, nexusphpDownloadLink } from './nexusphp-schema';

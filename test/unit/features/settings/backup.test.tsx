@@ -302,6 +302,27 @@ describe('site passkeys in the file', () => {
   });
 });
 
+describe('site API keys in the file (M-Team)', () => {
+  const KEYS = { '3': 'mteam-apikey-0123456789abcdef' };
+
+  it('are left out of an export unless credentials are asked for, and previewed only as set', async () => {
+    world = await startOptionsWorld({ settings: { siteApiKeys: KEYS } });
+    const page = await openOptions();
+    const plain = await exported(page);
+    expect(plain.siteApiKeys).toBeUndefined();
+    expect(JSON.stringify(plain)).not.toMatch(/apikey-/);
+    await click($(page, '#export-credentials'));
+    expect((await exported(page)).siteApiKeys).toEqual(KEYS);
+
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', version: 1, siteApiKeys: { '3': 'mteam-apikey-fedcba9876543210' } }));
+    expect(previewRows(page).siteApiKeys).toMatch(new RegExp(`: ${en.valueSet!.message}`));
+    expect(text(page, '#import-preview')).not.toMatch(/apikey-/);
+    expect(JSON.stringify(await world.app.preferences.importSettings({ app: 'reseed-lens', version: 1, siteApiKeys: KEYS }))).not.toMatch(/apikey-/);
+    await applyImport(page);
+    expect((await storedSettings()).siteApiKeys).toEqual({ '3': 'mteam-apikey-fedcba9876543210' });
+  });
+});
+
 describe('torrent clients in the file', () => {
   const QB = { id: 'qb-1', type: 'qbittorrent', url: 'http://127.0.0.1:8080', username: 'admin', password: 'qb-secret-pass', isDefault: true, skipCheckWhenFilesMatch: true };
   const NAS = { type: 'transmission', url: 'http://nas.example.lan:9091', username: 'seed', isDefault: false, skipCheckWhenFilesMatch: false };

@@ -217,6 +217,33 @@ describe('addresses of your sites', () => {
     await waitFor(async () => !('4' in ((await storedSettings()).sitePasskeys as object)), 'the passkey removed');
   });
 
+  it("asks M-Team's API key (its downloads come only through its API), masked, and for no other site", async () => {
+    world = await startOptionsWorld({ settings: { heldSites: [3, 4] } });
+    const page = await renderSites(world);
+    expect(page.querySelector('#site-api-key-4')).toBeNull();
+    const field = $<HTMLInputElement>(page, '#site-api-key-3');
+    expect(field.type).toBe('password');
+    expect(page.querySelector('label[for="site-api-key-3"]')!.textContent).toBe('API key (for Cross-seed)');
+    expect(text(page, '#site-api-key-hint-3')).toBe(en.siteApiKeyHint!.message);
+    expect(text(page, '#site-api-key-hint-3')).toMatch(/sent only to the site’s own API host/);
+
+    await type(field, 'not a key!');
+    await click($(page, '#overrides-save'));
+    await waitFor(() => page.querySelector('#site-api-key-error-3'), 'the error');
+    expect(text(page, '#site-api-key-error-3')).toBe(en.siteApiKeyInvalid!.message);
+    expect(document.activeElement?.id).toBe('site-api-key-3');
+    expect((await storedSettings()).siteApiKeys ?? {}).toEqual({});
+
+    await type($(page, '#site-api-key-3'), ' 3f9a1c2b-7d6e-4a5b-9c8d-0e1f2a3b4c5d ');
+    await click($(page, '#overrides-save'));
+    await waitFor(async () => ((await storedSettings()).siteApiKeys as Record<string, string> | undefined)?.['3'] !== undefined, 'saved');
+    expect((await storedSettings()).siteApiKeys).toEqual({ '3': '3f9a1c2b-7d6e-4a5b-9c8d-0e1f2a3b4c5d' });
+    expect((await storedSettings()).sitePasskeys ?? {}).toEqual({});
+    await type($(page, '#site-api-key-3'), '');
+    await click($(page, '#overrides-save'));
+    await waitFor(async () => !('3' in ((await storedSettings()).siteApiKeys as object)), 'the key removed');
+  });
+
   it("names the field the background refused", async () => {
     fakeBrowser.reset();
     installI18n('en');

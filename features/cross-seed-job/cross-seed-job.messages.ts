@@ -1,0 +1,157 @@
+/**
+ * "Cross-seed your client" (cross-seed.html): the preview of what the client can cross-seed from
+ * its index, and the background job that does it, site by site at each site's pace. The job's
+ * state reaches the page once per change, as `job:changed`; commands answer nothing of it.
+ */
+import { z } from 'zod';
+import { event, message } from '../../utils/messaging/protocol';
+import type { CrossSeedResult } from '../../utils/cross-seed-engine/cross-seed';
+import type { ClientSummary, ClientProblem } from '../clients/clients.messages';
+import { sid } from '../../utils/messaging/fields';
+
+/** Why a site cannot be downloaded from now (named in the preview, never found out later). */
+export type SiteReadiness =
+  | { state: 'ready' }
+  /** A passkey site and the user entered none ("Your sites" → the site's passkey). */
+  | { state: 'needs-passkey' }
+  /** The site answered with its login page (or sent us to it): the user must log in there. */
+  | { state: 'needs-login'; loginUrl?: string }
+  /** The site needs an API key the user has not entered (M-Team). */
+  | { state: 'needs-api-key' }
+  /** The extension may not reach the site yet (its host permission). */
+  | { state: 'needs-permission'; origin: string }
+  /** A site Reseed Lens cannot download from yet (reason named). */
+  | { state: 'unsupported'; reason: string }
+  /** Could not be told now (the site did not answer); the job will try. */
+  | { state: 'unknown' };
+
+/** One site of the preview: what the client could add from it, and whether it can be had now. */
+export interface JobSitePreview {
+  sid: number;
+  siteName: string;
+  /** The site's home (links open it). */
+  homeUrl?: string;
+  /** Torrents that could be added: on this site, not in the client, their source complete in the client, not decided before. */
+  count: number;
+  /** Their total size in bytes (the source torrents' sizes). */
+  bytes: number;
+  /** Decided before (remembered outcomes), not counted in `count`; "Try again" forgets them. */
+  decided: number;
+  readiness: SiteReadiness;
+  /** The site's pace: seconds between two downloads (default 5) and downloads in a rolling 24 hours (default 20, shared with one-click cross-seeds). */
+  secondsBetween: number;
+  perDay: number;
+  /** Downloads from this site in the last 24 hours (successes and failures, one-click ones included). */
+  usedToday: number;
+}
+
+export interface JobPreview {
+  /** The index is off: the page says why it needs it and offers to turn it on. */
+  indexOff?: boolean;
+  /** No client set up, or the user has not picked their sites ("Your sites"). */
+  problem?: 'no-client' | 'no-sites' | 'index-empty';
+  client?: ClientSummary;
+  sites: JobSitePreview[];
+  /** When the preview was computed (ms). */
+  at: number;
+}
+
+/** One torrent of a site's list (preview) or of the job. */
+export interface JobTorrent {
+  sid: number;
+  torrentId: number;
+  infoHash: string;
+  /** The client torrent holding its data. */
+  sourceHash: string;
+  name: string;
+  bytes: number;
+  /** The candidate's details page on its site. */
+  detailsUrl?: string;
+}
+
+/** How one torrent of the job ended (the report's groups). */
+export type JobOutcomeGroup = 'added' | 'left-stopped' | 'files-differ' | 'site-problem' | 'waiting-for-tomorrow' | 'other';
+
+export interface JobOutcome extends JobTorrent {
+  group: JobOutcomeGroup;
+  result?: CrossSeedResult;
+  at: number;
+}
+
+export type JobSiteState = 'waiting' | 'running' | 'done' | 'stopped' | 'capped';
+
+export interface JobSiteView {
+  sid: number;
+  siteName: string;
+  total: number;
+  done: number;
+  state: JobSiteState;
+  /** Why the site stopped (login page, first-download notice, rate limit, challenge), in the result's terms, and where to fix it. */
+  problem?: CrossSeedResult;
+  openUrl?: string;
+  /** A 429's Retry-After or the pace: when the next download from this site may start (ms). */
+  nextAt?: number;
+  /** Time left from the pacing, in ms (this site's remaining × its seconds between downloads). */
+  msLeft: number;
+}
+
+export interface JobView {
+  state: 'idle' | 'running' | 'paused' | 'done' | 'cancelled';
+  /** Why a running job paused by itself (the client stopped answering), and after a restart: "Resume" is offered. */
+  pausedBecause?: { kind: 'client'; problem: ClientProblem } | { kind: 'restart' };
+  startedAt?: number;
+  total: number;
+  done: number;
+  sites: JobSiteView[];
+  /** The report so far, newest last. */
+  outcomes: JobOutcome[];
+  /** Increases with every change (the newest wins on the page). */
+  revision: number;
+}
+
+/** Switches of the page (stored with the settings). */
+export interface JobSwitches {
+  /** "Tell me when there is something new to cross-seed" (off by default). */
+  notifyNewFinds: boolean;
+  /** New finds start by themselves under the same caps (off by default). */
+  autoStartNewFinds: boolean;
+}
+
+const siteIds = z.array(sid).max(2000);
+
+export const crossSeedJobMessages = {
+  /** "Find what I can cross-seed": the preview, from the index alone (and one request per site to tell readiness). */
+  'job:preview': message<JobPreview>()('extension', z.object({})),
+  /** One site's torrents of the preview (a page of them). */
+  'job:site-torrents': message<{ torrents: JobTorrent[]; total: number }>()(
+    'extension',
+    z.object({ sid, offset: z.number().int().nonnegative().max(1_000_000).default(0), limit: z.number().int().min(1).max(500).default(100) }),
+  ),
+  /** A site's pace ("Seconds between downloads", "Downloads per day"). */
+  'job:site-pace': message<JobPreview>()(
+    'extension',
+    z.object({ sid, secondsBetween: z.number().int().min(0).max(3600), perDay: z.number().int().min(0).max(1000) }),
+  ),
+  /** "Start cross-seeding" the ticked sites. Command: the job's state comes as `job:changed`. */
+  'job:start': message<void>()('extension', z.object({ sids: siteIds.min(1) })),
+  'job:pause': message<void>()('extension', z.object({})),
+  'job:resume': message<void>()('extension', z.object({})),
+  'job:cancel': message<void>()('extension', z.object({})),
+  /** The job as it is now (query). */
+  'job:status': message<JobView>()('extension', z.object({})),
+  /** "Try again": forget the remembered outcomes of these sites (all when absent), so a next run tries them. */
+  'job:try-again': message<JobPreview>()('extension', z.object({ sids: siteIds.optional() })),
+  'job:switches': message<JobSwitches>()(
+    'extension',
+    z.object({ notifyNewFinds: z.boolean().optional(), autoStartNewFinds: z.boolean().optional() }),
+  ),
+};
+
+export interface JobChanged {
+  type: 'job:changed';
+  job: JobView;
+}
+
+export const crossSeedJobEvents = {
+  'job:changed': event<JobChanged>()('extension'),
+};
