@@ -332,7 +332,7 @@ function SiteRow({ site, ticked, onTick, onPreview, onRefresh, open, onToggle }:
           )}
         </th>
         <td class="num count">
-          {formatNumber(site.count)}
+          {formatNumber(site.count)}{' '}
           {site.decided > 0 && <span class="small muted decided">{t('jobDecided', formatNumber(site.decided))}</span>}
         </td>
         <td class="num size">{formatBytes(site.bytes)}</td>
@@ -430,7 +430,10 @@ function PaceFields({ site, onPreview }: { site: JobSitePreview; onPreview: (pre
   useEffect(() => setPerDay(String(site.perDay)), [site.perDay]);
   const secondsValue = whole(seconds, 3600);
   const perDayValue = whole(perDay, 1000);
-  const save = async () => {
+  // Given the fields' texts as the change event has them (the state may not have caught up yet).
+  const save = async (secondsText: string, perDayText: string) => {
+    const secondsValue = whole(secondsText, 3600);
+    const perDayValue = whole(perDayText, 1000);
     if (secondsValue === undefined || perDayValue === undefined) {
       setSaid({ kind: 'problem', text: t('jobPaceRefused', site.siteName) });
       return;
@@ -462,7 +465,11 @@ function PaceFields({ site, onPreview }: { site: JobSitePreview; onPreview: (pre
         aria-invalid={secondsValue === undefined}
         aria-describedby="pace-warning"
         onInput={(event) => setSeconds((event.currentTarget as HTMLInputElement).value)}
-        onChange={() => void save()}
+        onChange={(event) => {
+          const value = (event.currentTarget as HTMLInputElement).value;
+          setSeconds(value);
+          void save(value, perDay);
+        }}
       />
       <label for={id('per-day')}>{t('jobPerDay')}</label>
       <input
@@ -477,7 +484,11 @@ function PaceFields({ site, onPreview }: { site: JobSitePreview; onPreview: (pre
         aria-invalid={perDayValue === undefined}
         aria-describedby="pace-warning"
         onInput={(event) => setPerDay((event.currentTarget as HTMLInputElement).value)}
-        onChange={() => void save()}
+        onChange={(event) => {
+          const value = (event.currentTarget as HTMLInputElement).value;
+          setPerDay(value);
+          void save(seconds, value);
+        }}
       />
       <StatusLine status={said} />
     </div>
