@@ -66,11 +66,25 @@ export function CrossSeedPage() {
   const [finding, setFinding] = useState(false);
   const [ticked, setTicked] = useState<Set<number>>(new Set());
   const [status, setStatus] = useState<Status>(IDLE);
+  // The index is off: said on open (from the settings), and again by any preview that finds it off.
+  const [indexOff, setIndexOff] = useState(false);
+
+  useEffect(() => {
+    let alive = true;
+    sendToBackground('settings:get', {}).then(
+      (view) => alive && view?.settings && !view.settings.clientIndexEnabled && setIndexOff(true),
+      () => undefined,
+    );
+    return () => {
+      alive = false;
+    };
+  }, []);
 
   /** Shows a preview; ticks follow the user's, and a new preview ticks every site that is ready with something to add. */
   const showPreview = (next: JobPreview | undefined, keepTicks: boolean) => {
     if (!next) return;
     setPreview(next);
+    setIndexOff(!!next.indexOff);
     setTicked((before) => {
       const present = new Set(next.sites.map((site) => site.sid));
       if (keepTicks) return new Set([...before].filter((sid) => present.has(sid)));
@@ -98,10 +112,14 @@ export function CrossSeedPage() {
         setStatus({ kind: 'problem', text: t('fieldRefused', t('fieldClientIndexEnabled')) });
         return;
       }
-      showPreview(await sendToBackground('job:preview', {}), false);
+      setIndexOff(false);
       setStatus({ kind: 'ok', text: t('jobIndexTurnedOn') });
+      setFinding(true);
+      showPreview(await sendToBackground('job:preview', {}), false);
     } catch (error) {
       setStatus(failed(error));
+    } finally {
+      setFinding(false);
     }
   };
 
@@ -160,9 +178,9 @@ export function CrossSeedPage() {
           </button>
         </div>
         <p class="status" role="status" aria-live="polite">
-          {finding ? t('jobFinding') : preview && !preview.indexOff && !preview.problem ? t('jobPreviewAt', formatDateTime(preview.at)) : ''}
+          {finding ? t('jobFinding') : !indexOff && preview && !preview.indexOff && !preview.problem ? t('jobPreviewAt', formatDateTime(preview.at)) : ''}
         </p>
-        {preview?.indexOff && <IndexOff onTurnOn={() => void turnOnIndex()} />}
+        {indexOff && <IndexOff onTurnOn={() => void turnOnIndex()} />}
         {preview && !preview.indexOff && preview.problem && <PreviewProblem problem={preview.problem} />}
         {preview && !preview.indexOff && !preview.problem && (
           <PreviewTable

@@ -8,6 +8,8 @@
  * does (its own tests run against the real clients and trackers); the words come from the real
  * locale files.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { act } from 'preact/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
@@ -75,6 +77,7 @@ const buttonNamed = (root: ParentNode, name: string) => [...root.querySelectorAl
 /** Opens the page with the background answering `handlers` (and an idle job, switches off, unless given). */
 async function open(handlers: Parameters<typeof answerBackground>[0] = {}) {
   const background = answerBackground({
+    'settings:get': () => defaultSettings({ clientIndexEnabled: true }),
     'job:status': () => IDLE_JOB,
     'job:switches': () => SWITCHES_OFF,
     ...handlers,
@@ -120,6 +123,22 @@ describe('the index', () => {
     expect(background.sentOf('settings:save')).toEqual([{ type: 'settings:save', update: { clientIndexEnabled: true } }]);
     expect(byId(root, 'index-off')).toBeNull();
     expect(text(byId(root, 'job-status'))).toContain('The index is on.');
+  });
+
+  it('offers to turn the index on as soon as the page opens when the settings have it off', async () => {
+    const { root, background } = await open({ 'settings:get': () => defaultSettings({ clientIndexEnabled: false }) });
+    const offer = await waitFor(() => byId(root, 'index-off'), 'the index-off offer');
+    expect(text(offer)).toContain('Turning it on sends the hash of every torrent in your client to the lookup service');
+    expect(background.sentOf('job:preview')).toHaveLength(0);
+  });
+
+  it('the page\'s static title is the English one the locale files give it', () => {
+    const html = readFileSync(join(process.cwd(), 'entrypoints/cross-seed/index.html'), 'utf8');
+    const en = JSON.parse(readFileSync(join(process.cwd(), 'public/_locales/en/messages.json'), 'utf8'));
+    const zh = JSON.parse(readFileSync(join(process.cwd(), 'public/_locales/zh_CN/messages.json'), 'utf8'));
+    expect(/<title>([^<]*)<\/title>/.exec(html)?.[1]).toBe('Cross-seed your client');
+    expect(en.crossSeedPageTitle.message).toBe('Cross-seed your client');
+    expect(zh.crossSeedPageTitle.message).toBe('辅种你的客户端');
   });
 
   it('is in Chinese for a Chinese browser', async () => {
