@@ -17,7 +17,10 @@ import { CrossSeedPage } from '../../../../features/cross-seed-job/ui/CrossSeedP
 import { CrossSeedPageLink } from '../../../../features/cross-seed-job/ui/CrossSeedPageLink';
 import type { JobChanged, JobOutcome, JobPreview, JobSitePreview, JobSwitches, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { installPermissions } from '../../support/permissions';
-import { answerBackground, click, defaultSettings, resetBrowser, show, text, unmount, waitFor } from '../../support/components';
+import { TAB_ID, answerBackground, click, defaultSettings, resetBrowser, show, tabView, text, unmount, waitFor } from '../../support/components';
+import { Popup } from '../../../../entrypoints/popup/PopupApp';
+import { ClientIndexSection } from '../../../../features/client-index/ui/ClientIndexSection';
+import type { IndexStatusView } from '../../../../features/client-index/client-index.messages';
 
 const GiB = 1024 ** 3;
 
@@ -466,6 +469,24 @@ describe('the switches', () => {
 });
 
 describe('the link "Cross-seed your client"', () => {
+  it('is in the popup\'s footer', async () => {
+    answerBackground({ 'view:get': () => tabView() });
+    const create = vi.spyOn(fakeBrowser.tabs, 'create').mockResolvedValue({} as never);
+    const root = await show(<Popup tabId={TAB_ID} poppedOut={false} />);
+    const link = await waitFor(() => root.querySelector('footer .cross-seed-page-link'), 'the link');
+    expect(text(link)).toBe('Cross-seed your client');
+    await click(link);
+    expect(create).toHaveBeenCalledWith({ url: fakeBrowser.runtime.getURL('/cross-seed.html') });
+  });
+
+  it('is next to the options page\'s "Index of your client"', async () => {
+    const status: IndexStatusView = { enabled: false, markHosts: [] };
+    answerBackground({ 'index:status': () => status });
+    const root = await show(<ClientIndexSection serviceHost="api.iyuu.cn" />);
+    const link = await waitFor(() => root.querySelector('#client-index-section .section-head .cross-seed-page-link'), 'the link');
+    expect(text(link)).toBe('Cross-seed your client');
+  });
+
   it('opens cross-seed.html in a tab', async () => {
     const create = vi.spyOn(fakeBrowser.tabs, 'create').mockResolvedValue({} as never);
     const root = await show(<CrossSeedPageLink />);
