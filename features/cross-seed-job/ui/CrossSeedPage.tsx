@@ -667,8 +667,12 @@ function SiteProgress({ site }: { site: JobSiteView }) {
   );
 }
 
+/** Rows shown per group before "Show all" (a 10,000-torrent job's report stays quick to render; "Copy report" has them all). */
+const GROUP_ROWS = 100;
+
 function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName: (sid: number) => string; onTryAgain: () => void; active: boolean }) {
-  const groups = groupOutcomes(job.outcomes);
+  const groups = useMemo(() => groupOutcomes(job.outcomes), [job.outcomes]);
+  const [expanded, setExpanded] = useState<Set<string>>(new Set());
   return (
     <section class="card" id="job-report" aria-labelledby="report-heading">
       <div class="section-head">
@@ -698,7 +702,7 @@ function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName:
               {t(key)} <span class="muted">({formatNumber(list.length)})</span>
             </h3>
             <ul aria-labelledby={headingId}>
-              {list.map((outcome) => {
+              {(expanded.has(group) ? list : list.slice(0, GROUP_ROWS)).map((outcome) => {
                 const site = siteName(outcome.sid);
                 const lines = outcomeLines(outcome, site);
                 const disk = onDiskText(outcome);
@@ -711,6 +715,11 @@ function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName:
                 );
               })}
             </ul>
+            {list.length > GROUP_ROWS && !expanded.has(group) && (
+              <button type="button" class="link-button show-all" onClick={() => setExpanded(new Set([...expanded, group]))}>
+                {t('jobShowAll', formatNumber(list.length))}
+              </button>
+            )}
           </div>
         );
       })}

@@ -438,6 +438,20 @@ describe('the job', () => {
     ]);
   });
 
+  it('shows a large group 100 rows at first, all on "Show all", and copies them all', async () => {
+    const { root } = await open();
+    const many = Array.from({ length: 250 }, (_, index) => outcome(9, 5000 + index, 'waiting-for-tomorrow'));
+    await announce({ ...DONE, outcomes: many, total: 250, done: 250 });
+    const group = await waitFor(() => root.querySelector('[data-group="waiting-for-tomorrow"]'), 'the group');
+    expect(text(group.querySelector('h3'))).toBe('Waiting for tomorrow (250)');
+    expect(group.querySelectorAll('li')).toHaveLength(100);
+    await click(buttonNamed(group, 'Show all 250'));
+    expect(group.querySelectorAll('li')).toHaveLength(250);
+    expect(buttonNamed(group, 'Show all 250')).toBeNull();
+    await click(buttonNamed(root, 'Copy report'));
+    expect((await navigator.clipboard.readText()).split('\n').filter((line) => line.startsWith('- '))).toHaveLength(250);
+  });
+
   it('"Try again" forgets the job\'s sites\' outcomes and shows the new preview', async () => {
     const { root, background } = await open({ 'job:try-again': () => preview([OURBITS]) });
     await announce(DONE);
