@@ -313,7 +313,7 @@ function PreviewTable({ preview, ticked, onTick, onTickAll, onPreview, onRefresh
               <td class="num total-count">{formatNumber(count)}</td>
               <td class="num total-size">{formatBytes(bytes)}</td>
               <td colSpan={3} class="muted">
-                {t('jobTotal', formatNumber(count), formatBytes(bytes), formatNumber(chosen.length))}
+                {t('jobTotal', formatNumber(chosen.length))}
               </td>
             </tr>
           </tfoot>

@@ -194,7 +194,7 @@ describe('the preview', () => {
     await click(hdhome.querySelector('input.tick'));
     expect(text(root.querySelector('#job-total .total-count'))).toBe('16');
     expect(text(root.querySelector('#job-total .total-size'))).toBe('4.5 GB');
-    expect(text(root.querySelector('#job-total'))).toContain('from 2 sites ticked');
+    expect(text(root.querySelector('#job-total'))).toContain('Sites ticked: 2');
   });
 
   it('asks for a site\'s permission within the click, then finds again', async () => {
