@@ -16,11 +16,13 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
+  // Intl's short name of the byte is "byte" whatever the count: "B" like the larger units.
+  if (unit === 0) return `${formatNumber(Math.round(value))} B`;
   return new Intl.NumberFormat(uiLocale(), {
     style: 'unit',
     unit: UNITS[unit],
     unitDisplay: 'short',
-    maximumFractionDigits: unit === 0 ? 0 : value < 10 ? 2 : 1,
+    maximumFractionDigits: value < 10 ? 2 : 1,
   }).format(value);
 }
 

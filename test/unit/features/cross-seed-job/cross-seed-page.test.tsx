@@ -186,6 +186,7 @@ describe('the preview', () => {
     expect(hdhome.querySelector<HTMLInputElement>('input.tick')!.checked).toBe(false);
 
     const pter = rowOf(root, 33);
+    expect(text(pter.querySelector('.size'))).toBe('0 B');
     expect(text(pter.querySelector('.readiness'))).toBe('Needs your passkey Enter it in the options');
     expect(pter.querySelector<HTMLInputElement>('input.tick')!.disabled).toBe(true);
 
