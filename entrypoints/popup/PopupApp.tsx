@@ -18,6 +18,7 @@ import type { ClientStatus } from '../../features/clients/clients.messages';
 import type { TabView, ViewChanged } from '../../features/lookup/lookup.messages';
 import type { ServiceErrorKind } from '../../utils/iyuu/service-errors';
 import { sendToBackground } from '../../features/send-to-background';
+import { CrossSeedPageLink } from '../../features/cross-seed-job/ui/CrossSeedPageLink';
 
 export interface PopupProps {
   tabId: number;
@@ -153,6 +154,9 @@ export function Popup({ tabId, poppedOut }: PopupProps) {
       </div>
       {view && <AskForSites onSaved={setHeld} />}
       <RecommendedSites />
+      <footer class="popup-footer">
+        <CrossSeedPageLink />
+      </footer>
     </main>
   );
 }

@@ -13,6 +13,7 @@ import { clientProblemText } from '../../clients/ui/client-text';
 import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { refocusAfterRemoval } from '../../../components/focus';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
+import { CrossSeedPageLink } from '../../cross-seed-job/ui/CrossSeedPageLink';
 
 /** A problem in one sentence. */
 export function indexProblemText(problem: IndexProblem): string {
@@ -114,7 +115,10 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
   const counts = status.counts;
   return (
     <section class="card" id="client-index-section" aria-labelledby="client-index-heading">
-      <h2 id="client-index-heading">{t('indexHeading')}</h2>
+      <div class="section-head">
+        <h2 id="client-index-heading">{t('indexHeading')}</h2>
+        <CrossSeedPageLink />
+      </div>
       <p class="hint">{t('indexIntro')}</p>
       <label class="check">
         <input

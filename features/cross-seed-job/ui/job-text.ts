@@ -1,0 +1,83 @@
+/**
+ * The words of "Cross-seed your client" that are not markup: sizes, the report's groups and the
+ * report as plain text (what "Copy report" copies). Rendered as text only, never as HTML.
+ */
+import { formatDuration, formatNumber, t, uiLocale, type MessageKey } from '../../../utils/i18n';
+import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
+import type { JobOutcome, JobOutcomeGroup, JobView } from '../cross-seed-job.messages';
+
+const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte', 'petabyte'] as const;
+
+/** "1.4 GB" / "1.4 GB" in the user's locale (powers of 1024, as clients show sizes). */
+export function formatBytes(bytes: number): string {
+  let value = Math.max(0, bytes);
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  // Intl's short name of the byte is "byte" whatever the count: "B" like the larger units.
+  if (unit === 0) return `${formatNumber(Math.round(value))} B`;
+  return new Intl.NumberFormat(uiLocale(), {
+    style: 'unit',
+    unit: UNITS[unit],
+    unitDisplay: 'short',
+    maximumFractionDigits: value < 10 ? 2 : 1,
+  }).format(value);
+}
+
+/** "about 2 min 5 s left", from the pacing (ms). */
+export function timeLeftText(ms: number): string {
+  return t('jobTimeLeft', formatDuration(Math.ceil(ms / 1000)));
+}
+
+/** The report's groups, in the order shown and copied. */
+export const GROUPS: { group: JobOutcomeGroup; key: MessageKey }[] = [
+  { group: 'added', key: 'jobGroupAdded' },
+  { group: 'left-stopped', key: 'jobGroupLeftStopped' },
+  { group: 'files-differ', key: 'jobGroupFilesDiffer' },
+  { group: 'site-problem', key: 'jobGroupSiteProblem' },
+  { group: 'waiting-for-tomorrow', key: 'jobGroupWaiting' },
+  { group: 'other', key: 'jobGroupOther' },
+];
+
+export function groupOutcomes(outcomes: JobOutcome[]): Map<JobOutcomeGroup, JobOutcome[]> {
+  const groups = new Map<JobOutcomeGroup, JobOutcome[]>();
+  for (const outcome of outcomes) {
+    const list = groups.get(outcome.group);
+    if (list) list.push(outcome);
+    else groups.set(outcome.group, [outcome]);
+  }
+  return groups;
+}
+
+/** How much of a torrent left stopped is already on disk ("3.1 GB of 4 GB on disk"), when known. */
+export function onDiskText(outcome: JobOutcome): string | undefined {
+  const result = outcome.result;
+  if (result?.kind !== 'left-stopped') return undefined;
+  return t('jobOnDisk', formatBytes(outcome.bytes * result.progress), formatBytes(outcome.bytes));
+}
+
+/** One outcome's sentence(s): the cross-seed result's words, or the group's when there is no result. */
+export function outcomeLines(outcome: JobOutcome, siteName: string): string[] {
+  if (outcome.result) return crossSeedText(outcome.result, siteName);
+  if (outcome.group === 'waiting-for-tomorrow') return [t('jobWaitingHint')];
+  return [];
+}
+
+/** The report as plain text: a heading, then each group with its count and one line per torrent. */
+export function reportText(job: JobView, siteName: (sid: number) => string): string {
+  const lines = [t('jobReportTitle'), t('jobProgress', formatNumber(job.done), formatNumber(job.total))];
+  const groups = groupOutcomes(job.outcomes);
+  for (const { group, key } of GROUPS) {
+    const list = groups.get(group);
+    if (!list?.length) continue;
+    lines.push('', `${t(key)} (${formatNumber(list.length)})`);
+    for (const outcome of list) {
+      const site = siteName(outcome.sid);
+      const details = [outcomeLines(outcome, site)[0], onDiskText(outcome)].filter(Boolean).join(' ');
+      lines.push(`- ${site} #${outcome.torrentId} ${outcome.name}${outcome.detailsUrl ? ` <${outcome.detailsUrl}>` : ''}${details ? ` — ${details}` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}
