@@ -117,7 +117,9 @@ export type CrossSeedResult =
   /** The client accepted the file but does not list the torrent afterwards. */
   | { kind: 'not-confirmed'; hash: string }
   /** Cross-seed all: not tried, because this site failed just before in this run. */
-  | { kind: 'site-skipped'; after: 'not-logged-in' | 'site-limit' | 'no-permission' };
+  | { kind: 'site-skipped'; after: 'not-logged-in' | 'site-limit' | 'no-permission' }
+  /** Not tried: the site's "Downloads per day" (a rolling 24 hours, one-click and the job's together) is reached. */
+  | { kind: 'daily-cap'; perDay: number };
 
 export type CrossSeedResultKind = CrossSeedResult['kind'];
 
