@@ -186,9 +186,10 @@ export class CrossSeedJob {
     if (!held.length) return { problem: 'no-sites', sites: [], at };
     const index = await this.index.indexes.open(clientIdentity(chosen.config));
     if (!index || index.status().answered === 0) return { problem: 'index-empty', sites: [], at };
+    // The service's site list (links, download rules) read first: the finds' links come from it.
+    const env = await this.crossSeeds.siteEnvironment(chosen);
     this.finds = await this.findsFor(held);
     const list = await this.shared.directory.sites.peek(settings.baseUrl);
-    const env = await this.crossSeeds.siteEnvironment(chosen);
     const sites = await Promise.all(
       held.map(async (sid): Promise<JobSitePreview> => {
         const finds = this.finds.get(sid) ?? { sid, torrents: [], decided: 0 };
@@ -376,7 +377,8 @@ export class CrossSeedJob {
       }
       await this.update((job) => {
         const at = job.sites.find((entry) => entry.sid === sid);
-        if (!at || at.queue[0] !== item) return;
+        const first = at?.queue[0];
+        if (!at || !first || decidedKey(first) !== decidedKey(item)) return;
         at.queue.shift();
         at.inFlight = { ...item, requested: false };
         at.state = 'running';
