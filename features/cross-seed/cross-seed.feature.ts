@@ -289,6 +289,17 @@ export class CrossSeeds {
       await this.recordAll(tabId, url, progress);
       const settings = await this.shared.settings.get();
       const env = await this.countedEnvironment(await this.environment(chosen), candidates);
+      // A site whose "Downloads per day" is reached gets no request: its candidates say so, untried.
+      for (const sid of new Set(candidates.map((candidate) => candidate.sid))) {
+        const cap = await this.budget.capReached(sid);
+        if (!cap.reached) continue;
+        for (const candidate of candidates.splice(0, candidates.length).filter((entry) => {
+          if (entry.sid !== sid) return true;
+          settle(runKey(client, entry.forHash, entry), { kind: 'daily-cap', perDay: cap.perDay });
+          void this.record(tabId, url, { sid: entry.sid, torrentId: entry.torrentId, infoHash: entry.infoHash, forHash: entry.forHash, siteName: entry.siteName, state: 'done', result: { kind: 'daily-cap', perDay: cap.perDay } }, false);
+          return false;
+        })) candidates.push(candidate);
+      }
       // One page hash at a time (a details page has one); at most 20 downloads for the whole click.
       const byHash = new Map<string, CandidateView[]>();
       for (const candidate of candidates) byHash.set(candidate.forHash, [...(byHash.get(candidate.forHash) ?? []), candidate]);
