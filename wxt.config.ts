@@ -61,8 +61,9 @@ export default defineConfig({
      * extension's own requests there the client's own Origin, so its CSRF protection stays on
      * (utils/clients/csrf.ts). "WithHostAccess" acts only where host permission is held, and shows
      * no install warning of its own.
+     * notifications: "Tell me when there is something new to cross-seed" (off unless the user turns it on).
      */
-    permissions: ['storage', 'activeTab', 'scripting', 'alarms', 'declarativeNetRequestWithHostAccess'],
+    permissions: ['storage', 'activeTab', 'scripting', 'alarms', 'declarativeNetRequestWithHostAccess', 'notifications'],
     /*
      * Loopback (127.0.0.1, localhost; http and https, any port) is required, not optional: most
      * users run their client's web UI on the same machine, and a client there must work without a

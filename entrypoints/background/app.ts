@@ -12,7 +12,7 @@ import { Account } from '../../features/account/account.feature';
 import { ClientIndexFeature, INDEX_JOB } from '../../features/client-index/client-index.feature';
 import { Clients } from '../../features/clients/clients.feature';
 import { CrossSeeds } from '../../features/cross-seed/cross-seed.feature';
-import { CrossSeedJob } from '../../features/cross-seed-job/cross-seed-job.feature';
+import { CrossSeedJob, JOB_ALARM, JOB_ALARM_MINUTES } from '../../features/cross-seed-job/cross-seed-job.feature';
 import { CustomSites } from '../../features/sites/sites.feature';
 import { PageViews } from '../../features/lookup/lookup.feature';
 import { Preferences } from '../../features/settings/settings.feature';
@@ -101,11 +101,13 @@ export class BackgroundApp implements Shared {
     this.crossSeeds = this.register(new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch }));
     this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs }));
     this.customSites = this.register(new CustomSites(this));
-    this.crossSeedJob = this.register(new CrossSeedJob(this));
+    this.crossSeedJob = this.register(new CrossSeedJob(this, this.clients, this.crossSeeds, this.index));
     this.handlers = Object.assign({}, ...this.features.map((feature) => feature.handlers)) as Handlers<Protocol>;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
       [INDEX_JOB]: this.index.repeatedJob,
+      // Wakes a stopped worker for a running cross-seed job (its paced sites, a job a restart left running).
+      [JOB_ALARM]: { periodInMinutes: JOB_ALARM_MINUTES, run: () => this.crossSeedJob.wake() },
     };
   }
 
@@ -125,6 +127,8 @@ export class BackgroundApp implements Shared {
     await restrictStorage();
     await Promise.all([clientRules, this.customSites.start()]);
     await this.lookup.cache.prune().catch(() => undefined);
+    // A cross-seed job that was running when the worker or the browser stopped goes on where it was.
+    await this.crossSeedJob.wake().catch(() => undefined);
   }
 
   /** The sids reported for sid_sha1: the user's own sites once picked, else every listed site. */

@@ -6,6 +6,7 @@ import { browser, type Browser } from 'wxt/browser';
 import { BackgroundApp } from './app';
 import { routeMessage } from './router';
 import { LOOKUP_DEFAULTS } from '../../utils/lookup/lookup';
+import { JOB_ALARM } from '../../features/cross-seed-job/cross-seed-job.feature';
 
 export default defineBackground(() => {
   // `version` sent to the service: SERVICE_CLIENT_VERSION (utils/iyuu/operations.ts), not the extension's own.
@@ -37,6 +38,10 @@ export default defineBackground(() => {
       void app.tabs.forget(tabId);
       void app.crossSeeds.forget(tabId);
     }
+  });
+  // "Something new to cross-seed" (features/cross-seed-job): its click opens the page.
+  browser.notifications?.onClicked.addListener((id) => {
+    if (id === JOB_ALARM) void browser.tabs.create({ url: (browser.runtime.getURL as (path: string) => string)('/cross-seed.html') });
   });
   // A panel's confirmation window the user closed (features/cross-seed/confirm-windows.ts).
   browser.windows.onRemoved.addListener((windowId) => void app.crossSeeds.confirmations.closed(windowId));

@@ -52,6 +52,8 @@ export class ClientIndexFeature {
   private readonly runs: SyncRuns;
   private readonly lists: ListPages;
   private readonly marks: MarksToPages;
+  /** Called after every run of the index (the periodic sync above all): "Cross-seed your client"'s new finds. */
+  readonly afterSync = new Set<() => Promise<void>>();
 
   constructor(
     private readonly shared: Shared,
@@ -63,7 +65,10 @@ export class ClientIndexFeature {
     this.indexes = new ClientIndexes({ settings: () => shared.settings.get(), now: shared.now });
     this.marks = new MarksToPages(shared);
     this.lists = new ListPages(shared, clients, this.indexes, this.marks, crossSeeds);
-    this.runs = new SyncRuns(shared, clients, this.indexes, { pauseMs: options.pauseMs, afterRun: () => this.lists.refreshTabs() });
+    this.runs = new SyncRuns(shared, clients, this.indexes, { pauseMs: options.pauseMs, afterRun: async () => {
+        await this.lists.refreshTabs();
+        for (const listener of this.afterSync) await listener().catch(() => undefined);
+      } });
     this.repeatedJob = this.runs.repeatedJob;
     shared.tabs.badgeSource = (view) => this.lists.badge(view);
     shared.tabs.onChange((view) => this.lists.viewChanged(view));

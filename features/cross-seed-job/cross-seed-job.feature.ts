@@ -1,28 +1,648 @@
 /**
- * "Cross-seed your client": the preview from the index and the background job (issue 17).
- * SKELETON for the helpers' branches: the job's helper replaces every handler below.
+ * "Cross-seed your client" (issue 17), the background's part: the preview from the index of the
+ * default client, and the job that cross-seeds it site by site.
+ *
+ * Preview: per site the user holds, the index's "can cross-seed" places (the site's torrent not in
+ * the client, a complete client torrent holding its content: IndexModel.opportunities, the rule of
+ * a list row) less those decided before (remembered outcomes); their count and size; and whether
+ * the site can be downloaded from now (its download rule, the extension's permission, and for a
+ * session site one light request: a details page, to see whether the site answers with its login
+ * page). Computed in chunks, yielding to the event loop, so a 100,000-torrent index blocks nothing.
+ *
+ * The job: every site in parallel, each one torrent at a time at its own pace ("Seconds between
+ * downloads" after the site's last download, one-click ones included) under its daily cap (the
+ * rolling 24 hours CrossSeeds.run keeps for every cross-seed). Each torrent goes through
+ * CrossSeeds.run with no tab. A site that answers with its login page, a notice, a limit or a
+ * challenge stops alone; a 429 waits its Retry-After; the client not answering pauses the job.
+ *
+ * Nothing lost, nothing twice: the job (queues, the item in flight, the report) is in storage.local
+ * and written before each step; the item in flight is marked `requested` once its first request to
+ * the site leaves. After a restart, an item in flight not requested goes back to its queue; one
+ * requested is looked up in the client (there: added; not there: reported as interrupted, never
+ * downloaded again by this job). Every outcome is remembered per (site, torrent id, info-hash);
+ * "Try again" forgets them. Commands answer nothing: the job's state is announced as `job:changed`.
  */
+import { browser } from 'wxt/browser';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Shared } from '../../entrypoints/background/context';
-import type { crossSeedJobMessages } from './cross-seed-job.messages';
+import type { crossSeedJobMessages, JobChanged, JobOutcome, JobOutcomeGroup, JobPreview, JobSitePreview, JobSwitches, JobTorrent, JobView, SiteReadiness } from './cross-seed-job.messages';
+import type { Clients } from '../clients/clients.feature';
+import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
+import type { ClientIndexFeature } from '../client-index/client-index.feature';
+import { clientIdentity } from '../clients/client-identity';
+import { announceToPages } from '../../entrypoints/background/announce';
+import { siteName } from '../lookup/candidates';
+import { buildDetailsUrl } from '../../utils/sites/links';
+import { downloadSource } from '../../utils/cross-seed-engine/source';
+import { problemOfPage, readSitePage, sitePace } from '../../utils/cross-seed-engine/site-queue';
+import type { CrossSeedResult } from '../../utils/cross-seed-engine';
+import { toClientFailure } from '../../utils/clients/client-errors';
+import { decidedItem, decidedKey, jobStateItem, jobSwitchesItem, noticedFindsItem, type StoredJob, type StoredJobSite } from './cross-seed-job.storage';
 
-const notYet = async (): Promise<never> => {
-  throw new Error('not built yet');
-};
+/** The alarm that wakes the worker for a running job (a paced site's next download, a job a restart left running). */
+export const JOB_ALARM = 'cross-seed-job';
+/** How often it fires: a stopped worker picks a running job up again within this. */
+export const JOB_ALARM_MINUTES = 0.5;
+/** The preview gives the event loop a turn after this many places. */
+const CHUNK = 2_000;
+
+const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** What stops a site for the rest of the job: the site, not the torrent, is at fault. */
+const SITE_PROBLEMS = new Set<CrossSeedResult['kind']>(['not-logged-in', 'site-limit', 'site-refused', 'site-unreachable', 'no-permission', 'needs-passkey', 'unsupported-site', 'other-site-host', 'site-skipped']);
+
+/** The report's group of one result (daily-cap and site problems are handled before). */
+export function groupOf(result: CrossSeedResult): JobOutcomeGroup {
+  switch (result.kind) {
+    case 'added':
+      return 'added';
+    case 'left-stopped':
+      return 'left-stopped';
+    case 'files-differ':
+      return 'files-differ';
+    case 'daily-cap':
+      return 'waiting-for-tomorrow';
+    default:
+      return SITE_PROBLEMS.has(result.kind) ? 'site-problem' : 'other';
+  }
+}
+
+/** Groups remembered as decided (a later run does not try them again): what a download settled. */
+const DECIDED = new Set<JobOutcomeGroup>(['added', 'left-stopped', 'files-differ', 'other']);
+
+interface SiteFinds {
+  sid: number;
+  torrents: JobTorrent[];
+  decided: number;
+}
 
 export class CrossSeedJob {
-  constructor(readonly shared: Shared) {}
+  /** The job as last written (this worker is its only writer). */
+  private job: StoredJob | undefined;
+  private loaded = false;
+  /** Writes, one at a time, in order. */
+  private writes: Promise<unknown> = Promise.resolve();
+  /** Sites being driven in this worker, by sid. */
+  private readonly drivers = new Map<number, Promise<void>>();
+  /** Sleepers to wake (pause, cancel, resume, a pace change). */
+  private readonly sleepers = new Set<() => void>();
+  /** The last preview's torrents per site (site-torrents pages through them; start takes them). */
+  private finds = new Map<number, SiteFinds>();
+  /** Set by halt(): this object does nothing more (a worker stopped; tests build a new background). */
+  private halted = false;
+
+  constructor(
+    readonly shared: Shared,
+    private readonly clients: Clients,
+    private readonly crossSeeds: CrossSeeds,
+    private readonly index: ClientIndexFeature,
+  ) {
+    index.afterSync.add(() => this.afterSync());
+  }
 
   readonly handlers: Handlers<typeof crossSeedJobMessages> = {
-    'job:preview': notYet,
-    'job:site-torrents': notYet,
-    'job:site-pace': notYet,
-    'job:start': notYet,
-    'job:pause': notYet,
-    'job:resume': notYet,
-    'job:cancel': notYet,
-    'job:status': notYet,
-    'job:try-again': notYet,
-    'job:switches': notYet,
+    'job:preview': () => this.preview(),
+    'job:site-torrents': async ({ sid, offset, limit }) => {
+      const finds = this.finds.get(sid) ?? (await this.findsFor([sid])).get(sid);
+      const torrents = finds?.torrents ?? [];
+      return { torrents: torrents.slice(offset, offset + limit), total: torrents.length };
+    },
+    'job:site-pace': async ({ sid, secondsBetween, perDay }) => {
+      await this.crossSeeds.budget.setPace(sid, { secondsBetween, perDay });
+      if (this.job?.sites.some((site) => site.sid === sid)) {
+        await this.update((job) => {
+          for (const site of job.sites) if (site.sid === sid) site.secondsBetween = secondsBetween;
+        });
+        this.wakeAll();
+      }
+      return this.preview({ readiness: false });
+    },
+    'job:start': async ({ sids }) => {
+      await this.start(sids);
+    },
+    'job:pause': async () => {
+      await this.pause();
+    },
+    'job:resume': async () => {
+      await this.resume();
+    },
+    'job:cancel': async () => {
+      await this.cancel();
+    },
+    'job:status': () => this.status(),
+    'job:try-again': async ({ sids }) => {
+      await this.forget(sids);
+      return this.preview({ readiness: false });
+    },
+    'job:switches': async (change) => {
+      const next: JobSwitches = { ...(await jobSwitchesItem.get()), ...definedOf(change) };
+      await jobSwitchesItem.set(next);
+      return next;
+    },
+  };
+
+  // ----------------------------------------------------------------------------------------------
+  // Preview
+
+  /** Every held site's finds from the index, decided ones left out (counted). undefined: why there are none. */
+  private async findsFor(sids: readonly number[]): Promise<Map<number, SiteFinds>> {
+    const found = new Map<number, SiteFinds>();
+    const settings = await this.shared.settings.get();
+    const chosen = await this.clients.defaultClient();
+    if (!settings.clientIndexEnabled || !chosen) return found;
+    const index = await this.index.indexes.open(clientIdentity(chosen.config));
+    if (!index) return found;
+    const list = await this.shared.directory.sites.peek(settings.baseUrl);
+    const decided = await decidedItem.get();
+    let seen = 0;
+    for (const sid of sids) {
+      const listed = list?.find((site) => site.id === sid);
+      const override = settings.siteOverrides?.[String(sid)];
+      const finds: SiteFinds = { sid, torrents: [], decided: 0 };
+      for (const place of index.opportunities(sid)) {
+        if (++seen % CHUNK === 0) await turn();
+        const torrent: JobTorrent = { sid, torrentId: place.torrentId, infoHash: place.hash, sourceHash: place.source.hash, name: place.source.name, bytes: place.source.size };
+        if (decided[decidedKey(torrent)]) {
+          finds.decided++;
+          continue;
+        }
+        const detailsUrl = listed ? buildDetailsUrl(listed, place.torrentId, override) : undefined;
+        if (detailsUrl) torrent.detailsUrl = detailsUrl;
+        finds.torrents.push(torrent);
+      }
+      finds.torrents.sort((a, b) => a.torrentId - b.torrentId);
+      found.set(sid, finds);
+    }
+    return found;
+  }
+
+  async preview(options: { readiness?: boolean } = {}): Promise<JobPreview> {
+    const at = this.shared.now();
+    const settings = await this.shared.settings.get();
+    if (!settings.clientIndexEnabled) return { indexOff: true, sites: [], at };
+    const chosen = await this.clients.defaultClient();
+    if (!chosen) return { problem: 'no-client', sites: [], at };
+    const held = settings.heldSites ?? [];
+    if (!held.length) return { problem: 'no-sites', sites: [], at };
+    const index = await this.index.indexes.open(clientIdentity(chosen.config));
+    if (!index || index.status().answered === 0) return { problem: 'index-empty', sites: [], at };
+    // The service's site list (links, download rules) read first: the finds' links come from it.
+    const env = await this.crossSeeds.siteEnvironment(chosen);
+    this.finds = await this.findsFor(held);
+    const list = await this.shared.directory.sites.peek(settings.baseUrl);
+    const sites = await Promise.all(
+      held.map(async (sid): Promise<JobSitePreview> => {
+        const finds = this.finds.get(sid) ?? { sid, torrents: [], decided: 0 };
+        const pace = await this.crossSeeds.budget.pace(sid);
+        const readiness: SiteReadiness = options.readiness === false ? { state: 'unknown' } : await this.readiness(sid, finds.torrents[0], env);
+        const homeUrl = list?.find((site) => site.id === sid)?.base_url;
+        return {
+          sid,
+          siteName: siteName(sid, list).name,
+          ...(homeUrl && { homeUrl: /^https?:\/\//.test(homeUrl) ? homeUrl : `https://${homeUrl}/` }),
+          count: finds.torrents.length,
+          bytes: finds.torrents.reduce((sum, torrent) => sum + torrent.bytes, 0),
+          decided: finds.decided,
+          readiness,
+          secondsBetween: pace.secondsBetween,
+          perDay: pace.perDay,
+          usedToday: await this.crossSeeds.budget.usedToday(sid),
+        };
+      }),
+    );
+    return { sites, at };
+  }
+
+  /** Whether site `sid` can be downloaded from now: its rule, the permission, and for a session site one light request. */
+  private async readiness(sid: number, first: JobTorrent | undefined, env: Awaited<ReturnType<CrossSeeds['siteEnvironment']>>): Promise<SiteReadiness> {
+    const source = downloadSource({ sid, torrentId: first?.torrentId ?? 1 }, env.sites);
+    if (source.way === 'unsupported') {
+      if (source.reason === 'needs-passkey') return { state: 'needs-passkey' };
+      if (source.reason === 'needs-api' || source.reason === 'needs-api-key') return { state: 'needs-api-key' };
+      return { state: 'unsupported', reason: source.reason };
+    }
+    if (env.originAllowed && !(await env.originAllowed(source.origin))) return { state: 'needs-permission', origin: source.origin };
+    // A passkey or an API key the user entered: nothing a light request could tell more of before the download.
+    if (source.way === 'passkey' || source.way === 'api-token') return { state: 'ready' };
+    // A details page: what a session site shows a logged-in user, and its login page otherwise.
+    const url = source.way === 'details-page' ? source.detailsUrl : first?.detailsUrl;
+    if (!url) return { state: 'unknown' };
+    const page = await readSitePage(url, { siteKey: source.siteKey, fetch: env.fetch, pace: sitePace }).catch(() => undefined);
+    if (!page) return { state: 'unknown' };
+    const problem = page.ok ? problemOfPage(page.html) : page.problem;
+    if (problem.kind === 'not-logged-in') return { state: 'needs-login', loginUrl: `${source.origin}/login.php` };
+    return page.ok ? { state: 'ready' } : { state: 'unknown' };
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Commands
+
+  /** "Start cross-seeding" these sites: their finds now (decided ones left out), each site's queue. A job running is left alone. */
+  async start(sids: readonly number[]): Promise<void> {
+    const current = await this.load();
+    // One job at a time: a running one is left alone (a paused or finished one is replaced).
+    if (current?.state === 'running') return;
+    const settings = await this.shared.settings.get();
+    const held = new Set(settings.heldSites ?? []);
+    const wanted = sids.filter((sid) => held.has(sid));
+    const finds = await this.findsFor(wanted);
+    const list = await this.shared.directory.sites.peek(settings.baseUrl);
+    const sites: StoredJobSite[] = [];
+    for (const sid of wanted) {
+      const queue = finds.get(sid)?.torrents ?? [];
+      const pace = await this.crossSeeds.budget.pace(sid);
+      sites.push({ sid, siteName: siteName(sid, list).name, state: queue.length ? 'waiting' : 'done', queue, total: queue.length, done: 0, secondsBetween: pace.secondsBetween });
+    }
+    const revision = (current?.revision ?? 0) + 1;
+    await this.replace({ state: sites.some((site) => site.queue.length) ? 'running' : 'done', startedAt: this.shared.now(), revision, sites, outcomes: [] });
+    this.drive();
+  }
+
+  async pause(): Promise<void> {
+    await this.update((job) => {
+      if (job.state === 'running') job.state = 'paused';
+    });
+    this.wakeAll();
+  }
+
+  async resume(): Promise<void> {
+    await this.update((job) => {
+      if (job.state !== 'paused') return;
+      job.state = 'running';
+      delete job.pausedBecause;
+    });
+    this.drive();
+  }
+
+  /** "Cancel": nothing more is downloaded; what runs now ends and is reported; the rest is forgotten (never decided). */
+  async cancel(): Promise<void> {
+    await this.update((job) => {
+      if (job.state !== 'running' && job.state !== 'paused') return;
+      job.state = 'cancelled';
+      delete job.pausedBecause;
+      for (const site of job.sites) {
+        site.queue = [];
+        delete site.nextAt;
+        if (site.state === 'waiting' || site.state === 'running') site.state = site.inFlight ? 'running' : 'stopped';
+      }
+    });
+    this.wakeAll();
+  }
+
+  async status(): Promise<JobView> {
+    return viewOf(await this.load());
+  }
+
+  /** "Try again": forget what was decided for these sites (all when absent). */
+  private async forget(sids: readonly number[] | undefined): Promise<void> {
+    const decided = await decidedItem.get();
+    const prefixes = sids?.map((sid) => `${sid}:`);
+    const kept = prefixes ? Object.fromEntries(Object.entries(decided).filter(([key]) => !prefixes.some((prefix) => key.startsWith(prefix)))) : {};
+    await decidedItem.set(kept);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Running
+
+  /** At every background start, and on the job's alarm: a job that was running goes on where it was. */
+  async wake(): Promise<void> {
+    const job = await this.load();
+    if (job?.state === 'running') this.drive();
+  }
+
+  /** This object stops working (a stopped worker); nothing it runs writes again. */
+  halt(): void {
+    this.halted = true;
+    this.wakeAll();
+  }
+
+  /** Resolves once every site this worker drives has stopped (tests wait on it). */
+  async settled(): Promise<void> {
+    while (this.drivers.size) await Promise.all([...this.drivers.values()]);
+  }
+
+  private drive(): void {
+    if (this.halted || this.job?.state !== 'running') return;
+    for (const site of this.job.sites) {
+      if (this.drivers.has(site.sid) || (site.state !== 'waiting' && site.state !== 'running')) continue;
+      const sid = site.sid;
+      const driver = this.driveSite(sid)
+        .catch(() => undefined)
+        .finally(() => this.drivers.delete(sid));
+      this.drivers.set(sid, driver);
+    }
+  }
+
+  private site(sid: number): StoredJobSite | undefined {
+    return this.job?.sites.find((site) => site.sid === sid);
+  }
+
+  /** One site's torrents, one at a time, at its pace. */
+  private async driveSite(sid: number): Promise<void> {
+    const budget = this.crossSeeds.budget;
+    for (;;) {
+      if (this.halted || this.job?.state !== 'running') return;
+      const site = this.site(sid);
+      if (!site || (site.state !== 'waiting' && site.state !== 'running')) return;
+      if (site.inFlight) {
+        // Left in flight by a worker that stopped.
+        if (!(await this.settleInterrupted(sid))) return;
+        continue;
+      }
+      const item = site.queue[0];
+      if (!item) {
+        await this.update((job) => {
+          const at = job.sites.find((entry) => entry.sid === sid);
+          if (at && !at.inFlight && !at.queue.length) at.state = 'done';
+          finishIfDone(job);
+        });
+        return;
+      }
+      const cap = await budget.capReached(sid);
+      if (cap.reached) {
+        await this.capped(sid, cap.perDay);
+        return;
+      }
+      const last = await budget.lastAt(sid);
+      const notBefore = Math.max(last === undefined ? 0 : last + site.secondsBetween * 1000, site.retryAt ?? 0);
+      const wait = notBefore - this.shared.now();
+      if (wait > 0) {
+        if (site.nextAt !== notBefore) {
+          await this.update((job) => {
+            const at = job.sites.find((entry) => entry.sid === sid);
+            if (at) at.nextAt = notBefore;
+          });
+        }
+        await this.sleep(wait);
+        continue;
+      }
+      await this.update((job) => {
+        const at = job.sites.find((entry) => entry.sid === sid);
+        const first = at?.queue[0];
+        if (!at || !first || decidedKey(first) !== decidedKey(item)) return;
+        at.queue.shift();
+        at.inFlight = { ...item, requested: false };
+        at.state = 'running';
+        delete at.nextAt;
+        delete at.retryAt;
+      });
+      if (this.site(sid)?.inFlight?.infoHash !== item.infoHash) continue;
+      const { result } = await this.crossSeeds.run({
+        sourceHash: item.sourceHash,
+        candidate: { sid, torrentId: item.torrentId, infoHash: item.infoHash },
+        siteName: site.siteName,
+        onSiteRequest: () =>
+          this.update((job) => {
+            const at = job.sites.find((entry) => entry.sid === sid);
+            if (at?.inFlight) at.inFlight.requested = true;
+          }),
+      });
+      if (this.halted) return;
+      await this.settle(sid, item, result);
+    }
+  }
+
+  /** One torrent's result into the job and the remembered outcomes. */
+  private async settle(sid: number, item: JobTorrent, result: CrossSeedResult): Promise<void> {
+    const now = this.shared.now();
+    let remember: JobOutcome | undefined;
+    await this.update((job) => {
+      const site = job.sites.find((entry) => entry.sid === sid);
+      if (!site) return;
+      delete site.inFlight;
+      const back = () => {
+        if (job.state !== 'cancelled') site.queue.unshift(item);
+      };
+      if (result.kind === 'client-failed') {
+        // The client stopped answering: the whole job waits for "Resume"; this torrent was not added.
+        back();
+        if (job.state === 'running') {
+          job.state = 'paused';
+          job.pausedBecause = { kind: 'client', problem: result.failure };
+        }
+        return;
+      }
+      if (result.kind === 'site-limit' && result.retryAfterSeconds !== undefined && result.status === 429) {
+        back();
+        site.retryAt = now + result.retryAfterSeconds * 1000;
+        site.nextAt = site.retryAt;
+        return;
+      }
+      if (result.kind === 'daily-cap') {
+        back();
+        capSite(job, site, result.perDay, now);
+        finishIfDone(job);
+        return;
+      }
+      const group = groupOf(result);
+      const outcome: JobOutcome = { ...item, group, result, at: now };
+      job.outcomes.push(outcome);
+      site.done++;
+      if (group === 'site-problem') {
+        // This site stops alone; its other torrents stay untried (not decided).
+        site.state = 'stopped';
+        site.problem = result;
+        site.openUrl = item.detailsUrl;
+      } else if (site.state !== 'stopped' && job.state !== 'cancelled') site.state = site.queue.length ? 'waiting' : 'done';
+      if (job.state === 'cancelled' && site.state === 'running') site.state = 'stopped';
+      if (DECIDED.has(group)) remember = outcome;
+      finishIfDone(job);
+    });
+    if (remember) await this.remember(remember);
+  }
+
+  /** An item a stopped worker left in flight: back to its queue if nothing left for the site; else the client says whether it was added. False: the job paused. */
+  private async settleInterrupted(sid: number): Promise<boolean> {
+    const flying = this.site(sid)?.inFlight;
+    if (!flying) return true;
+    const { requested, ...item } = flying;
+    if (!requested) {
+      await this.update((job) => {
+        const site = job.sites.find((entry) => entry.sid === sid);
+        if (!site?.inFlight) return;
+        delete site.inFlight;
+        site.queue.unshift(item);
+      });
+      return true;
+    }
+    const chosen = await this.clients.defaultClient();
+    let held: { hash: string; savePath: string } | undefined;
+    try {
+      held = chosen ? (await chosen.client.lookup([item.infoHash])).get(item.infoHash) : undefined;
+    } catch (error) {
+      await this.update((job) => {
+        if (job.state !== 'running') return;
+        job.state = 'paused';
+        job.pausedBecause = { kind: 'client', problem: toClientFailure(error) };
+      });
+      return false;
+    }
+    const result: CrossSeedResult = held
+      ? { kind: 'already-in-client', hash: held.hash, savePath: held.savePath }
+      : { kind: 'bad-request', detail: 'interrupted after its download had started (the browser or its background stopped); not downloaded again: "Try again" to retry it' };
+    const outcome: JobOutcome = { ...item, group: held ? 'added' : 'other', result, at: this.shared.now() };
+    await this.update((job) => {
+      const site = job.sites.find((entry) => entry.sid === sid);
+      if (!site?.inFlight) return;
+      delete site.inFlight;
+      job.outcomes.push(outcome);
+      site.done++;
+      finishIfDone(job);
+    });
+    // Added: remembered (never added back). Interrupted: reported, left for a later run.
+    if (held) await this.remember(outcome);
+    return true;
+  }
+
+  private async capped(sid: number, perDay: number): Promise<void> {
+    await this.update((job) => {
+      const site = job.sites.find((entry) => entry.sid === sid);
+      if (site) capSite(job, site, perDay, this.shared.now());
+      finishIfDone(job);
+    });
+  }
+
+  private async remember(outcome: JobOutcome): Promise<void> {
+    const run = this.writes.then(async () => {
+      const decided = await decidedItem.get();
+      await decidedItem.set({ ...decided, [decidedKey(outcome)]: outcome.group });
+    });
+    this.writes = run.catch(() => undefined);
+    await run;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.sleepers.add(done);
+    });
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.sleepers]) wake();
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // New finds
+
+  /** After a sync of the index: new finds since the last notice are told (a notification) or started, as the switches say. */
+  private async afterSync(): Promise<void> {
+    if (this.halted) return;
+    const switches = await jobSwitchesItem.get();
+    if (!switches.notifyNewFinds && !switches.autoStartNewFinds) return;
+    const settings = await this.shared.settings.get();
+    const finds = await this.findsFor(settings.heldSites ?? []);
+    const noticed = await noticedFindsItem.get();
+    const fresh = new Map<number, number>();
+    const next: Record<string, string[]> = {};
+    for (const [sid, site] of finds) {
+      const before = new Set(noticed[String(sid)] ?? []);
+      const keys = site.torrents.map(decidedKey);
+      next[String(sid)] = keys;
+      const count = keys.filter((key) => !before.has(key)).length;
+      if (count) fresh.set(sid, count);
+    }
+    await noticedFindsItem.set(next);
+    if (!fresh.size) return;
+    const list = await this.shared.directory.sites.peek(settings.baseUrl);
+    if (switches.notifyNewFinds) {
+      const lines = [...fresh].map(([sid, count]) => `${siteName(sid, list).name}: ${count}`);
+      await browser.notifications
+        ?.create(JOB_ALARM, { type: 'basic', iconUrl: browser.runtime.getURL('/icon/128.png'), title: browser.i18n.getMessage('jobNewFindsTitle') || 'New to cross-seed', message: lines.join('\n') })
+        .catch(() => undefined);
+    }
+    if (switches.autoStartNewFinds && (await this.load())?.state !== 'running') await this.start([...fresh.keys()]);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // State
+
+  private async load(): Promise<StoredJob | undefined> {
+    if (!this.loaded) {
+      this.job = (await jobStateItem.get()) ?? undefined;
+      this.loaded = true;
+    }
+    return this.job;
+  }
+
+  private replace(job: StoredJob): Promise<void> {
+    return this.write(() => job);
+  }
+
+  /** Changes the job (none: nothing), writes it, announces it. */
+  private update(change: (job: StoredJob) => void): Promise<void> {
+    return this.write((job) => {
+      if (!job) return undefined;
+      const next = structuredClone(job);
+      change(next);
+      return next;
+    });
+  }
+
+  private write(change: (job: StoredJob | undefined) => StoredJob | undefined): Promise<void> {
+    const run = this.writes.then(async () => {
+      if (this.halted) return;
+      const current = await this.load();
+      const next = change(current);
+      if (!next) return;
+      next.revision = (current?.revision ?? 0) + 1;
+      await jobStateItem.set(next);
+      this.job = next;
+      const event: JobChanged = { type: 'job:changed', job: viewOf(next) };
+      await announceToPages(event);
+    });
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function definedOf(change: Partial<JobSwitches>): Partial<JobSwitches> {
+  return Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
+}
+
+/** The site's daily cap reached: what it has left waits for tomorrow (reported, not decided). */
+function capSite(job: StoredJob, site: StoredJobSite, perDay: number, now: number): void {
+  for (const item of site.queue) {
+    job.outcomes.push({ ...item, group: 'waiting-for-tomorrow', result: { kind: 'daily-cap', perDay }, at: now });
+    site.done++;
+  }
+  site.queue = [];
+  site.state = 'capped';
+  delete site.nextAt;
+}
+
+/** A running job whose every site is through is done. */
+function finishIfDone(job: StoredJob): void {
+  if (job.state !== 'running') return;
+  if (job.sites.every((site) => !site.inFlight && (site.state === 'done' || site.state === 'stopped' || site.state === 'capped'))) job.state = 'done';
+}
+
+export function viewOf(job: StoredJob | undefined): JobView {
+  if (!job) return { state: 'idle', total: 0, done: 0, sites: [], outcomes: [], revision: 0 };
+  const sites = job.sites.map((site) => ({
+    sid: site.sid,
+    siteName: site.siteName,
+    total: site.total,
+    done: site.done,
+    state: site.state,
+    ...(site.problem && { problem: site.problem }),
+    ...(site.openUrl && { openUrl: site.openUrl }),
+    ...(site.nextAt !== undefined && { nextAt: site.nextAt }),
+    msLeft: (site.queue.length + (site.inFlight ? 1 : 0)) * site.secondsBetween * 1000,
+  }));
+  return {
+    state: job.state,
+    ...(job.pausedBecause && { pausedBecause: job.pausedBecause }),
+    startedAt: job.startedAt,
+    total: sites.reduce((sum, site) => sum + site.total, 0),
+    done: sites.reduce((sum, site) => sum + site.done, 0),
+    sites,
+    outcomes: job.outcomes,
+    revision: job.revision,
   };
 }

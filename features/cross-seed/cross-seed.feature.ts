@@ -34,7 +34,9 @@ import type { Handlers } from '../../utils/messaging/protocol';
 import type { crossSeedMessages } from './cross-seed.messages';
 import { announceToPages, announceToTab } from '../../entrypoints/background/announce';
 import { tabCrossSeedItems } from './cross-seed.storage';
-import { sameOrigin } from '../../utils/url';
+import { originOf, sameOrigin } from '../../utils/url';
+import { downloadSource } from '../../utils/cross-seed-engine/source';
+import { SiteBudget } from './site-budget';
 
 export interface CrossSeedOptions {
   /** The fetch .torrent files are downloaded with (tests: a cookie jar through the router); the browser's own when absent. */
@@ -56,6 +58,12 @@ export interface CrossSeedRequest {
    * goes to the popup alone, as a list page hears nothing of the index) or a job with no tab.
    */
   tab?: { tabId: number; url: string };
+  /**
+   * Called (and awaited) once, just before the run's first request to the candidate's site leaves
+   * (after the daily cap was checked and the download counted): the job marks its item as
+   * downloaded there, so a worker stopped after it never downloads it again.
+   */
+  onSiteRequest?: () => Promise<void>;
 }
 
 /** What one run gave: its result, and the client it went to (undefined when the user has none). */
@@ -106,6 +114,8 @@ export class CrossSeeds {
 
   /** The panel's confirmations, one window per tab at most. */
   readonly confirmations: ConfirmWindows;
+  /** Each site's pace and rolling 24-hour count of downloads, shared by every cross-seed. */
+  readonly budget: SiteBudget;
 
   constructor(
     private readonly shared: Shared,
@@ -113,6 +123,7 @@ export class CrossSeeds {
     private readonly options: CrossSeedOptions = {},
   ) {
     this.confirmations = options.confirmations ?? new ConfirmWindows();
+    this.budget = new SiteBudget(shared.now);
   }
 
   readonly handlers: Handlers<typeof crossSeedMessages> = {
@@ -207,8 +218,23 @@ export class CrossSeeds {
     const existing = this.running.get(key);
     // A "Cross-seed all" that stopped before this candidate hands it back untried (undefined).
     if (existing) return existing.then((outcome) => outcome ?? this.runFor(key, request, chosen));
-    const run = this.environment(chosen)
-      .then((env) => crossSeed(request.sourceHash, request.candidate, env))
+    const sid = request.candidate.sid;
+    const run = this.budget
+      .capReached(sid)
+      .then(async (cap): Promise<CrossSeedResult> => {
+        // The site's "Downloads per day" reached (a rolling 24 hours): not tried.
+        if (cap.reached) return { kind: 'daily-cap', perDay: cap.perDay };
+        const env = await this.environment(chosen);
+        const base = env.fetch ?? globalThis.fetch;
+        let counted: Promise<void> | undefined;
+        // Every request of this run goes to the candidate's site: the first counts one download, before it leaves.
+        const fetch: typeof globalThis.fetch = async (input, init) => {
+          counted ??= this.budget.record(sid).then(() => request.onSiteRequest?.());
+          await counted;
+          return base(input, init);
+        };
+        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch });
+      })
       .catch(unexpected)
       .then((result): CrossSeedOutcome => ({ result, client: chosen?.client }));
     this.running.set(key, run);
@@ -262,7 +288,18 @@ export class CrossSeeds {
     try {
       await this.recordAll(tabId, url, progress);
       const settings = await this.shared.settings.get();
-      const env = await this.environment(chosen);
+      const env = await this.countedEnvironment(await this.environment(chosen), candidates);
+      // A site whose "Downloads per day" is reached gets no request: its candidates say so, untried.
+      for (const sid of new Set(candidates.map((candidate) => candidate.sid))) {
+        const cap = await this.budget.capReached(sid);
+        if (!cap.reached) continue;
+        for (const candidate of candidates.splice(0, candidates.length).filter((entry) => {
+          if (entry.sid !== sid) return true;
+          settle(runKey(client, entry.forHash, entry), { kind: 'daily-cap', perDay: cap.perDay });
+          void this.record(tabId, url, { sid: entry.sid, torrentId: entry.torrentId, infoHash: entry.infoHash, forHash: entry.forHash, siteName: entry.siteName, state: 'done', result: { kind: 'daily-cap', perDay: cap.perDay } }, false);
+          return false;
+        })) candidates.push(candidate);
+      }
       // One page hash at a time (a details page has one); at most 20 downloads for the whole click.
       const byHash = new Map<string, CandidateView[]>();
       for (const candidate of candidates) byHash.set(candidate.forHash, [...(byHash.get(candidate.forHash) ?? []), candidate]);
@@ -304,6 +341,35 @@ export class CrossSeeds {
   }
 
   // ----------------------------------------------------------------------------------------------
+
+  /**
+   * "Cross-seed all"'s environment: each request to one of the candidates' sites counts one
+   * download of that site's daily budget before it leaves; a site whose cap is reached gets no request.
+   */
+  private async countedEnvironment(env: CrossSeedEnvironment, candidates: readonly CrossSeedCandidate[]): Promise<CrossSeedEnvironment> {
+    const sidOf = new Map<string, number>();
+    for (const candidate of candidates) {
+      const source = downloadSource(candidate, env.sites);
+      if (source.way !== 'unsupported') sidOf.set(source.origin, candidate.sid);
+    }
+    const base = env.fetch ?? globalThis.fetch;
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const origin = originOf(url);
+      const sid = origin === undefined ? undefined : sidOf.get(origin);
+      if (sid !== undefined) {
+        if ((await this.budget.capReached(sid)).reached) throw new Error('the site\'s downloads per day are reached');
+        await this.budget.record(sid);
+      }
+      return base(input, init);
+    };
+    return { ...env, fetch };
+  }
+
+  /** The environment a cross-seed of the job (or a preview's light request) runs in: the chosen client, the one pace, the site fetch. */
+  siteEnvironment(chosen: ChosenClient): Promise<CrossSeedEnvironment> {
+    return this.environment(chosen);
+  }
 
   /** Every cross-seed's environment: the chosen client, the background's one pace per site, the site fetch. */
   private async environment(chosen: ChosenClient): Promise<CrossSeedEnvironment> {

@@ -40,3 +40,32 @@ export const confirmWindowsItem = defineStoredItem({
   }),
   fallback: {},
 });
+
+/** Each site's pace, by sid: "Seconds between downloads" and "Downloads per day" (storage.local: kept across restarts). */
+const sitePaceSchema = z.object({ secondsBetween: z.number().int().min(0), perDay: z.number().int().min(0) });
+export type SitePaceSetting = z.infer<typeof sitePaceSchema>;
+export const sitePacesItem = defineStoredItem({
+  area: 'local',
+  key: 'crossseed:site-pace',
+  schema: z.record(z.string(), z.unknown()).transform((entries) => {
+    const kept: Record<string, SitePaceSetting> = {};
+    for (const [sid, entry] of Object.entries(entries)) {
+      const parsed = sitePaceSchema.safeParse(entry);
+      if (parsed.success) kept[sid] = parsed.data;
+    }
+    return kept;
+  }),
+  fallback: {} as Record<string, SitePaceSetting>,
+});
+
+/**
+ * When each download from a site started (epoch ms), by sid: the rolling 24 hours the daily cap
+ * counts (successes and failures, one-click and the job's together). Written before the request
+ * leaves, so a worker stopped mid-download still counts it.
+ */
+export const siteDownloadsItem = defineStoredItem({
+  area: 'local',
+  key: 'crossseed:site-downloads',
+  schema: z.record(z.string(), z.array(z.number())),
+  fallback: {} as Record<string, number[]>,
+});

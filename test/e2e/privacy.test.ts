@@ -183,7 +183,7 @@ describe.each(BROWSER_KINDS)('%s: privacy over a whole session', (kind) => {
     }
   });
 
-  it('asks in its manifest for exactly storage, activeTab, scripting, alarms, declarativeNetRequestWithHostAccess, the service, loopback and catalogued tracker hosts, and optional hosts', () => {
+  it('asks in its manifest for exactly storage, activeTab, scripting, alarms, declarativeNetRequestWithHostAccess, notifications, the service, loopback and catalogued tracker hosts, and optional hosts', () => {
     const manifest = JSON.parse(readFileSync(join(DEFAULT_EXTENSION_DIRS[kind], 'manifest.json'), 'utf8')) as Record<string, unknown>;
     // Loopback: a torrent client on the user's own machine (any port), reached without a prompt.
     const serviceHosts = [
@@ -195,7 +195,8 @@ describe.each(BROWSER_KINDS)('%s: privacy over a whole session', (kind) => {
     ].sort();
     // alarms: old answers are pruned on a timer. declarativeNetRequestWithHostAccess: qBittorrent's
     // CSRF protection stays on (a session rule gives our requests the client's own Origin).
-    const apis = ['activeTab', 'alarms', 'declarativeNetRequestWithHostAccess', 'scripting', 'storage'];
+    // notifications: "Tell me when there is something new to cross-seed" (issue 17; off by default).
+    const apis = ['activeTab', 'alarms', 'declarativeNetRequestWithHostAccess', 'notifications', 'scripting', 'storage'];
     // The catalogued trackers, exactly where the content script runs (checked below to be catalog
     // hosts only): a "Cross-seed" click downloads a candidate's .torrent from the background with the
     // user's session there, which a background fetch carries only with host permission for the site.

@@ -394,6 +394,11 @@ export class ClientIndex {
     return this.model.query(sid, rows);
   }
 
+  /** What site `sid` offers the client to cross-seed (IndexModel.opportunities); nothing once closed. */
+  opportunities(sid: number): Iterable<{ torrentId: number; hash: string; source: IndexedTorrent }> {
+    return this.closed ? [] : this.model.opportunities(sid);
+  }
+
   torrent(hash: string): IndexedTorrent | undefined {
     return this.closed ? undefined : this.model.torrent(hash.toLowerCase());
   }

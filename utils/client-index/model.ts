@@ -367,6 +367,21 @@ export class IndexModel {
     return found;
   }
 
+  /**
+   * Every torrent on site `sid` the client can cross-seed: the client does not hold it, and a
+   * complete client torrent holds its content (the same rule as a list row's "can cross-seed").
+   * Lazy, so a caller can yield between chunks of a large index.
+   */
+  *opportunities(sid: number): Generator<{ torrentId: number; hash: string; source: IndexedTorrent }> {
+    const site = this.siteMap().get(sid);
+    if (!site) return;
+    for (const [torrentId, entry] of site) {
+      if (this.records.has(entry.hash)) continue;
+      const source = entry.sources && this.bestSource(entry.sources);
+      if (source) yield { torrentId, hash: entry.hash, source };
+    }
+  }
+
   /** Whether the service has answered for any torrent yet (a list page before the first answers says nothing). */
   anyAnswered(): boolean {
     for (const record of this.records.values()) if (record.answer) return true;

@@ -122,7 +122,9 @@ export type CrossSeedResult =
   /** The client accepted the file but does not list the torrent afterwards. */
   | { kind: 'not-confirmed'; hash: string }
   /** Cross-seed all: not tried, because this site failed just before in this run. */
-  | { kind: 'site-skipped'; after: SiteStopper };
+  | { kind: 'site-skipped'; after: SiteStopper }
+  /** Not tried: the site's "Downloads per day" (a rolling 24 hours, one-click and the job's together) is reached. */
+  | { kind: 'daily-cap'; perDay: number };
 
 export type CrossSeedResultKind = CrossSeedResult['kind'];
 /** The results after which "Cross-seed all" tries nothing more on that site in the run. */

@@ -98,6 +98,8 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
       return words('crossSeedNotConfirmed');
     case 'site-skipped':
       return words('crossSeedSiteSkipped', site);
+    case 'daily-cap':
+      return words('crossSeedDailyCap', site, result.perDay);
   }
 }
 

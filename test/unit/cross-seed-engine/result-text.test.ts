@@ -63,6 +63,7 @@ const RESULTS: CrossSeedResult[] = [
   { kind: 'client-failed', failure: { kind: 'csrf', detail: 'x', clientMessage: 'Unauthorized' } },
   { kind: 'not-confirmed', hash: 'a'.repeat(40) },
   { kind: 'site-skipped', after: 'not-logged-in' },
+  { kind: 'daily-cap', perDay: 20 },
 ];
 
 describe('cross-seed messages', () => {
@@ -73,7 +74,7 @@ describe('cross-seed messages', () => {
     // The union's kinds, listed once more here: a new kind without a message fails the type check of crossSeedWords, and this list.
     expect([...kinds].sort()).toEqual(
       [
-        'added', 'already-in-client', 'bad-request', 'client-failed', 'client-other-hash', 'client-refused', 'files-differ', 'left-stopped', 'needs-passkey', 'no-client', 'no-download-link',
+        'added', 'already-in-client', 'bad-request', 'daily-cap', 'client-failed', 'client-other-hash', 'client-refused', 'files-differ', 'left-stopped', 'needs-passkey', 'no-client', 'no-download-link',
         'no-permission', 'not-a-torrent', 'not-confirmed', 'not-logged-in', 'other-site-host', 'other-torrent', 'site-limit', 'site-refused', 'site-skipped',
         'site-unreachable', 'source-incomplete', 'source-missing', 'too-large', 'unsafe-file', 'unsupported-site',
       ].sort(),

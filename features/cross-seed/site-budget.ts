@@ -1,0 +1,74 @@
+/**
+ * Each site's budget of downloads, shared by every cross-seed (one click, "Cross-seed all", a
+ * list row, the whole-client job): its pace as the user set it in "Cross-seed your client"
+ * ("Seconds between downloads", default 5; "Downloads per day", default 20, the official IYUU
+ * daemon's own defaults) and the downloads it made in the last 24 hours (a rolling window,
+ * successes and failures alike). CrossSeeds.run checks the cap before a run and records a download
+ * before its first request leaves; the job also waits the site's seconds between downloads.
+ */
+import { siteDownloadsItem, sitePacesItem, type SitePaceSetting } from './cross-seed.storage';
+
+export const DEFAULT_SECONDS_BETWEEN = 5;
+export const DEFAULT_PER_DAY = 20;
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+export class SiteBudget {
+  /** Writes of the log, one at a time (read, add, write). */
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly now: () => number) {}
+
+  async pace(sid: number): Promise<SitePaceSetting> {
+    const stored = (await sitePacesItem.get())[String(sid)];
+    return stored ?? { secondsBetween: DEFAULT_SECONDS_BETWEEN, perDay: DEFAULT_PER_DAY };
+  }
+
+  async setPace(sid: number, pace: SitePaceSetting): Promise<void> {
+    await this.serial(async () => {
+      const all = await sitePacesItem.get();
+      await sitePacesItem.set({ ...all, [String(sid)]: pace });
+    });
+  }
+
+  /** Downloads from `sid` in the last 24 hours, oldest first. */
+  async recent(sid: number): Promise<number[]> {
+    const since = this.now() - DAY_MS;
+    return ((await siteDownloadsItem.get())[String(sid)] ?? []).filter((at) => at > since);
+  }
+
+  async usedToday(sid: number): Promise<number> {
+    return (await this.recent(sid)).length;
+  }
+
+  /** Whether the site's "Downloads per day" is reached now. */
+  async capReached(sid: number): Promise<{ reached: boolean; perDay: number; used: number }> {
+    const [{ perDay }, used] = await Promise.all([this.pace(sid), this.usedToday(sid)]);
+    return { reached: used >= perDay, perDay, used };
+  }
+
+  /** When the last download from `sid` started (epoch ms), if within 24 hours. */
+  async lastAt(sid: number): Promise<number | undefined> {
+    return (await this.recent(sid)).at(-1);
+  }
+
+  /** One download from `sid` starts now. */
+  record(sid: number): Promise<void> {
+    return this.serial(async () => {
+      const since = this.now() - DAY_MS;
+      const all = await siteDownloadsItem.get();
+      const kept: Record<string, number[]> = {};
+      for (const [key, times] of Object.entries(all)) {
+        const recent = times.filter((at) => at > since);
+        if (recent.length) kept[key] = recent;
+      }
+      kept[String(sid)] = [...(kept[String(sid)] ?? []), this.now()];
+      await siteDownloadsItem.set(kept);
+    });
+  }
+
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(task);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+}
