@@ -1,0 +1,195 @@
+/**
+ * Issue 17 end to end, in Chromium (English) and Firefox (Chinese): the built extension's page
+ * "Cross-seed your client" (cross-seed.html) used as a person uses it, against a real qBittorrent
+ * (CSRF protection on) holding the sources, the reference service and the test trackers of
+ * support/cross-seed-world.ts (the user logged in on the candidate's site in a tab).
+ *
+ * With the index on, "Find what I can cross-seed" counts every candidate on the candidate's site;
+ * its "Seconds between downloads" set to 1 and its "Downloads per day" to a cap below that count,
+ * "Start cross-seeding" runs the job to its end: the tracker served exactly `cap` downloads, at
+ * least a second apart; qBittorrent holds exactly those torrents beside their sources, complete;
+ * the report lists them under "Added" and the rest under "Waiting for tomorrow"; a second "Find
+ * what I can cross-seed" counts the rest as still to do, and nothing more is downloaded.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../utils/clients/index';
+import type { TorrentClient } from '../../utils/clients/client-types';
+import type { ClientsAnswer } from '../../features/clients/clients.messages';
+import type { IndexStatusView } from '../../features/client-index/client-index.messages';
+import type { JobView } from '../../features/cross-seed-job/cross-seed-job.messages';
+import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
+import { nodeClientFetch } from '../clients/node-fetch';
+import { untilSeeding } from '../clients/seeding';
+import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { until } from './support/wait';
+
+afterAll(closeAllBrowsers);
+
+type Messages = Record<string, { message: string }>;
+const locales = join(__dirname, '../../public/_locales');
+const load = (locale: string) => JSON.parse(readFileSync(join(locales, locale, 'messages.json'), 'utf8')) as Messages;
+const MESSAGES = { en: load('en'), zh: load('zh_CN') };
+
+/** Content pairs in the client; the candidate's site also lists one "other files" release of pairs[0]. */
+const PAIRS = 3;
+/** "Downloads per day" set below the count. */
+const CAP = 2;
+const SID = CANDIDATE_SITE.sid;
+
+describe.each(BROWSER_KINDS)('%s: "Cross-seed your client" runs a paced, capped job', (kind) => {
+  const lang = kind === 'firefox' ? 'zh-CN' : 'en';
+  const text = (key: string, ...args: string[]) =>
+    args.reduce((said, arg, index) => said.replace(`$${index + 1}`, arg), (lang === 'zh-CN' ? MESSAGES.zh : MESSAGES.en)[key]!.message);
+  let cross: CrossSeedWorld;
+  let daemon: RunningDaemon;
+  let client: TorrentClient;
+  let browser: HarnessBrowser;
+  let page: HarnessPage;
+  /** Every candidate on the candidate's site, in the job's order (by torrent id). */
+  let candidateIds: number[];
+
+  const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
+  const served = () => cross.candidate.downloads.filter((download) => download.served);
+
+  beforeAll(async () => {
+    cross = await startCrossSeedWorld({ pairs: PAIRS });
+    candidateIds = [...cross.pairs.map((pair) => pair.candidateId), cross.differentFiles.id].sort((a, b) => a - b);
+    daemon = await startQbittorrent();
+    // The sources, as the user's own web UI added them: seeding at 100 % from the data folder.
+    client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    for (let index = 0; index < PAIRS; index++) await cross.seed(client, daemon.dataDir, index);
+
+    browser = await launchBrowser(kind, { proxyPort: cross.world.router.port, lang });
+    await message({ type: 'settings:save', update: { ...crossSeedUserSettings(), privacyNoticeSeen: true } });
+    const saved = await message<ClientsAnswer | { problem: unknown }>({
+      type: 'clients:save',
+      client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password },
+    });
+    if ('problem' in saved) throw new Error(`qBittorrent not saved: ${JSON.stringify(saved.problem)}`);
+    // The user is logged in on the candidate's site, as in their own browser.
+    const login = await browser.newPage();
+    await login.goto(cross.candidate.loginUrl('http'));
+    await login.close();
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await cross?.close();
+    await daemon?.stop();
+  }, 60_000);
+
+  it('with the index on, "Find what I can cross-seed" shows the exact count of the candidate\'s site, ready and ticked', async () => {
+    page = await browser.openExtensionPage('cross-seed.html');
+    await page.bringToFront();
+    // The index off: the page's own offer turns it on; its first sync ends before the count is read.
+    await page.waitForSelector('#turn-on-index', { timeoutMs: 30_000 });
+    await page.click('#turn-on-index');
+    await until(
+      () => message<IndexStatusView>({ type: 'index:status' }),
+      (status) => !status.running && status.lastSync?.outcome === 'done',
+      'the first sync of the index',
+      60_000,
+    );
+    expect(await page.textContent('#job-find')).toBe(text('jobFind'));
+    await page.click('#job-find');
+    const row = `tr.job-site[data-sid="${SID}"]`;
+    await page.waitForSelector(`${row}[data-readiness=ready]`, { timeoutMs: 30_000 });
+    const seen = await page.evaluate((css) => {
+      const tr = document.querySelector(css)!;
+      return {
+        count: tr.querySelector('td.count')?.firstChild?.textContent?.trim(),
+        ticked: (tr.querySelector('input.tick') as HTMLInputElement).checked,
+        seconds: (tr.querySelector('input.seconds-between') as HTMLInputElement).value,
+        perDay: (tr.querySelector('input.per-day') as HTMLInputElement).value,
+        labels: [...tr.querySelectorAll('.pace-fields label')].map((label) => label.textContent),
+      };
+    }, row);
+    expect(seen).toEqual({ count: String(candidateIds.length), ticked: true, seconds: '5', perDay: '20', labels: [text('jobSecondsBetween'), text('jobPerDay')] });
+    expect(cross.candidate.downloads).toEqual([]);
+  });
+
+  it(`"Seconds between downloads" 1 and "Downloads per day" ${CAP}, saved for the site`, async () => {
+    const row = `tr.job-site[data-sid="${SID}"]`;
+    // Typed, then left (the change a person makes), one field after the other.
+    await page.fill(`#seconds-${SID}`, '1');
+    await page.click('#page-title');
+    await page.fill(`#per-day-${SID}`, String(CAP));
+    await page.click('#page-title');
+    await until(() => page.textContent(`${row} td.used-today`), (said) => said === text('jobUsedToday', '0', String(CAP)), 'the cap shown in the row');
+    // Found again: the stored pace comes back in the fields.
+    await page.click('#job-find');
+    await until(
+      () => page.evaluate((css) => [(document.querySelector(`${css} input.seconds-between`) as HTMLInputElement | null)?.value, (document.querySelector(`${css} input.per-day`) as HTMLInputElement | null)?.value], row),
+      (values) => values[0] === '1' && values[1] === String(CAP),
+      'the saved pace',
+      30_000,
+    );
+  });
+
+  it('"Start cross-seeding": the job ends with exactly the cap downloaded, a second apart, added to qBittorrent beside the sources; the report says so', async () => {
+    await page.waitForSelector(`#tick-${SID}:checked`, { timeoutMs: 30_000 });
+    expect(await page.textContent('#job-start')).toBe(text('jobStart'));
+    await page.click('#job-start');
+    // The page says the job is done; the background says the same.
+    await page.waitForSelector('#job-progress[data-state=done]', { timeoutMs: 120_000 });
+    expect(await page.textContent('#job-progress .overall-text strong')).toBe(text('jobStateDone'));
+    const job = await message<JobView>({ type: 'job:status' });
+    expect(job.state).toBe('done');
+
+    const added = candidateIds.slice(0, CAP);
+    const rest = candidateIds.slice(CAP);
+    // The tracker's log: exactly `CAP` downloads, those of the first candidates, at least a second apart.
+    const downloads = served();
+    expect(downloads.map((download) => download.id)).toEqual(added);
+    expect(cross.candidate.downloads).toHaveLength(CAP);
+    for (let index = 1; index < downloads.length; index++) expect(downloads[index]!.at - downloads[index - 1]!.at).toBeGreaterThanOrEqual(1000);
+
+    // qBittorrent: exactly those, beside their sources, complete.
+    const hashOf = (id: number) => cross.pairs.find((pair) => pair.candidateId === id)?.candidate.hash ?? cross.differentFiles.torrent.hash;
+    for (const id of added) expect(await untilSeeding(client, hashOf(id))).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
+    const held = (await client.list()).map((torrent) => torrent.hash).sort();
+    expect(held).toEqual([...cross.pairs.map((pair) => pair.source.hash), ...added.map(hashOf)].sort());
+
+    // The report: "Added" lists them, "Waiting for tomorrow" the rest.
+    const report = await page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll('#job-report .report-group')].map((group) => [
+          group.getAttribute('data-group'),
+          {
+            heading: group.querySelector('h3')?.firstChild?.textContent?.trim(),
+            ids: [...group.querySelectorAll('li.outcome a')].map((link) => Number(/[?&]id=(\d+)/.exec(link.getAttribute('href') ?? '')?.[1])),
+          },
+        ]),
+      ),
+    );
+    expect(report).toEqual({
+      added: { heading: text('jobGroupAdded'), ids: added },
+      'waiting-for-tomorrow': { heading: text('jobGroupWaiting'), ids: rest },
+    });
+  });
+
+  it('a second "Find what I can cross-seed" counts the rest as still to do, and nothing more is downloaded', async () => {
+    const before = cross.candidate.downloads.length;
+    await page.click('#job-find');
+    const row = `tr.job-site[data-sid="${SID}"]`;
+    const seen = await until(
+      () =>
+        page.evaluate(
+          (css) => ({
+            count: document.querySelector(`${css} td.count`)?.firstChild?.textContent?.trim(),
+            usedToday: document.querySelector(`${css} td.used-today`)?.textContent,
+          }),
+          row,
+        ),
+      (now) => now.count === String(candidateIds.length - CAP),
+      'the rest counted',
+      30_000,
+    );
+    expect(seen.usedToday).toBe(text('jobUsedToday', String(CAP), String(CAP)));
+    expect(cross.candidate.downloads.length).toBe(before);
+    expect((await message<JobView>({ type: 'job:status' })).state).toBe('done');
+  });
+});
