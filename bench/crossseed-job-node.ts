@@ -250,6 +250,8 @@ async function preview(): Promise<NodeBenchOutput> {
     const config = { type: 'qbittorrent' as const, url: daemon.url, username: daemon.username, password: daemon.password };
     await fromPage({ type: 'clients:save', client: config });
     await fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    // Turning the index on syncs the (empty) daemon: let that run end first, or the next sync joins it.
+    await app.index.run('sync');
     // The background's own index, synced from a stand-in list of 100,000 (the daemon holds none of them).
     const settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN, clientIndexEnabled: true };
     const lookup = new Lookup({ settings: async () => settings, sitesToReport: async () => held });
