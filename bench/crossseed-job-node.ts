@@ -199,7 +199,21 @@ async function overhead(): Promise<NodeBenchOutput> {
 // --------------------------------------------------------------------------------------------
 // 2. The preview of a 100,000-torrent index
 
-async function preview(): Promise<NodeBenchOutput> {
+interface IndexedBackground {
+  app: InstanceType<typeof import('../entrypoints/background/app').BackgroundApp>;
+  fromPage: <T>(message: Record<string, unknown>) => Promise<T>;
+  /** The sites with finds (the first held site holds the sources). */
+  findSites: number[];
+  syncMs: number;
+  problems: string[];
+}
+
+/**
+ * The real background with a qBittorrent client saved (a real daemon, holding none of them) and its
+ * own index synced (unpaced, from the reference service) from a stand-in list of `count` torrents,
+ * each held from one site with a copy on one of `PREVIEW_SITES` others: `count` finds.
+ */
+async function withIndexedBackground<T>(count: number, work: (background: IndexedBackground) => Promise<T>): Promise<T> {
   const { IDBFactory } = await import('fake-indexeddb');
   globalThis.indexedDB = new IDBFactory();
   const { grantOrigin } = await import('../test/unit/support/permissions');
@@ -218,7 +232,7 @@ async function preview(): Promise<NodeBenchOutput> {
   const sites = reference.sites.slice(0, PREVIEW_SITES + 1);
   const [own, ...others] = sites;
   const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
-  const torrents = Array.from({ length: PREVIEW_TORRENTS }, (_, i) => ({
+  const torrents = Array.from({ length: count }, (_, i) => ({
     hash: sha1(`preview ${i}`),
     name: `Some.Release.${i}.2023.1080p.WEB-DL.H264.AAC-GROUP`,
     savePath: `/downloads/pt/category-${i % 12}`,
@@ -252,7 +266,7 @@ async function preview(): Promise<NodeBenchOutput> {
     await fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
     // Turning the index on syncs the (empty) daemon: let that run end first, or the next sync joins it.
     await app.index.run('sync');
-    // The background's own index, synced from a stand-in list of 100,000 (the daemon holds none of them).
+    // The background's own index, synced from a stand-in list (the daemon holds none of them).
     const settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN, clientIndexEnabled: true };
     const lookup = new Lookup({ settings: async () => settings, sitesToReport: async () => held });
     const index = (await app.index.indexes.open(clientIdentity(config)))!;
@@ -260,8 +274,20 @@ async function preview(): Promise<NodeBenchOutput> {
     const syncStarted = performance.now();
     const synced = await index.sync(listing, lookup, { pauseMs: 0, locate: false });
     const syncMs = performance.now() - syncStarted;
-    if (synced.outcome !== 'done') problems.push(`the sync of ${PREVIEW_TORRENTS} ended ${JSON.stringify(synced)}`);
+    if (synced.outcome !== 'done') problems.push(`the sync of ${count} ended ${JSON.stringify(synced)}`);
+    try {
+      return await work({ app, fromPage, findSites: others.map((site) => site.id), syncMs, problems });
+    } finally {
+      app.crossSeedJob.halt();
+    }
+  } finally {
+    await daemon.stop();
+    await service.close();
+  }
+}
 
+async function preview(): Promise<NodeBenchOutput> {
+  return withIndexedBackground(PREVIEW_TORRENTS, async ({ fromPage, syncMs, problems }) => {
     type Preview = { problem?: string; indexOff?: boolean; sites: { sid: number; count: number; readiness: { state: string } }[] };
     // A first preview warms the site list and the sessions (as the page's first visit would); then three measured.
     const warm = await fromPage<Preview>({ type: 'job:preview' });
@@ -288,17 +314,66 @@ async function preview(): Promise<NodeBenchOutput> {
     const report = [
       `cross-seed job preview: ${PREVIEW_TORRENTS.toLocaleString('en')} torrents synced in ${(syncMs / 1000).toFixed(1)} s (unpaced); previews ${runs.map((run) => `${run.ms.toFixed(0)} ms (longest block ${run.longestMs.toFixed(1)} ms)`).join(', ')}; readiness ${warm.sites.map((site) => `${site.sid}:${site.readiness.state}`).join(' ')}`,
     ];
-    app.crossSeedJob.halt();
     return { figures, report, problems, details: { runs, syncMs: round(syncMs), found } };
-  } finally {
-    await daemon.stop();
-    await service.close();
+  });
+}
+// --------------------------------------------------------------------------------------------
+// 3. The job's stored state at 1,000 and 10,000 finds over 10 sites
+
+export const STATE_SIZES = [1_000, 10_000] as const;
+
+interface StatePoint {
+  count: number;
+  /** storage.local's 'job:state' as JSON, UTF-8 bytes (what the browser stores and counts). */
+  bytes: number;
+  /** "Start cross-seeding" every site until the job is done (every site capped at 0 a day: every torrent in the report, none downloaded). */
+  startMs: number;
+  /** The job's view, as the page gets it in `job:status`, JSON bytes. */
+  viewBytes: number;
+}
+
+async function statePoint(count: number): Promise<StatePoint> {
+  const { jobStateItem } = await import('../features/cross-seed-job/cross-seed-job.storage');
+  return withIndexedBackground(count, async ({ app, fromPage, findSites, problems }) => {
+    // No download from any site (0 a day): every find goes into the report as "Waiting for tomorrow", the largest state a job of `count` keeps.
+    for (const sid of findSites) await fromPage({ type: 'job:site-pace', sid, secondsBetween: 0, perDay: 0 });
+    await fromPage({ type: 'job:preview' });
+    const started = performance.now();
+    await fromPage({ type: 'job:start', sids: findSites });
+    await app.crossSeedJob.settled();
+    const startMs = performance.now() - started;
+    const stored = await jobStateItem.get();
+    const view = await fromPage<{ outcomes: unknown[]; total: number }>({ type: 'job:status' });
+    if (!stored || view.total !== count || view.outcomes.length !== count || problems.length) throw new Error(`the job of ${count} ended ${JSON.stringify({ total: view.total, outcomes: view.outcomes.length, problems })}`);
+    return { count, bytes: Buffer.byteLength(JSON.stringify(stored)), startMs, viewBytes: Buffer.byteLength(JSON.stringify(view)) };
+  });
+}
+
+async function state(): Promise<NodeBenchOutput> {
+  const points: StatePoint[] = [];
+  for (const count of STATE_SIZES) points.push(await statePoint(count));
+  const figures: Figure[] = [];
+  for (const point of points) {
+    const n = point.count.toLocaleString('en');
+    figures.push(
+      { id: `job.state.${point.count}.bytes`, bench: 'job', label: `job of ${n} finds over ${PREVIEW_SITES} sites: its stored state (every one in the report), bytes a torrent`, value: Math.round(point.bytes / point.count), unit: 'bytes' },
+      { id: `job.state.${point.count}.total`, bench: 'job', label: `  … the whole state in storage.local (the page's job:status: ${Math.round(point.viewBytes / 1024)} KB)`, value: point.bytes, unit: 'bytes' },
+      { id: `job.state.${point.count}.start`, bench: 'job', label: '  … "Start cross-seeding" to done (each site capped at 0 a day: no download)', value: round(point.startMs), unit: 'ms' },
+    );
   }
+  const [small, large] = points as [StatePoint, StatePoint];
+  const ratio = (pick: (point: StatePoint) => number) => round(pick(large) / large.count / (pick(small) / small.count), 2);
+  figures.push(
+    { id: 'job.state.linear.bytes', bench: 'job', label: 'job state growth: bytes a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.bytes), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
+    { id: 'job.state.linear.start', bench: 'job', label: 'job growth: time a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.startMs), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
+  );
+  return { figures, report: [`cross-seed job state: ${JSON.stringify(points.map((point) => ({ ...point, startMs: round(point.startMs) })))}`], problems: [], details: { points } };
 }
 
 async function main(mode: string): Promise<NodeBenchOutput> {
   if (mode === 'overhead') return overhead();
   if (mode === 'preview') return preview();
+  if (mode === 'state') return state();
   throw new Error(`unknown mode ${mode}`);
 }
 
