@@ -3,7 +3,7 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, crossseed
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, crossseed, job
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
  * Exits 1 when a figure is over its budget or a benchmark could not measure (it says why).
@@ -178,6 +178,20 @@ async function main(): Promise<number> {
   if (wants('crossseed')) {
     log('crossseed: the "Cross-seed" click until the torrent is in qBittorrent / Transmission (real daemons, test trackers, Node)…');
     await record('crossseed', async () => nodeBench([], 'bench/crossseed-node.ts'));
+  }
+
+  if (wants('job')) {
+    log('job: "Cross-seed your client": the job\'s per-torrent overhead at pace 0 (real qBittorrent, test trackers), the preview of a 100,000-torrent index, the job state at 1,000 and 10,000 (Node)…');
+    await record('job', async () => {
+      const parts: NodeBenchOutput[] = [];
+      for (const mode of ['overhead', 'preview', 'state']) parts.push(await nodeBench([mode], 'bench/crossseed-job-node.ts'));
+      return {
+        figures: parts.flatMap((part) => part.figures),
+        report: parts.flatMap((part) => part.report ?? []),
+        problems: parts.flatMap((part) => part.problems ?? []),
+        details: { overhead: parts[0]!.details, preview: parts[1]!.details, state: parts[2]!.details },
+      };
+    });
   }
 
   let builds: Builds | undefined;

@@ -1,0 +1,345 @@
+/**
+ * "Cross-seed your client" (issue 17, Bench), in Node, through the real background (BackgroundApp,
+ * the messages routed as cross-seed.html sends them), WXT's fake browser standing in for the
+ * extension APIs as in bench/crossseed-node.ts:
+ *
+ *   node --expose-gc --import tsx bench/crossseed-job-node.ts overhead  → the job's per-torrent overhead
+ *   node --expose-gc --import tsx bench/crossseed-job-node.ts preview   → `job:preview` of a 100,000-torrent index
+ *   node --expose-gc --import tsx bench/crossseed-job-node.ts state     → the job state's bytes at 1,000 and 10,000
+ *
+ * JSON on the last line (bench/run.ts reads it).
+ *
+ * overhead: a real qbittorrent-nox and the test trackers of test/e2e/support/cross-seed-world.ts;
+ * the candidate site's pace set to 0 s and 1,000 a day. Every site keeps a fixed gap between two
+ * downloads (utils/cross-seed-engine/site-queue SITE_GAP_MS, 1 s): it is not the job's, so a
+ * torrent's overhead is counted from the moment it could start (the previous outcome announced,
+ * and the gap after the previous download over; the job's start for the first) to its outcome
+ * announced (`job:changed`): the job taking it, the download, the checks, the add, the record.
+ *
+ * preview: an index of 100,000 client torrents synced (unpaced) from the reference service into
+ * the background's own ClientIndexes, opportunities on 10 sites; then `job:preview` through the
+ * router, its time and the longest stretch the event loop stayed blocked during it (a 0 ms timer
+ * chain measures the gaps between its turns). The sites' readiness requests are answered at once
+ * by a stand-in site fetch (they are one per site and wait on the network in real life).
+ */
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { median, type Figure } from './figures';
+import { longestBlock, percentile, perTorrentOverhead } from './job-figures';
+import type { NodeBenchOutput } from './lookup-node';
+
+// wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
+// fake before the modules that import it load (dynamic imports below).
+(globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
+
+export const OVERHEAD_RUNS = 12;
+export const PREVIEW_TORRENTS = 100_000;
+export const PREVIEW_SITES = 10;
+
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+async function background() {
+  const { installPermissions } = await import('../test/unit/support/permissions');
+  const { installSessionRules } = await import('../test/unit/support/client-browser');
+  fakeBrowser.reset();
+  // The fake browser's i18n, reading the real English messages (outcomes are put into words).
+  const messages = JSON.parse(readFileSync(new URL('../public/_locales/en/messages.json', import.meta.url), 'utf8')) as Record<string, { message: string }>;
+  Object.assign(fakeBrowser.i18n, {
+    getMessage: (key: string, substitutions: string | string[] = []) =>
+      (messages[key]?.message ?? '').replace(/\$(\d)/g, (_: string, index: string) => [substitutions].flat()[Number(index) - 1] ?? ''),
+    getUILanguage: () => 'en',
+  });
+  installPermissions();
+  installSessionRules();
+}
+
+// --------------------------------------------------------------------------------------------
+// 1. Per-torrent overhead at pace 0
+
+async function overhead(): Promise<NodeBenchOutput> {
+  const { extensionClientFetch } = await import('../test/unit/support/client-browser');
+  const { startQbittorrent } = await import('../test/clients/daemons');
+  const { createClient } = await import('../utils/clients/index');
+  const { nodeClientFetch } = await import('../test/clients/node-fetch');
+  const { proxiedFetch } = await import('../test/clients/proxy-fetch');
+  const { startCrossSeedWorld, CANDIDATE_SITE, PAGE_SITE } = await import('../test/e2e/support/cross-seed-world');
+  const { SERVICE_BASE_URL } = await import('../test/e2e/world');
+  const { DEMO_TOKEN } = await import('../test/service/server');
+  const { BackgroundApp } = await import('../entrypoints/background/app');
+  const { routeMessage } = await import('../entrypoints/background/router');
+  const { SETTINGS_KEY } = await import('../features/settings/settings.storage');
+  const { SITE_GAP_MS } = await import('../utils/cross-seed-engine/site-queue');
+
+  await background();
+  const daemon = await startQbittorrent();
+  const cs = await startCrossSeedWorld({ pairs: OVERHEAD_RUNS });
+  const problems: string[] = [];
+  try {
+    const own = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    for (let index = 0; index < OVERHEAD_RUNS; index++) await cs.seed(own, daemon.dataDir, index);
+    const siteFetch = cs.siteFetch();
+    await cs.logIn(siteFetch, cs.candidate);
+    await fakeBrowser.storage.local.set({
+      [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid], askedForSites: true },
+    });
+    const heard: { at: number; outcomes: number }[] = [];
+    fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
+      const changed = message as { type?: string; job?: { outcomes: unknown[] } };
+      if (changed.type === 'job:changed' && changed.job) heard.push({ at: performance.now(), outcomes: changed.job.outcomes.length });
+    });
+    const app = new BackgroundApp({ fetch: proxiedFetch(cs.world.router.port), clientFetch: extensionClientFetch(), siteFetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
+    const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
+    const page = { id: extension.id, url: `${extension.origin}cross-seed.html` };
+    const fromPage = <T>(message: Record<string, unknown>) => routeMessage(app, message, page, extension) as Promise<T>;
+    try {
+      await fromPage({ type: 'clients:save', client: { type: 'qbittorrent', url: daemon.url, username: daemon.username, password: daemon.password } });
+      await fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
+      await app.index.run('sync');
+      await fromPage({ type: 'job:site-pace', sid: CANDIDATE_SITE.sid, secondsBetween: 0, perDay: 1000 });
+      const preview = await fromPage<{ sites: { sid: number; count: number }[] }>({ type: 'job:preview' });
+      const count = preview.sites.find((site) => site.sid === CANDIDATE_SITE.sid)?.count ?? 0;
+      // Every pair's candidate, and the world's other release of pair 0 (its files differ: downloaded, checked, not added).
+      if (count !== OVERHEAD_RUNS + 1) problems.push(`the preview found ${count} torrents to add for ${OVERHEAD_RUNS} pairs and the other release`);
+      const before = cs.candidate.downloads.length;
+      const start = performance.now();
+      await fromPage({ type: 'job:start', sids: [CANDIDATE_SITE.sid] });
+      await app.crossSeedJob.settled();
+      const job = await fromPage<{ state: string; outcomes: { group: string }[] }>({ type: 'job:status' });
+      const added = job.outcomes.filter((outcome) => outcome.group === 'added').length;
+      if (job.state !== 'done' || added !== OVERHEAD_RUNS || job.outcomes.length !== OVERHEAD_RUNS + 1) problems.push(`the job ended ${job.state} with ${added} of ${OVERHEAD_RUNS} added`);
+      const downloads = cs.candidate.downloads.slice(before).filter((download) => download.path.startsWith('/download.php')).map((download) => download.at);
+      // When each outcome was first announced.
+      const outcomes: number[] = [];
+      for (const change of heard) if (change.outcomes > outcomes.length && change.at >= start) outcomes.push(change.at);
+      if (downloads.length !== OVERHEAD_RUNS + 1 || outcomes.length !== OVERHEAD_RUNS + 1) problems.push(`${downloads.length} downloads and ${outcomes.length} outcomes heard for ${OVERHEAD_RUNS + 1}`);
+      const groups = job.outcomes.map((outcome) => outcome.group);
+      const all = perTorrentOverhead(start, outcomes, downloads, SITE_GAP_MS);
+      // The added ones only (the other release is checked and not added: no add to wait for).
+      const times = all.filter((_, index) => groups[index] === 'added');
+      const ready = outcomes.map((_, index) => (index === 0 ? start : Math.max(outcomes[index - 1]!, downloads[index - 1]! + SITE_GAP_MS)));
+      const beforeDownload = ready.map((at, index) => downloads[index]! - at).filter((_, index) => groups[index] === 'added');
+      const afterDownload = outcomes.map((at, index) => at - downloads[index]!).filter((_, index) => groups[index] === 'added');
+      const differ = all.filter((_, index) => groups[index] === 'files-differ');
+      const wall = (outcomes.at(-1) ?? start) - start;
+      const figures: Figure[] = [
+        {
+          id: 'job.overhead.median',
+          bench: 'job',
+          label: `cross-seed job, pace 0, qBittorrent ${daemon.version}: a torrent's own time (download, checks, add, record; ${OVERHEAD_RUNS} torrents), median`,
+          value: round(median(times), 2),
+          unit: 'ms',
+          budget: { op: '<=', limit: 50 },
+        },
+        { id: 'job.overhead.p95', bench: 'job', label: '  … p95', value: round(percentile(times, 95), 2), unit: 'ms', budget: { op: '<=', limit: 50 } },
+        { id: 'job.overhead.before', bench: 'job', label: '  … of it before the download reached the site (the job taking it, the site\'s request built), median', value: round(median(beforeDownload), 2), unit: 'ms' },
+        { id: 'job.overhead.after', bench: 'job', label: '  … of it from the download to the outcome announced (download, checks, add, the add confirmed, record), median', value: round(median(afterDownload), 2), unit: 'ms' },
+        { id: 'job.overhead.differ', bench: 'job', label: '  … the other release (downloaded, its files checked, not added): its own time', value: round(differ[0] ?? Number.NaN, 2), unit: 'ms' },
+        {
+          id: 'job.overhead.wall',
+          bench: 'job',
+          label: `  … wall time of the ${OVERHEAD_RUNS} (the site's fixed ${SITE_GAP_MS} ms gap between downloads included)`,
+          value: round(wall / 1000, 2),
+          unit: 's',
+        },
+      ];
+      const report = [
+        `cross-seed job (the real background in Node, qBittorrent ${daemon.version}, test trackers; pace 0 s, 1,000 a day): per torrent (in order, groups ${groups.join(', ')}) ${all.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+      ];
+      return { figures, report, problems, details: { times: all.map((ms) => round(ms, 2)), groups, beforeDownload: beforeDownload.map((ms) => round(ms, 2)), afterDownload: afterDownload.map((ms) => round(ms, 2)), wallMs: round(wall) } };
+    } finally {
+      app.crossSeedJob.halt();
+    }
+  } finally {
+    await cs.close();
+    await daemon.stop();
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// 2. The preview of a 100,000-torrent index
+
+interface IndexedBackground {
+  app: InstanceType<typeof import('../entrypoints/background/app').BackgroundApp>;
+  fromPage: <T>(message: Record<string, unknown>) => Promise<T>;
+  /** The sites with finds (the first held site holds the sources). */
+  findSites: number[];
+  syncMs: number;
+  problems: string[];
+}
+
+/**
+ * The real background with a qBittorrent client saved (a real daemon, holding none of them) and its
+ * own index synced (unpaced, from the reference service) from a stand-in list of `count` torrents,
+ * each held from one site with a copy on one of `PREVIEW_SITES` others: `count` finds.
+ */
+async function withIndexedBackground<T>(count: number, work: (background: IndexedBackground) => Promise<T>): Promise<T> {
+  const { IDBFactory } = await import('fake-indexeddb');
+  globalThis.indexedDB = new IDBFactory();
+  const { grantOrigin } = await import('../test/unit/support/permissions');
+  const { extensionClientFetch } = await import('../test/unit/support/client-browser');
+  const { startQbittorrent } = await import('../test/clients/daemons');
+  const { DEMO_TOKEN, loadReferenceData, startReferenceService } = await import('../test/service/server');
+  const { BackgroundApp } = await import('../entrypoints/background/app');
+  const { routeMessage } = await import('../entrypoints/background/router');
+  const { SETTINGS_KEY } = await import('../features/settings/settings.storage');
+  const { clientIdentity } = await import('../features/clients/client-identity');
+  const { Lookup } = await import('../utils/lookup/lookup');
+  const { DEFAULT_SETTINGS } = await import('../utils/settings');
+
+  await background();
+  const reference = loadReferenceData();
+  const sites = reference.sites.slice(0, PREVIEW_SITES + 1);
+  const [own, ...others] = sites;
+  const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+  const torrents = Array.from({ length: count }, (_, i) => ({
+    hash: sha1(`preview ${i}`),
+    name: `Some.Release.${i}.2023.1080p.WEB-DL.H264.AAC-GROUP`,
+    savePath: `/downloads/pt/category-${i % 12}`,
+    state: 'seeding' as const,
+    progress: 1,
+    size: 1e9 + i,
+  }));
+  // Each one held from the first site, a copy on one of the 10 others: 10,000 finds a site.
+  const groups = torrents.map((torrent, i) => ({
+    title: torrent.name,
+    members: [
+      { site: own!.site, torrent_id: 1 + i, info_hash: torrent.hash },
+      { site: others[i % others.length]!.site, torrent_id: 1 + i, info_hash: sha1(`copy ${i}`) },
+    ],
+  }));
+  const service = await startReferenceService({ data: { ...reference, torrents: groups }, rateLimit: { max: 1_000_000 } });
+  const daemon = await startQbittorrent();
+  const problems: string[] = [];
+  try {
+    grantOrigin(service.url);
+    const held = sites.map((site) => site.id);
+    await fakeBrowser.storage.local.set({ [SETTINGS_KEY]: { version: 1, baseUrl: service.url, token: DEMO_TOKEN, heldSites: held, askedForSites: true } });
+    // The sites' readiness requests (one a site) answered at once with a logged-in details page.
+    const siteFetch = (async () => new Response('<html><body><h1>details</h1></body></html>', { status: 200, headers: { 'content-type': 'text/html' } })) as typeof fetch;
+    const app = new BackgroundApp({ clientFetch: extensionClientFetch(), siteFetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
+    const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
+    const page = { id: extension.id, url: `${extension.origin}cross-seed.html` };
+    const fromPage = <T>(message: Record<string, unknown>) => routeMessage(app, message, page, extension) as Promise<T>;
+    const config = { type: 'qbittorrent' as const, url: daemon.url, username: daemon.username, password: daemon.password };
+    await fromPage({ type: 'clients:save', client: config });
+    await fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    // Turning the index on syncs the (empty) daemon: let that run end first, or the next sync joins it.
+    await app.index.run('sync');
+    // The background's own index, synced from a stand-in list (the daemon holds none of them).
+    const settings = { ...DEFAULT_SETTINGS, baseUrl: service.url, token: DEMO_TOKEN, clientIndexEnabled: true };
+    const lookup = new Lookup({ settings: async () => settings, sitesToReport: async () => held });
+    const index = (await app.index.indexes.open(clientIdentity(config)))!;
+    const listing = { kind: 'qbittorrent' as const, list: async () => torrents.map((t) => ({ ...t })) } as never;
+    const syncStarted = performance.now();
+    const synced = await index.sync(listing, lookup, { pauseMs: 0, locate: false });
+    const syncMs = performance.now() - syncStarted;
+    if (synced.outcome !== 'done') problems.push(`the sync of ${count} ended ${JSON.stringify(synced)}`);
+    try {
+      return await work({ app, fromPage, findSites: others.map((site) => site.id), syncMs, problems });
+    } finally {
+      app.crossSeedJob.halt();
+    }
+  } finally {
+    await daemon.stop();
+    await service.close();
+  }
+}
+
+async function preview(): Promise<NodeBenchOutput> {
+  return withIndexedBackground(PREVIEW_TORRENTS, async ({ fromPage, syncMs, problems }) => {
+    type Preview = { problem?: string; indexOff?: boolean; sites: { sid: number; count: number; readiness: { state: string } }[] };
+    // A first preview warms the site list and the sessions (as the page's first visit would); then three measured.
+    const warm = await fromPage<Preview>({ type: 'job:preview' });
+    const found = warm.sites.reduce((sum, site) => sum + site.count, 0);
+    if (warm.problem || warm.indexOff || found !== PREVIEW_TORRENTS) problems.push(`the preview found ${found} of ${PREVIEW_TORRENTS} (${JSON.stringify({ problem: warm.problem, indexOff: warm.indexOff })})`);
+    const runs: { ms: number; longestMs: number }[] = [];
+    for (let run = 0; run < 3; run++) {
+      const { ms, longestMs } = await longestBlock(() => fromPage<Preview>({ type: 'job:preview' }));
+      runs.push({ ms, longestMs });
+    }
+    const ms = median(runs.map((run) => run.ms));
+    const longestMs = Math.max(...runs.map((run) => run.longestMs));
+    const figures: Figure[] = [
+      {
+        id: 'job.preview.100000',
+        bench: 'job',
+        label: `"Find what I can cross-seed": job:preview of a ${PREVIEW_TORRENTS.toLocaleString('en')}-torrent index (${found.toLocaleString('en')} finds on ${PREVIEW_SITES} sites), through the background, median of 3`,
+        value: round(ms),
+        unit: 'ms',
+        budget: { op: '<=', limit: 500 },
+      },
+      { id: 'job.preview.100000.block', bench: 'job', label: '  … longest stretch the event loop stayed blocked during it (of the 3)', value: round(longestMs), unit: 'ms' },
+    ];
+    const report = [
+      `cross-seed job preview: ${PREVIEW_TORRENTS.toLocaleString('en')} torrents synced in ${(syncMs / 1000).toFixed(1)} s (unpaced); previews ${runs.map((run) => `${run.ms.toFixed(0)} ms (longest block ${run.longestMs.toFixed(1)} ms)`).join(', ')}; readiness ${warm.sites.map((site) => `${site.sid}:${site.readiness.state}`).join(' ')}`,
+    ];
+    return { figures, report, problems, details: { runs, syncMs: round(syncMs), found } };
+  });
+}
+// --------------------------------------------------------------------------------------------
+// 3. The job's stored state at 1,000 and 10,000 finds over 10 sites
+
+export const STATE_SIZES = [1_000, 10_000] as const;
+
+interface StatePoint {
+  count: number;
+  /** storage.local's 'job:state' as JSON, UTF-8 bytes (what the browser stores and counts). */
+  bytes: number;
+  /** "Start cross-seeding" every site until the job is done (every site capped at 0 a day: every torrent in the report, none downloaded). */
+  startMs: number;
+  /** The job's view, as the page gets it in `job:status`, JSON bytes. */
+  viewBytes: number;
+}
+
+async function statePoint(count: number): Promise<StatePoint> {
+  const { jobStateItem } = await import('../features/cross-seed-job/cross-seed-job.storage');
+  return withIndexedBackground(count, async ({ app, fromPage, findSites, problems }) => {
+    // No download from any site (0 a day): every find goes into the report as "Waiting for tomorrow", the largest state a job of `count` keeps.
+    for (const sid of findSites) await fromPage({ type: 'job:site-pace', sid, secondsBetween: 0, perDay: 0 });
+    await fromPage({ type: 'job:preview' });
+    const started = performance.now();
+    await fromPage({ type: 'job:start', sids: findSites });
+    await app.crossSeedJob.settled();
+    const startMs = performance.now() - started;
+    const stored = await jobStateItem.get();
+    const view = await fromPage<{ outcomes: unknown[]; total: number }>({ type: 'job:status' });
+    if (!stored || view.total !== count || view.outcomes.length !== count || problems.length) throw new Error(`the job of ${count} ended ${JSON.stringify({ total: view.total, outcomes: view.outcomes.length, problems })}`);
+    return { count, bytes: Buffer.byteLength(JSON.stringify(stored)), startMs, viewBytes: Buffer.byteLength(JSON.stringify(view)) };
+  });
+}
+
+async function state(): Promise<NodeBenchOutput> {
+  const points: StatePoint[] = [];
+  for (const count of STATE_SIZES) points.push(await statePoint(count));
+  const figures: Figure[] = [];
+  for (const point of points) {
+    const n = point.count.toLocaleString('en');
+    figures.push(
+      { id: `job.state.${point.count}.bytes`, bench: 'job', label: `job of ${n} finds over ${PREVIEW_SITES} sites: its stored state (every one in the report), bytes a torrent`, value: Math.round(point.bytes / point.count), unit: 'bytes' },
+      { id: `job.state.${point.count}.total`, bench: 'job', label: `  … the whole state in storage.local (the page's job:status: ${Math.round(point.viewBytes / 1024)} KB)`, value: point.bytes, unit: 'bytes' },
+      { id: `job.state.${point.count}.start`, bench: 'job', label: '  … "Start cross-seeding" to done (each site capped at 0 a day: no download)', value: round(point.startMs), unit: 'ms' },
+    );
+  }
+  const [small, large] = points as [StatePoint, StatePoint];
+  const ratio = (pick: (point: StatePoint) => number) => round(pick(large) / large.count / (pick(small) / small.count), 2);
+  figures.push(
+    { id: 'job.state.linear.bytes', bench: 'job', label: 'job state growth: bytes a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.bytes), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
+    { id: 'job.state.linear.start', bench: 'job', label: 'job growth: time a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.startMs), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
+  );
+  return { figures, report: [`cross-seed job state: ${JSON.stringify(points.map((point) => ({ ...point, startMs: round(point.startMs) })))}`], problems: [], details: { points } };
+}
+
+async function main(mode: string): Promise<NodeBenchOutput> {
+  if (mode === 'overhead') return overhead();
+  if (mode === 'preview') return preview();
+  if (mode === 'state') return state();
+  throw new Error(`unknown mode ${mode}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const output = await main(process.argv[2] ?? 'overhead');
+  process.stdout.write(`\n${JSON.stringify(output)}\n`);
+  process.exit(0);
+}
