@@ -105,7 +105,7 @@ export class CrossSeedJob {
     'job:site-torrents': async ({ sid, offset, limit }) => {
       const finds = this.finds.get(sid) ?? (await this.findsFor([sid])).get(sid);
       const torrents = finds?.torrents ?? [];
-      return { torrents: torrents.slice(offset, offset + limit), total: torrents.length };
+      return { torrents: await this.linked(torrents.slice(offset, offset + limit)), total: torrents.length };
     },
     'job:site-pace': async ({ sid, secondsBetween, perDay }) => {
       await this.crossSeeds.budget.setPace(sid, { secondsBetween, perDay });
@@ -152,12 +152,9 @@ export class CrossSeedJob {
     if (!settings.clientIndexEnabled || !chosen) return found;
     const index = await this.index.indexes.open(clientIdentity(chosen.config));
     if (!index) return found;
-    const list = await this.shared.directory.sites.peek(settings.baseUrl);
     const decided = await decidedItem.get();
     let seen = 0;
     for (const sid of sids) {
-      const listed = list?.find((site) => site.id === sid);
-      const override = settings.siteOverrides?.[String(sid)];
       const finds: SiteFinds = { sid, torrents: [], decided: 0 };
       for (const place of index.opportunities(sid)) {
         if (++seen % CHUNK === 0) await turn();
@@ -166,14 +163,27 @@ export class CrossSeedJob {
           finds.decided++;
           continue;
         }
-        const detailsUrl = listed ? buildDetailsUrl(listed, place.torrentId, override) : undefined;
-        if (detailsUrl) torrent.detailsUrl = detailsUrl;
         finds.torrents.push(torrent);
       }
       finds.torrents.sort((a, b) => a.torrentId - b.torrentId);
       found.set(sid, finds);
     }
     return found;
+  }
+
+  /**
+   * The finds with their details-page links (built from the service's site list and the user's
+   * address for the site). Only for what is shown or queued: a 100,000-find preview counts without them.
+   */
+  private async linked(torrents: readonly JobTorrent[]): Promise<JobTorrent[]> {
+    if (!torrents.length) return [];
+    const settings = await this.shared.settings.get();
+    const list = await this.shared.directory.sites.peek(settings.baseUrl);
+    return torrents.map((torrent) => {
+      const listed = list?.find((site) => site.id === torrent.sid);
+      const detailsUrl = listed ? buildDetailsUrl(listed, torrent.torrentId, settings.siteOverrides?.[String(torrent.sid)]) : undefined;
+      return detailsUrl ? { ...torrent, detailsUrl } : torrent;
+    });
   }
 
   async preview(options: { readiness?: boolean } = {}): Promise<JobPreview> {
@@ -185,7 +195,7 @@ export class CrossSeedJob {
     const held = settings.heldSites ?? [];
     if (!held.length) return { problem: 'no-sites', sites: [], at };
     const index = await this.index.indexes.open(clientIdentity(chosen.config));
-    if (!index || index.status().answered === 0) return { problem: 'index-empty', sites: [], at };
+    if (!index || !index.anyAnswered()) return { problem: 'index-empty', sites: [], at };
     // The service's site list (links, download rules) read first: the finds' links come from it.
     const env = await this.crossSeeds.siteEnvironment(chosen);
     this.finds = await this.findsFor(held);
@@ -194,7 +204,8 @@ export class CrossSeedJob {
       held.map(async (sid): Promise<JobSitePreview> => {
         const finds = this.finds.get(sid) ?? { sid, torrents: [], decided: 0 };
         const pace = await this.crossSeeds.budget.pace(sid);
-        const readiness: SiteReadiness = options.readiness === false ? { state: 'unknown' } : await this.readiness(sid, finds.torrents[0], env);
+        const [first] = await this.linked(finds.torrents.slice(0, 1));
+        const readiness: SiteReadiness = options.readiness === false ? { state: 'unknown' } : await this.readiness(sid, first, env);
         const homeUrl = list?.find((site) => site.id === sid)?.base_url;
         return {
           sid,
@@ -249,7 +260,8 @@ export class CrossSeedJob {
     const list = await this.shared.directory.sites.peek(settings.baseUrl);
     const sites: StoredJobSite[] = [];
     for (const sid of wanted) {
-      const queue = finds.get(sid)?.torrents ?? [];
+      // Queued with their links: the report's rows and a stopped site's "open the site" use them.
+      const queue = await this.linked(finds.get(sid)?.torrents ?? []);
       const pace = await this.crossSeeds.budget.pace(sid);
       sites.push({ sid, siteName: siteName(sid, list).name, state: queue.length ? 'waiting' : 'done', queue, total: queue.length, done: 0, secondsBetween: pace.secondsBetween });
     }

@@ -359,6 +359,11 @@ export class ClientIndex {
     private storageProblem: 'full' | 'failed' | undefined,
   ) {}
 
+  /** Whether the service has answered for any of its torrents yet (O(1), unlike status()'s counts). */
+  anyAnswered(): boolean {
+    return !this.closed && this.model.anyAnswered();
+  }
+
   /** A list page's rows from memory. */
   rows(sid: number, rows: readonly RowKey[]): RowsAnswer {
     const matches = this.query(sid, rows);
