@@ -47,11 +47,11 @@ export interface JobSetup {
 }
 
 /** `seeded` of the `pairs` sources are in the client (the others can be seeded later: new finds). */
-export async function setUpJob(start: () => Promise<RunningDaemon>, options: { pairs: number; seeded?: number }): Promise<JobSetup> {
+export async function setUpJob(start: () => Promise<RunningDaemon>, options: { pairs: number; seeded?: number; otherSite?: boolean }): Promise<JobSetup> {
   const daemon = await start();
   let cs: CrossSeedWorld | undefined;
   try {
-    cs = await startCrossSeedWorld({ pairs: options.pairs });
+    cs = await startCrossSeedWorld({ pairs: options.pairs, otherSite: options.otherSite });
     const readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
     for (let index = 0; index < (options.seeded ?? options.pairs); index++) await cs.seed(readBack, daemon.dataDir, index);
     const siteFetch = cs.siteFetch();
