@@ -45,6 +45,8 @@ describe('the client stops answering during the job', () => {
     expect(paused.outcomes.map((outcome) => outcome.torrentId)).toEqual([s.cs.pairs[0]!.candidateId]);
 
     await daemon.startDaemon();
+    // Back: answering, and its torrents loaded and seeding again (Transmission answers RPC before that).
+    for (const pair of s.cs.pairs) await untilSeeding(s.readBack, pair.source.hash);
     await s.command({ type: 'job:resume' });
     const job = await s.finished();
     expect(job.state).toBe('done');
