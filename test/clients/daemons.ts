@@ -426,7 +426,14 @@ export interface TransmissionOptions {
   build?: ClientBuild;
 }
 
-export async function startTransmission(options: TransmissionOptions = {}): Promise<RunningDaemon> {
+export interface RunningTransmission extends RunningDaemon {
+  /** Stops transmission-daemon, keeping its folder (its torrents and settings): a client that stopped answering. */
+  stopDaemon(): Promise<void>;
+  /** Starts it again over the same folder and port, once it answers. */
+  startDaemon(): Promise<void>;
+}
+
+export async function startTransmission(options: TransmissionOptions = {}): Promise<RunningTransmission> {
   const build = options.build ?? defaultBuild('transmission');
   const binary = commandOf(build, 'transmission-daemon');
   const version = binaryVersion(binary, VERSION_PATTERNS.transmission);
@@ -476,19 +483,27 @@ export async function startTransmission(options: TransmissionOptions = {}): Prom
       2,
     ),
   );
-  const child = spawnDaemon(dir, binary, ['-f', '-g', configDir, '-r', '127.0.0.1', '-p', String(port), '-t', '-u', username, '-v', password, '-a', '127.0.0.1', '-w', downloadDir], 'transmission.log');
   const url = `http://127.0.0.1:${port}`;
-  const stop = stopper(dir, [child]);
-  try {
+  const children: ChildProcess[] = [];
+  const stop = stopper(dir, children);
+  const startDaemon = async () => {
+    const child = spawnDaemon(dir, binary, ['-f', '-g', configDir, '-r', '127.0.0.1', '-p', String(port), '-t', '-u', username, '-v', password, '-a', '127.0.0.1', '-w', downloadDir], 'transmission.log');
+    children.push(child);
     await waitUntilReady('transmission-daemon', child, dir, 'transmission.log', async () => {
       const status = await answers(`${url}/transmission/rpc`, { method: 'POST', body: '{}' });
       return status === 401 || status === 409;
     });
+  };
+  try {
+    await startDaemon();
   } catch (error) {
     await stop();
     throw error;
   }
-  return { kind: 'transmission', build, url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'transmission', url, username, password }, stop };
+  const stopDaemon = async () => {
+    for (const child of children) await stopChild(child);
+  };
+  return { kind: 'transmission', build, url, username, password, version, profileDir: dir, downloadDir, dataDir, config: { type: 'transmission', url, username, password }, stop, stopDaemon, startDaemon };
 }
 
 // --------------------------------------------------------------------------------------------

@@ -70,6 +70,10 @@ export class TestTracker {
   readonly downloads: TrackerDownload[] = [];
   /** What download.php gives a logged-in user (tests switch it). */
   downloadAnswer: DownloadAnswer = 'torrent';
+  /** Answers for the next download.php requests, one each, before `downloadAnswer` again. */
+  readonly nextAnswers: DownloadAnswer[] = [];
+  /** The Retry-After (seconds) of an 'http-429'. */
+  retryAfter = '120';
   /** The site's own markup (styles, scripts) added to a details page, by torrent id: a hostile page's tricks. */
   readonly pageExtras = new Map<number, string>();
   /** What download.php does without a session: NexusPHP redirects to login.php; some forks show the login page. */
@@ -160,11 +164,11 @@ export class TestTracker {
       }
       if (!signed) return html('<h2>错误</h2><table><tr><td class="text">无效的下载链接</td></tr></table>');
       if (!listed) return html('<h1>Not Found</h1>', 404);
-      switch (this.downloadAnswer) {
+      switch (this.nextAnswers.shift() ?? this.downloadAnswer) {
         case 'limit-page':
           return html('<h2>下载失败</h2><table><tr><td class="text">你今天的下载次数已达上限（60 个），请明天再来。</td></tr></table>');
         case 'http-429':
-          return send(429, 'text/plain; charset=utf-8', 'Too Many Requests', { 'retry-after': '120' });
+          return send(429, 'text/plain; charset=utf-8', 'Too Many Requests', { 'retry-after': this.retryAfter });
         case 'http-403':
           return send(403, 'text/html; charset=utf-8', '<h1>403 Forbidden</h1>');
         case 'permission-page':

@@ -1,0 +1,42 @@
+/**
+ * The whole-client job on Transmission and Deluge (cross-seed-job.test.ts runs it on qBittorrent):
+ * every installed build of both generations (bookworm's Transmission 3.00 and Deluge 2.0.3, today's
+ * 4.1 and 2.2). The job adds each candidate beside its source, checked to 100 %, and reports the
+ * release with other files as such.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientBuilds, startClient } from '../../../clients/daemons';
+import { untilSeeding } from '../../../clients/seeding';
+import { CANDIDATE_SITE } from '../../../e2e/support/cross-seed-world';
+import { LIVE, setUpJob, type JobSetup } from './job-setup';
+
+const PAIRS = 2;
+const BUILDS = [...clientBuilds({ kind: 'transmission' }), ...clientBuilds({ kind: 'deluge' })].map((build) => [build.label, build] as const);
+
+describe.each(BUILDS)('"Cross-seed your client" on %s', (_label, build) => {
+  let s: JobSetup;
+
+  beforeAll(async () => {
+    s = await setUpJob(() => startClient(build), { pairs: PAIRS });
+  }, 180_000);
+
+  afterAll(() => s?.close(), 30_000);
+
+  it('adds the right torrents at the source\'s save path, each checked to 100 %', LIVE, async () => {
+    await s.fromPage({ type: 'job:site-pace', sid: CANDIDATE_SITE.sid, secondsBetween: 0, perDay: 100 });
+    const before = s.downloads().length;
+    await s.command({ type: 'job:start', sids: [CANDIDATE_SITE.sid] });
+    const job = await s.finished();
+
+    expect(job.state).toBe('done');
+    const ids = s.cs.pairs.map((pair) => pair.candidateId);
+    expect(job.outcomes.map((outcome) => [outcome.torrentId, outcome.group])).toEqual([
+      ...ids.map((id) => [id, 'added']),
+      [s.cs.differentFiles.id, 'files-differ'],
+    ]);
+    expect(s.downloads().slice(before).map((download) => download.id)).toEqual([...ids, s.cs.differentFiles.id]);
+    for (const pair of s.cs.pairs) expect(await untilSeeding(s.readBack, pair.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
+    // The other release is not in the client.
+    expect((await s.readBack.lookup([s.cs.differentFiles.torrent.hash])).size).toBe(0);
+  });
+});

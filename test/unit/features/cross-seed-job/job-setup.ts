@@ -1,0 +1,105 @@
+/**
+ * The set-up the job's unit tests share (as cross-seed-job.test.ts's own): a real client daemon holding
+ * the page's sources, the test trackers and the reference service (test/e2e/support/cross-seed-world.ts),
+ * a user logged in on the candidate's site, and a real BackgroundApp in the fake browser whose index of
+ * that client is synced. Messages go through the router as cross-seed.html's do.
+ */
+import { expect } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { BackgroundApp } from '../../../../entrypoints/background/app';
+import { routeMessage } from '../../../../entrypoints/background/router';
+import { createClient } from '../../../../utils/clients/index';
+import type { TorrentClient } from '../../../../utils/clients/client-types';
+import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
+import type { JobChanged, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
+import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
+import type { RunningDaemon } from '../../../clients/daemons';
+import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
+import { proxiedFetch } from '../../../clients/proxy-fetch';
+import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from '../../../e2e/support/cross-seed-world';
+import { SERVICE_BASE_URL } from '../../../e2e/world';
+import { DEMO_TOKEN } from '../../../service/server';
+import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
+import { installI18n } from '../../support/i18n';
+import { installPermissions } from '../../support/permissions';
+
+export const LIVE = { timeout: 180_000 };
+const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
+const page = { id: extension.id, url: `${extension.origin}cross-seed.html` };
+
+export interface JobSetup {
+  daemon: RunningDaemon;
+  cs: CrossSeedWorld;
+  /** The test's own view of the client (not the background's). */
+  readBack: TorrentClient;
+  siteFetch: JarFetch;
+  app: BackgroundApp;
+  /** Every `job:changed` the pages heard. */
+  heard: JobView[];
+  fromPage<T>(message: Record<string, unknown>): Promise<T>;
+  /** A command: it answers nothing (the state is announced). */
+  command(message: Record<string, unknown>): Promise<void>;
+  /** The job as the page reads it once this background's sites have stopped. */
+  finished(): Promise<JobView>;
+  /** The tracker's download.php requests. */
+  downloads(tracker?: TestTracker): TestTracker['downloads'];
+  close(): Promise<void>;
+}
+
+/** `seeded` of the `pairs` sources are in the client (the others can be seeded later: new finds). */
+export async function setUpJob(start: () => Promise<RunningDaemon>, options: { pairs: number; seeded?: number; otherSite?: boolean }): Promise<JobSetup> {
+  const daemon = await start();
+  let cs: CrossSeedWorld | undefined;
+  try {
+    cs = await startCrossSeedWorld({ pairs: options.pairs, otherSite: options.otherSite });
+    const readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    for (let index = 0; index < (options.seeded ?? options.pairs); index++) await cs.seed(readBack, daemon.dataDir, index);
+    const siteFetch = cs.siteFetch();
+    await cs.logIn(siteFetch, cs.candidate);
+
+    fakeBrowser.reset();
+    installI18n('en');
+    installPermissions();
+    installSessionRules();
+    await fakeBrowser.storage.local.set({
+      [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid, OTHER_SITE.sid], askedForSites: true },
+    });
+    const heard: JobView[] = [];
+    fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
+      if ((message as { type?: string }).type === 'job:changed') heard.push((message as JobChanged).job);
+    });
+    const world = cs;
+    const app = new BackgroundApp({ fetch: proxiedFetch(world.world.router.port), clientFetch: extensionClientFetch(), siteFetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
+    const setup: JobSetup = {
+      daemon,
+      cs: world,
+      readBack,
+      siteFetch,
+      app,
+      heard,
+      fromPage: <T>(message: Record<string, unknown>) => routeMessage(app, message, page, extension) as Promise<T>,
+      command: async (message) => {
+        expect(await setup.fromPage(message)).toBeUndefined();
+      },
+      finished: async () => {
+        await app.crossSeedJob.settled();
+        return setup.fromPage<JobView>({ type: 'job:status' });
+      },
+      downloads: (tracker = world.candidate) => tracker.downloads.filter((download) => download.path.startsWith('/download.php')),
+      close: async () => {
+        app.crossSeedJob.halt();
+        await world.close();
+        await daemon.stop();
+      },
+    };
+    const saved = await setup.fromPage<ClientsAnswer>({ type: 'clients:save', client: daemon.config });
+    expect(saved.clients).toHaveLength(1);
+    await setup.fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    await app.index.run('sync');
+    return setup;
+  } catch (error) {
+    await cs?.close();
+    await daemon.stop();
+    throw error;
+  }
+}
