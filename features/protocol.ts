@@ -3,7 +3,7 @@
  * declarations (one line per feature). The router checks against it, the handlers' and the
  * senders' types come from it. A new feature adds its `<feature>.messages.ts` here.
  */
-import type { MessagesFrom, ReplyOf, SentRequestOf } from '../utils/messaging/protocol';
+import type { ReplyOf, SentRequestOf } from '../utils/messaging/protocol';
 import { accountMessages } from './account/account.messages';
 import { clientIndexMessages } from './client-index/client-index.messages';
 import { clientsMessages } from './clients/clients.messages';
@@ -29,6 +29,3 @@ export type MessageType = keyof Protocol;
 /** What a sender writes for a message (its `type` aside). */
 export type Request<K extends MessageType> = SentRequestOf<Protocol[K]>;
 export type Reply<K extends MessageType> = ReplyOf<Protocol[K]>;
-/** The messages a tracker page's content script may send, and those of the extension's own pages. */
-export type PageMessageType = keyof MessagesFrom<Protocol, 'page'>;
-export type ExtensionMessageType = keyof MessagesFrom<Protocol, 'extension'>;

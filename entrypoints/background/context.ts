@@ -53,6 +53,3 @@ export interface Feature {
   readonly handlers: Partial<Handlers<Protocol>>;
 }
 
-/** Where a content script's message came from (declared with the messages). */
-export type { PageOrigin } from '../../utils/messaging/protocol';
-

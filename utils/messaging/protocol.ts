@@ -50,11 +50,6 @@ export type Handlers<M extends MessageMap> = {
     : (request: RequestOf<M[K]>) => Promise<ReplyOf<M[K]>>;
 };
 
-/** The types of the messages a sender may send, from a map. */
-export type MessagesFrom<M extends MessageMap, From extends Sender> = {
-  [K in keyof M as M[K] extends MessageDeclaration<From> ? K : never]: M[K];
-};
-
 /**
  * An event the background sends (a broadcast to the extension's pages, or to one tab's content
  * script): its type and body, declared beside the feature's messages. Events are not requests:
