@@ -235,8 +235,10 @@ export class CrossSeedJob {
     if (env.originAllowed && !(await env.originAllowed(source.origin))) return { state: 'needs-permission', origin: source.origin };
     // A passkey or an API key the user entered: nothing a light request could tell more of before the download.
     if (source.way === 'passkey' || source.way === 'api-token') return { state: 'ready' };
+    // Nothing to download from the site: no request to it only to tell (the user may not be on it now).
+    if (!first) return { state: 'unknown' };
     // A details page: what a session site shows a logged-in user, and its login page otherwise.
-    const url = source.way === 'details-page' ? source.detailsUrl : first?.detailsUrl;
+    const url = source.way === 'details-page' ? source.detailsUrl : first.detailsUrl;
     if (!url) return { state: 'unknown' };
     const page = await readSitePage(url, { siteKey: source.siteKey, fetch: env.fetch, pace: sitePace }).catch(() => undefined);
     if (!page) return { state: 'unknown' };

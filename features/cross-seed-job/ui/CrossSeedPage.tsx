@@ -433,7 +433,8 @@ function Readiness({ site, onRefresh }: { site: JobSitePreview; onRefresh: () =>
     case 'unsupported':
       return <span class="missing">{t('jobUnsupported', readiness.reason)}</span>;
     case 'unknown':
-      return <span class="muted">{t('jobUnknown')}</span>;
+      // Nothing to add from the site: nothing to tell either (it was not asked).
+      return <span class="muted">{site.count ? t('jobUnknown') : '—'}</span>;
   }
 }
 

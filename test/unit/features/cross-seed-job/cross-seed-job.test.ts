@@ -99,6 +99,7 @@ const siteOf = (preview: JobPreview, sid: number) => preview.sites.find((site) =
 describe('"Cross-seed your client" in the background', () => {
   it('previews per held site exactly what the client can cross-seed, and whether the site can be had now', LIVE, async () => {
     const before = downloads().length;
+    const pageSiteAsked = cs.world.router.requestsTo(PAGE_SITE.host).length;
     const preview = await fromPage<JobPreview>({ type: 'job:preview' });
     expect(preview.indexOff).toBeUndefined();
     expect(preview.problem).toBeUndefined();
@@ -110,6 +111,8 @@ describe('"Cross-seed your client" in the background', () => {
     expect(siteOf(preview, OTHER_SITE.sid)).toMatchObject({ count: 1, readiness: { state: 'needs-login' } });
     // The page's site holds the sources themselves: nothing to add from it.
     expect(siteOf(preview, PAGE_SITE.sid)).toMatchObject({ count: 0 });
+    // Nothing to add from it: the site is not asked whether the user is logged in there.
+    expect(cs.world.router.requestsTo(PAGE_SITE.host)).toHaveLength(pageSiteAsked);
     const list = await fromPage<{ torrents: { torrentId: number; sourceHash: string }[]; total: number }>({ type: 'job:site-torrents', sid: CANDIDATE_SITE.sid, offset: 0, limit: 100 });
     expect(list.total).toBe(PAIRS + 1);
     expect(list.torrents.map((torrent) => torrent.torrentId)).toEqual([...candidateIds(0, PAIRS), cs.differentFiles.id]);
