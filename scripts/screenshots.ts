@@ -17,7 +17,13 @@
  *
  *   npm run screenshots                 build, then shoot
  *   npm run screenshots -- --no-build   use .output/chrome-mv3 as it is
+ * Then "Cross-seed your client" (issue 17): qbittorrent-nox seeding six contents from HDSky whose
+ * copies are on OurBits (the user logged in there) and one also on SSD (the user logged out there),
+ * the index synced, "Find what I can cross-seed" pressed (jobpreview-{lang}.png), OurBits set to one
+ * second between downloads and five a day, and the job run to its end (jobreport-{lang}.png).
+ *
  *   npm run screenshots -- --list-pages-only   only the list page and its popup
+ *   npm run screenshots -- --job-only          only the "Cross-seed your client" page
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -35,6 +41,8 @@ import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/torrent-cont
 import { addSeeding } from '../test/clients/seeding';
 import { readFixture, referenceDataWith, servePage, type TorrentGroup } from '../test/e2e/support/tracker-pages';
 import type { IndexStatusView } from '../features/client-index/client-index.messages';
+import type { JobView } from '../features/cross-seed-job/cross-seed-job.messages';
+import { CANDIDATE_SITE, OTHER_SITE } from '../test/e2e/support/cross-seed-world';
 
 const OUT_DIR = join(REPO_ROOT, 'docs/screenshots');
 const SCALE = 2;
@@ -363,11 +371,83 @@ async function shootListPage(lang: UiLanguage): Promise<void> {
   }
 }
 
+/** Contents the job's pictures cross-seed, and OurBits' "Downloads per day" in them (below the count: "Waiting for tomorrow" shows). */
+const JOB_PAIRS = 6;
+const JOB_CAP = 5;
+
+/** "Cross-seed your client": the preview of the user's sites, then the page once the job is done. */
+async function shootJobPage(lang: UiLanguage): Promise<void> {
+  const [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: JOB_PAIRS, otherSite: true }), startQbittorrent()]);
+  const browser = await launchBrowser('chromium', { proxyPort: cs.world.router.port, lang });
+  const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
+  try {
+    const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    for (let index = 0; index < JOB_PAIRS; index++) await cs.seed(client, daemon.dataDir, index);
+    const settings = crossSeedUserSettings([OTHER_SITE.sid]);
+    await message({ type: 'settings:save', update: { ...settings, heldSites: [...settings.heldSites, OTHER_SITE.sid], privacyNoticeSeen: true } });
+    await message({ type: 'clients:save', client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password } });
+    // Logged in on OurBits (not on SSD: its row says so), as in the user's own browser.
+    const login = await browser.newPage();
+    await login.goto(cs.candidate.loginUrl('http'));
+    await login.close();
+    await message({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    await waitUntil(() => message<IndexStatusView>({ type: 'index:status' }).then((status) => !status.running && status.lastSync?.outcome === 'done'), 'the first sync', 60_000);
+    await message({ type: 'job:site-pace', sid: CANDIDATE_SITE.sid, secondsBetween: 1, perDay: JOB_CAP });
+
+    const page = await browser.openExtensionPage('cross-seed.html');
+    const shots = await emulate(page.raw as Page);
+    await shots.resize(980, 900);
+    await page.bringToFront();
+    await page.click('#job-find');
+    await page.waitForSelector(`tr.job-site[data-sid="${CANDIDATE_SITE.sid}"][data-readiness=ready]`, { timeoutMs: 30_000 });
+    await page.waitForSelector(`tr.job-site[data-sid="${OTHER_SITE.sid}"][data-readiness=needs-login]`, { timeoutMs: 30_000 });
+    const clipOf = (selectors: string[]) =>
+      page.evaluate((list) => {
+        window.scrollTo(0, 0);
+        const rects = list.map((css) => document.querySelector(css)?.getBoundingClientRect()).filter((rect): rect is DOMRect => !!rect);
+        const top = Math.min(...rects.map((rect) => rect.top));
+        const bottom = Math.max(...rects.map((rect) => rect.bottom));
+        const left = Math.min(...rects.map((rect) => rect.left));
+        const right = Math.max(...rects.map((rect) => rect.right));
+        return { x: Math.max(0, left - 10), y: Math.max(0, top - 10), width: right - left + 20, height: bottom - top + 20 };
+      }, selectors);
+    const fit = async () => shots.resize(980, await page.evaluate(() => Math.ceil(document.documentElement.scrollHeight)));
+    await fit();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const previewFile = join(OUT_DIR, `jobpreview-${lang}.png`);
+    await shots.shoot(previewFile, await clipOf(['#page-title', '#job-sites', '#job-start']));
+
+    // SSD ticked too (the user is logged out there: it stops alone), then the job to its end.
+    if (!(await page.evaluate((id) => (document.getElementById(id) as HTMLInputElement | null)?.checked, `tick-${OTHER_SITE.sid}`))) await page.click(`#tick-${OTHER_SITE.sid}`);
+    await page.click('#job-start');
+    await page.waitForSelector('#job-progress[data-state=done]', { timeoutMs: 180_000 });
+    const job = await message<JobView>({ type: 'job:status' });
+    if (job.state !== 'done') throw new Error(`the job ended ${job.state}`);
+    await fit();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reportFile = join(OUT_DIR, `jobreport-${lang}.png`);
+    await shots.shoot(reportFile, await clipOf(['#job-progress', '#job-report']));
+    console.log(`  ${previewFile}\n  ${reportFile}`);
+  } finally {
+    await browser.close();
+    await cs.close();
+    await daemon.stop();
+  }
+}
+
+async function shootJobPages(): Promise<void> {
+  for (const lang of ['en', 'zh-CN'] as const) {
+    console.log(`Shooting "Cross-seed your client", ${lang}…`);
+    await shootJobPage(lang);
+  }
+}
+
 async function main(): Promise<void> {
   checkPrerequisites();
   if (!process.argv.includes('--no-build')) build();
   mkdirSync(OUT_DIR, { recursive: true });
   if (process.argv.includes('--list-pages-only')) return shootListPages();
+  if (process.argv.includes('--job-only')) return shootJobPages();
   const world = await startWorld();
   try {
     const torrent = torrentOn(world.service, 'hdsky', 'Avatar');
@@ -392,6 +472,7 @@ async function main(): Promise<void> {
     await shootCrossSeed(lang);
   }
   await shootListPages();
+  await shootJobPages();
 }
 
 async function shootListPages(): Promise<void> {
