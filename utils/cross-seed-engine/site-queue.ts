@@ -106,6 +106,9 @@ const LOGIN_FORM = /<input\b[^>]*\btype\s*=\s*["']?password\b|<form\b[^>]*\bacti
 const LIMIT_WORDS =
   /(?:下载|下載)[^<]{0,12}(?:次数|次數|数量|數量|频率|頻率|过快|過快|太快|上限|限制|过于频繁|過於頻繁)|(?:超过|超過|达到|達到)[^<]{0,12}(?:下载|下載)|\bdownload(?:s|ing)?\b[^<]{0,30}\b(?:limit|too (?:many|fast|frequent))|too many (?:downloads|requests)|rate.?limit/i;
 
+/** An API's own words for its request limit (M-Team: "請求過於頻繁"). */
+const API_LIMIT_WORDS = /(?:请求|請求|访问|訪問)[^<]{0,6}(?:过于|過於|太|过|過)?(?:频繁|頻繁)|too many requests|rate.?limit/i;
+
 const decoder = new TextDecoder('utf-8');
 
 /** The site's own words on a page: its message cell, heading or title, as plain text (never rendered as HTML). */
@@ -256,6 +259,8 @@ export async function askSiteApi(ask: ApiTokenRequest, request: SiteRequest): Pr
     if (!body) return { ok: false, problem: problemOfPage(answer.text, 200) };
     if ((body.code === 0 || body.code === '0') && body.data !== undefined && body.data !== null) return { ok: true, address: body.data };
     const siteWords = typeof body.message === 'string' && body.message.trim() ? body.message.trim().slice(0, 200) : undefined;
+    // M-Team says its limit in a 200 answer ("請求過於頻繁", code "1"): a limit, not a refusal of this torrent.
+    if (siteWords && (API_LIMIT_WORDS.test(siteWords) || LIMIT_WORDS.test(siteWords))) return { ok: false, problem: { kind: 'site-limit', status: 200, siteWords } };
     return { ok: false, problem: siteWords ? { kind: 'site-refused', status: 200, siteWords } : { kind: 'site-refused', status: 200 } };
   }
   switch (answer.problem) {

@@ -66,6 +66,8 @@ async function answer(request: Request, host: string): Promise<Response> {
       // The API's limit, and a page in front of it (a challenge, a login), as a site answers them.
       if (id === String(MT_ID + 2)) return new Response('{"code":"429","message":"Too many requests"}', { status: 429, headers: { 'retry-after': '90' } });
       if (id === String(MT_ID + 3)) return html('<form action="takelogin.php"><input type="password" name="password"></form>');
+      // Its limit as a public M-Team client records it: HTTP 200, code "1", in its own words.
+      if (id === String(MT_ID + 4)) return json({ code: '1', message: '請求過於頻繁', data: null });
       if (id !== String(MT_ID)) return json({ code: '1', message: '種子不存在', data: null });
       return json({ code: '0', message: 'SUCCESS', data: `https://api.m-team.cc/api/rss/dlv2?sign=${SIGN}&tid=${MT_ID}` });
     }
@@ -192,6 +194,7 @@ describe("M-Team: its API's address, asked with the user's API key", () => {
     const env = environment(siteFetch(), { '3': API_KEY });
     expect(await crossSeed(source.hash, { sid: 3, torrentId: MT_ID + 2, infoHash: 'ef'.repeat(20) }, env)).toEqual({ kind: 'site-limit', status: 429, retryAfterSeconds: 90 });
     expect(await crossSeed(source.hash, { sid: 3, torrentId: MT_ID + 3, infoHash: 'ef'.repeat(20) }, env)).toEqual({ kind: 'not-logged-in', evidence: 'login-page' });
+    expect(await crossSeed(source.hash, { sid: 3, torrentId: MT_ID + 4, infoHash: 'ef'.repeat(20) }, env)).toEqual({ kind: 'site-limit', status: 200, siteWords: '請求過於頻繁' });
   });
 
   it('an id the API does not know: the site refused, in its own words', LIVE, async () => {
