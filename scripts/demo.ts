@@ -8,6 +8,11 @@
  * clients", the details page's popup says "In your client", and "Cross-seed" on the copy at another
  * tracker adds it beside the data, read back through qBittorrent's own API at 100 %.
  *
+ * Then "Cross-seed your client": qBittorrent seeds three more of the tracker's torrents; the page
+ * cross-seed.html turns the index of the client on, "Find what I can cross-seed" counts what the
+ * candidate's site has, and "Start cross-seeding" (one second between downloads) adds them all,
+ * each read back at 100 % through qBittorrent's own API, the report printed.
+ *
  * With a display it leaves the browser open for you to try (Ctrl-C ends it). Without one it runs
  * headless, prints the popup's content and saves screenshots under .output/demo/.
  */
@@ -18,12 +23,15 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn } from '../test/e2e/world';
-import { startQbittorrent } from '../test/clients/daemons';
+import { startQbittorrent, type RunningDaemon } from '../test/clients/daemons';
 import { nodeClientFetch } from '../test/clients/node-fetch';
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from '../test/e2e/support/client-options';
-import { CANDIDATE_SITE, PAGE_SITE, crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
+import { CANDIDATE_SITE, PAGE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld } from '../test/e2e/support/cross-seed-world';
 import { until } from '../test/e2e/support/wait';
+import type { IndexStatusView } from '../features/client-index/client-index.messages';
+import type { JobView } from '../features/cross-seed-job/cross-seed-job.messages';
 import { createClient } from '../utils/clients/index';
+import type { TorrentClient } from '../utils/clients/client-types';
 import { ensureSystemPackages } from './system-packages.mjs';
 
 const outDir = join(REPO_ROOT, '.output/demo');
@@ -131,7 +139,7 @@ async function main(): Promise<void> {
 /** The second act: a real qBittorrent, connected in the options page, and one "Cross-seed" click. */
 async function crossSeedDemo(headless: boolean, stopFirst: () => Promise<void>): Promise<void> {
   say('\nCross-seeding into your own client: starting qBittorrent (CSRF protection on) and two test trackers…');
-  const [cs, daemon] = await Promise.all([startCrossSeedWorld(), startQbittorrent()]);
+  const [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 1 + JOB_PAIRS }), startQbittorrent()]);
   const qbittorrent = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
   const pair = cs.pairs[0]!;
   await cs.seed(qbittorrent, daemon.dataDir, 0);
@@ -193,6 +201,8 @@ async function crossSeedDemo(headless: boolean, stopFirst: () => Promise<void>):
   await popup.screenshot(join(outDir, 'crossseed.png'));
   say(`  Screenshot: ${join(outDir, 'crossseed.png')}`);
 
+  await wholeClientDemo(browser, cs, daemon, qbittorrent);
+
   if (headless) {
     await stop();
     say('\nDone (headless: no display). Run with a display to try it yourself.');
@@ -200,6 +210,61 @@ async function crossSeedDemo(headless: boolean, stopFirst: () => Promise<void>):
   }
   say('\nThe browsers stay open: try the popups and the panel. Ctrl-C ends the demo.');
   await new Promise(() => undefined);
+}
+
+/** The contents the third act adds to qBittorrent (beside the first act's one). */
+const JOB_PAIRS = 3;
+
+/** The third act: "Cross-seed your client" — the index, the preview, and the job, in its own page. */
+async function wholeClientDemo(browser: HarnessBrowser, cs: CrossSeedWorld, daemon: RunningDaemon, qbittorrent: TorrentClient): Promise<void> {
+  say('\nCross-seeding the whole client: qBittorrent now seeds three more torrents from the first tracker…');
+  for (let index = 1; index <= JOB_PAIRS; index++) await cs.seed(qbittorrent, daemon.dataDir, index);
+  const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
+  say('Opening "Cross-seed your client" (cross-seed.html) and turning the index of the client on…');
+  const page = await browser.openExtensionPage('cross-seed.html');
+  await (page.raw as Page).setViewportSize({ width: 1000, height: 900 });
+  await page.bringToFront();
+  await page.waitForSelector('#turn-on-index', { timeoutMs: 30_000 });
+  await page.click('#turn-on-index');
+  await until(() => message<IndexStatusView>({ type: 'index:status' }), (status) => !status.running && status.lastSync?.outcome === 'done', 'the first sync of the index', 60_000);
+  say('Pressing "Find what I can cross-seed"…');
+  await page.click('#job-find');
+  const row = `tr.job-site[data-sid="${CANDIDATE_SITE.sid}"]`;
+  await page.waitForSelector(`${row}[data-readiness=ready]`, { timeoutMs: 30_000 });
+  const rows = await page.evaluate(() =>
+    [...document.querySelectorAll('tr.job-site')].map((tr) =>
+      ['.site-name label', '.count', '.size', '.readiness', '.used-today'].map((css) => (tr.querySelector(css) as HTMLElement | null)?.innerText.replace(/\s+/g, ' ').trim() ?? '').join(' | '),
+    ),
+  );
+  say('  site | torrents | size | can download now | used today');
+  for (const line of rows) say(`  ${line}`);
+  say(`Setting ${CANDIDATE_SITE.host}'s "Seconds between downloads" to 1, then "Start cross-seeding"…`);
+  await page.fill(`#seconds-${CANDIDATE_SITE.sid}`, '1');
+  await page.click('#page-title');
+  await until(() => message<{ sites: { sid: number; secondsBetween: number }[] }>({ type: 'job:preview' }), (preview) => preview.sites.find((site) => site.sid === CANDIDATE_SITE.sid)?.secondsBetween === 1, 'the pace saved', 30_000);
+  await page.waitForSelector(`#tick-${CANDIDATE_SITE.sid}:checked`, { timeoutMs: 30_000 });
+  await page.click('#job-start');
+  await page.waitForSelector('#job-progress[data-state=done]', { timeoutMs: 180_000 });
+  const job = await message<JobView>({ type: 'job:status' });
+  const report = await page.evaluate(() =>
+    [...document.querySelectorAll('#job-report .report-group')].map((group) => ({
+      heading: (group.querySelector('h3') as HTMLElement | null)?.innerText.trim() ?? '',
+      rows: [...group.querySelectorAll('li.outcome')].map((li) => (li as HTMLElement).innerText.replace(/\s+/g, ' ').trim()),
+    })),
+  );
+  say(`  the job: ${job.state}, ${job.done} of ${job.total}; the report:`);
+  for (const group of report) {
+    say(`  ${group.heading}`);
+    for (const line of group.rows) say(`    - ${line}`);
+  }
+  const added = job.outcomes.filter((outcome) => outcome.group === 'added');
+  for (const outcome of added) {
+    const held = await until(async () => (await qbittorrent.lookup([outcome.infoHash])).get(outcome.infoHash), (torrent) => torrent?.progress === 1, `${outcome.name} at 100 %`, 60_000);
+    say(`  qBittorrent's own API: ${held!.name} — ${held!.state}, ${Math.round(held!.progress * 100)} %, save path ${held!.savePath}`);
+  }
+  say(`  ${CANDIDATE_SITE.host} served ${cs.candidate.downloads.filter((download) => download.served).length} .torrent files in all (one per torrent tried).`);
+  await page.screenshot(join(outDir, 'cross-seed-page.png'));
+  say(`  Screenshot: ${join(outDir, 'cross-seed-page.png')}`);
 }
 
 main().catch((error: unknown) => {
