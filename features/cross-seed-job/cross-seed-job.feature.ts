@@ -49,7 +49,7 @@ const CHUNK = 2_000;
 const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** What stops a site for the rest of the job: the site, not the torrent, is at fault. */
-const SITE_PROBLEMS = new Set<CrossSeedResult['kind']>(['not-logged-in', 'site-limit', 'site-refused', 'site-unreachable', 'no-permission', 'needs-passkey', 'unsupported-site', 'other-site-host', 'site-skipped']);
+const SITE_PROBLEMS = new Set<CrossSeedResult['kind']>(['not-logged-in', 'site-notice', 'site-challenge', 'site-limit', 'site-refused', 'site-unreachable', 'no-permission', 'needs-passkey', 'unsupported-site', 'other-site-host', 'site-skipped']);
 
 /** The report's group of one result (daily-cap and site problems are handled before). */
 export function groupOf(result: CrossSeedResult): JobOutcomeGroup {

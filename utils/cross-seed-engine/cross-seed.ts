@@ -128,7 +128,7 @@ export type CrossSeedResult =
 
 export type CrossSeedResultKind = CrossSeedResult['kind'];
 /** The results after which "Cross-seed all" tries nothing more on that site in the run. */
-export type SiteStopper = 'not-logged-in' | 'site-limit' | 'no-permission' | 'needs-api-key';
+export type SiteStopper = 'not-logged-in' | 'site-notice' | 'site-challenge' | 'site-limit' | 'no-permission' | 'needs-api-key';
 
 const HASH = /^[0-9a-f]{40}$/;
 
@@ -203,7 +203,7 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
     const link = downloadLinkFromPage(page.html, source.detailsUrl, source.shape, candidate.torrentId);
     if (!link) {
       const problem = problemOfPage(page.html);
-      return problem.kind === 'not-logged-in' ? asked(problem) : { kind: 'no-download-link' };
+      return problem.kind === 'not-logged-in' || problem.kind === 'site-challenge' ? asked(problem) : { kind: 'no-download-link' };
     }
     url = link;
   } else if (source.way === 'api-token') {
@@ -217,7 +217,21 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
     url = address;
   } else url = source.url;
   const answer = await downloadFromSite(url, request);
-  return answer.ok ? { bytes: answer.bytes } : asked(answer.problem);
+  if (answer.ok) return { bytes: answer.bytes };
+  // A browser does not show where a redirect leads. For a user the site knows (its details page was
+  // read logged in just before, or is read now, once), download.php sending elsewhere is a notice
+  // to confirm (NexusPHP's first-download, client or ratio notice), not its login.
+  if (answer.problem.kind === 'not-logged-in' && answer.problem.evidence === 'redirect') {
+    const knows = source.way === 'details-page' || (source.way === 'cookie' && source.detailsUrl !== undefined && (await loggedInAt(source.detailsUrl, request)));
+    if (knows) return { kind: 'site-notice', evidence: 'redirect' };
+  }
+  return asked(answer.problem);
+}
+
+/** Whether the site shows this page to the user as someone logged in (not its login page, not a redirect). */
+async function loggedInAt(url: string, request: Parameters<typeof readSitePage>[1]): Promise<boolean> {
+  const page = await readSitePage(url, request);
+  return page.ok && problemOfPage(page.html).kind !== 'not-logged-in';
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -405,7 +419,7 @@ export type CrossSeedAllEvent =
 const STOPS_EVERYTHING: ReadonlySet<CrossSeedResultKind> = new Set(['no-client', 'source-missing', 'source-incomplete', 'client-failed']);
 /** Results after which the rest of that site's candidates in this run are skipped (not downloaded). */
 /** A key the site refused is not tried again on its next torrent (each try would be one more refused call). */
-const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set<SiteStopper>(['not-logged-in', 'site-limit', 'no-permission', 'needs-api-key']);
+const STOPS_SITE: ReadonlySet<CrossSeedResultKind> = new Set<SiteStopper>(['not-logged-in', 'site-notice', 'site-challenge', 'site-limit', 'no-permission', 'needs-api-key']);
 
 /**
  * "Cross-seed all": the candidates on the user's sites (`heldSites`; null = not chosen yet) that

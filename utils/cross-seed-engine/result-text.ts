@@ -74,6 +74,10 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
     case 'site-refused':
       if (result.status !== undefined && result.status !== 200) return words('crossSeedSiteRefused', site, result.status);
       return words('crossSeedSiteSaid', site, result.siteWords ?? '');
+    case 'site-notice':
+      return result.siteWords ? words('crossSeedSiteNoticeSaid', site, result.siteWords) : words('crossSeedSiteNotice', site);
+    case 'site-challenge':
+      return words('crossSeedSiteChallenge', site);
     case 'site-unreachable':
       return words('crossSeedSiteUnreachable', site);
     case 'too-large':

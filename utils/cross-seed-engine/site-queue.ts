@@ -82,6 +82,14 @@ export type SiteProblem =
   | { kind: 'site-limit'; status?: number; retryAfterSeconds?: number; siteWords?: string }
   /** The site refused (an HTTP error, or a page that is neither a torrent nor a login form). */
   | { kind: 'site-refused'; status?: number; siteWords?: string }
+  /**
+   * The site showed a page the user must read and confirm before it gives .torrent files: NexusPHP's
+   * first-download notice, its client or ratio warning (download.php redirects a logged-in user to
+   * downloadnotice.php until one download is confirmed by hand), or such a page shown in place.
+   */
+  | { kind: 'site-notice'; evidence: 'redirect' | 'page'; siteWords?: string }
+  /** The site (or its CDN: Cloudflare, DDoS-Guard) answered with a browser check instead of the file. */
+  | { kind: 'site-challenge'; status?: number }
   /** No answer at all (offline, DNS, blocked, or the answer was unreadable: no host permission). */
   | { kind: 'site-unreachable' }
   /** Far more than a .torrent file could be. */
@@ -105,6 +113,18 @@ const LOGIN_FORM = /<input\b[^>]*\btype\s*=\s*["']?password\b|<form\b[^>]*\bacti
 /** A page about a download limit, in the words Chinese trackers and others use. */
 const LIMIT_WORDS =
   /(?:下载|下載)[^<]{0,12}(?:次数|次數|数量|數量|频率|頻率|过快|過快|太快|上限|限制|过于频繁|過於頻繁)|(?:超过|超過|达到|達到)[^<]{0,12}(?:下载|下載)|\bdownload(?:s|ing)?\b[^<]{0,30}\b(?:limit|too (?:many|fast|frequent))|too many (?:downloads|requests)|rate.?limit/i;
+
+/** A notice the user must confirm before downloading: NexusPHP's downloadnotice.php (its "letdown" link), in the words sites use. */
+const NOTICE_PAGE = /downloadnotice\.php|[?&](?:amp;)?letdown=1|(?:第一次|首次)(?:在本站)?下[载載]|first[- ]time download|download notice/i;
+/** A browser check in place of the page: Cloudflare's, DDoS-Guard's, and the words such pages show. */
+const CHALLENGE_PAGE = /\/cdn-cgi\/challenge-platform\/h\/|_cf_chl_opt|cf-browser-verification|<title>\s*(?:just a moment|attention required|ddos-guard)|checking your browser before accessing|正在(?:检查|檢查)(?:您的|你的)?浏览器/i;
+
+/** Whether an HTTP error's headers are a CDN's browser check. */
+function isChallenge(status: number | undefined, headers: Headers | undefined): boolean {
+  if (!headers) return false;
+  if (headers.get('cf-mitigated')?.toLowerCase() === 'challenge') return true;
+  return (status === 403 || status === 503) && /^(?:cloudflare|ddos-guard)$/i.test(headers.get('server')?.trim() ?? '');
+}
 
 /** An API's own words for its request limit (M-Team: "請求過於頻繁"). */
 const API_LIMIT_WORDS = /(?:请求|請求|访问|訪問)[^<]{0,6}(?:过于|過於|太|过|過)?(?:频繁|頻繁)|too many requests|rate.?limit/i;
@@ -135,7 +155,9 @@ export function siteWordsOf(html: string): string | undefined {
 export function problemOfPage(text: string, status?: number): SiteProblem {
   const head = text.slice(0, 512 * 1024);
   if (LOGIN_FORM.test(head)) return { kind: 'not-logged-in', evidence: 'login-page' };
+  if (CHALLENGE_PAGE.test(head)) return status === undefined ? { kind: 'site-challenge' } : { kind: 'site-challenge', status };
   const siteWords = siteWordsOf(head);
+  if (NOTICE_PAGE.test(head)) return siteWords ? { kind: 'site-notice', evidence: 'page', siteWords } : { kind: 'site-notice', evidence: 'page' };
   if (LIMIT_WORDS.test(head)) return siteWords ? { kind: 'site-limit', status, siteWords } : { kind: 'site-limit', status };
   return siteWords ? { kind: 'site-refused', status, siteWords } : { kind: 'site-refused', status };
 }
@@ -154,15 +176,18 @@ async function paced(url: string, request: SiteRequest, maxBytes?: number) {
   });
 }
 
-function problemOfFailure(download: { problem: 'redirected' | 'too-large' | 'http-status' | 'network'; status?: number; retryAfterSeconds?: number }): SiteProblem {
+function problemOfFailure(download: { problem: 'redirected' | 'too-large' | 'http-status' | 'network'; status?: number; retryAfterSeconds?: number; headers?: Headers }): SiteProblem {
   switch (download.problem) {
     case 'redirected':
+      // Where it leads, when the fetch shows it (a browser's manual redirect does not: the caller asks the site once more).
+      if (NOTICE_PAGE.test(download.headers?.get('location') ?? '')) return { kind: 'site-notice', evidence: 'redirect' };
       return { kind: 'not-logged-in', evidence: 'redirect' };
     case 'too-large':
       return { kind: 'too-large' };
     case 'network':
       return { kind: 'site-unreachable' };
     case 'http-status':
+      if (isChallenge(download.status, download.headers)) return { kind: 'site-challenge', status: download.status };
       if (download.status === 429 || (download.status === 503 && download.retryAfterSeconds !== undefined)) {
         return download.retryAfterSeconds === undefined
           ? { kind: 'site-limit', status: download.status }

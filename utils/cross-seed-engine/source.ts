@@ -61,7 +61,9 @@ interface Mirror {
 }
 
 export type DownloadSource =
-  | ({ way: 'passkey' | 'cookie'; url: string; origin: string; siteKey: string } & Mirror)
+  | ({ way: 'passkey'; url: string; origin: string; siteKey: string } & Mirror)
+  /** `detailsUrl`: the torrent's details page, read only to tell a notice from a login when the download was sent elsewhere. */
+  | ({ way: 'cookie'; url: string; origin: string; siteKey: string; detailsUrl?: string } & Mirror)
   | ({ way: 'details-page'; detailsUrl: string; shape: PageLinkShape; origin: string; siteKey: string } & Mirror)
   /**
    * Ask the site's API for the download address: POST `tokenUrl` with the torrent id in the form
@@ -179,15 +181,17 @@ function unchecked(candidate: { sid: number; torrentId: number }, settings: Site
   }
 
   const shape = rule.detailsPageLink?.shape;
+  const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : buildDetailsUrlFromCatalog(catalogued!, torrentId, override);
   if (shape) {
-    const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : buildDetailsUrlFromCatalog(catalogued!, torrentId, override);
     return detailsUrl ? { way: 'details-page', detailsUrl, shape, origin: originOf(detailsUrl)!, siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
   }
 
   const cookieTemplate = rule.cookieTemplate;
   if (cookieTemplate) {
     const url = buildDownloadUrl(site, torrentId, cookieTemplate, { override });
-    return url ? { way: 'cookie', url, origin: originOf(url)!, siteKey, ...at } : { way: 'unsupported', reason: 'no-address' };
+    if (!url) return { way: 'unsupported', reason: 'no-address' };
+    // The details page only on the download's own origin (it carries the same session).
+    return { way: 'cookie', url, origin: originOf(url)!, siteKey, ...at, ...(detailsUrl && originOf(detailsUrl) === originOf(url) && { detailsUrl }) };
   }
   // A site with no rule for its path: only the service's template can say, and it wants the key.
   return { way: 'unsupported', reason: needsKey ? 'needs-passkey' : 'needs-api' };

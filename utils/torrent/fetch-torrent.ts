@@ -10,7 +10,8 @@ export const MAX_TORRENT_BYTES = 10 * 1024 * 1024;
 
 export type TorrentDownload =
   | { bytes: Uint8Array; contentType: string }
-  | { problem: 'redirected' | 'too-large' | 'http-status' | 'network'; status?: number; retryAfterSeconds?: number };
+  /** `headers`: the answer's own (a redirect's Location where the fetch shows it; a challenge's marks), for the caller to read. */
+  | { problem: 'redirected' | 'too-large' | 'http-status' | 'network'; status?: number; retryAfterSeconds?: number; headers?: Headers };
 
 export async function downloadTorrent(
   url: URL,
@@ -26,13 +27,14 @@ export async function downloadTorrent(
   // `manual`: a redirect comes back opaque (status 0) or as 3xx, and is never followed.
   if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
     await response.body?.cancel().catch(() => undefined);
-    return { problem: 'redirected', status: response.status };
+    return { problem: 'redirected', status: response.status, headers: response.headers };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     // A site limiting downloads (429/503) may say when to come back, in seconds (dates are not read).
     const retryAfter = /^\s*(\d{1,6})\s*$/.exec(response.headers.get('retry-after') ?? '');
-    return retryAfter ? { problem: 'http-status', status: response.status, retryAfterSeconds: Number(retryAfter[1]) } : { problem: 'http-status', status: response.status };
+    const { status, headers } = response;
+    return retryAfter ? { problem: 'http-status', status, retryAfterSeconds: Number(retryAfter[1]), headers } : { problem: 'http-status', status, headers };
   }
   const contentType = response.headers.get('content-type') ?? '';
   let bytes: Uint8Array | null;

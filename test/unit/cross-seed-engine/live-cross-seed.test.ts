@@ -315,6 +315,33 @@ describe('crossSeed and the candidate site (live qBittorrent, test trackers)', (
     }
   });
 
+  it("a notice to confirm first (NexusPHP's first-download notice) or a browser check: said as such, not as a login or a refusal", LIVE, async () => {
+    try {
+      s.cs.candidate.downloadAnswer = 'notice-redirect';
+      // Node's fetch shows the redirect's Location: downloadnotice.php.
+      expect(await crossSeed(page(), probe(), s.env())).toEqual({ kind: 'site-notice', evidence: 'redirect' });
+      // A browser's does not (an opaque redirect): the details page, read once, shows the user is logged in.
+      const before = s.cs.world.router.requestsTo(CANDIDATE_SITE.host).length;
+      const browserLike = ((input: RequestInfo | URL, init?: RequestInit) =>
+        s.siteFetch(input, init).then((response) => {
+          if (response.status < 300 || response.status >= 400) return response;
+          return new Response(null, { status: response.status, headers: { 'content-type': 'text/html' } });
+        })) as typeof fetch;
+      expect(await crossSeed(page(), probe(), s.env({ fetch: browserLike }))).toEqual({ kind: 'site-notice', evidence: 'redirect' });
+      const asked = s.cs.world.router.requestsTo(CANDIDATE_SITE.host).slice(before).map((request) => new URL(request.path, 'http://x').pathname);
+      expect(asked).toEqual(['/download.php', '/details.php']);
+      expect(crossSeedText({ kind: 'site-notice', evidence: 'redirect' }, 'OurBits')[0]).toMatch(/^OurBits wants you to read and confirm a notice/);
+      // Logged out, the same redirect stays a login (the details page shows the login form).
+      s.cs.candidate.endSessions();
+      expect(await crossSeed(page(), probe(), s.env({ fetch: browserLike }))).toEqual({ kind: 'not-logged-in', evidence: 'redirect' });
+      await s.cs.logIn(s.siteFetch, s.cs.candidate);
+      s.cs.candidate.downloadAnswer = 'challenge';
+      expect(await crossSeed(page(), probe(), s.env())).toEqual({ kind: 'site-challenge', status: 403 });
+    } finally {
+      s.cs.candidate.downloadAnswer = 'torrent';
+    }
+  });
+
   it('a site that refuses: site-refused, with its status or its own words', LIVE, async () => {
     try {
       s.cs.candidate.downloadAnswer = 'http-403';

@@ -64,6 +64,9 @@ const RESULTS: CrossSeedResult[] = [
   { kind: 'not-confirmed', hash: 'a'.repeat(40) },
   { kind: 'site-skipped', after: 'not-logged-in' },
   { kind: 'daily-cap', perDay: 20 },
+  { kind: 'site-notice', evidence: 'redirect' },
+  { kind: 'site-notice', evidence: 'page', siteWords: '你是第一次在本站下载种子' },
+  { kind: 'site-challenge', status: 403 },
 ];
 
 describe('cross-seed messages', () => {
@@ -75,7 +78,7 @@ describe('cross-seed messages', () => {
     expect([...kinds].sort()).toEqual(
       [
         'added', 'already-in-client', 'bad-request', 'daily-cap', 'client-failed', 'client-other-hash', 'client-refused', 'files-differ', 'left-stopped', 'needs-passkey', 'no-client', 'no-download-link',
-        'no-permission', 'not-a-torrent', 'not-confirmed', 'not-logged-in', 'other-site-host', 'other-torrent', 'site-limit', 'site-refused', 'site-skipped',
+        'no-permission', 'not-a-torrent', 'not-confirmed', 'not-logged-in', 'other-site-host', 'other-torrent', 'site-challenge', 'site-limit', 'site-notice', 'site-refused', 'site-skipped',
         'site-unreachable', 'source-incomplete', 'source-missing', 'too-large', 'unsafe-file', 'unsupported-site',
       ].sort(),
     );

@@ -98,6 +98,9 @@ describe('downloadFromSite', () => {
       '/403': (res) => html(res, '<h1>Forbidden</h1>', 403),
       '/404': (res) => html(res, '<h1>Not Found</h1>', 404),
       '/denied': (res) => html(res, '<html><head><title>HDSky</title></head><body><h2>错误！</h2><table><tr><td class="text">权限不足！<script>x()</script></td></tr></table></body></html>'),
+      '/notice': (res) => res.writeHead(302, { location: '/downloadnotice.php?torrentid=1&type=firsttime' }).end(),
+      '/challenge': (res) => res.writeHead(403, { 'content-type': 'text/html', 'cf-mitigated': 'challenge', server: 'cloudflare' }).end('<title>Just a moment...</title>'),
+      '/cf-503': (res) => res.writeHead(503, { 'content-type': 'text/html', server: 'cloudflare' }).end('<title>Just a moment...</title>'),
       '/json': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"message":"Unauthenticated."}'),
       '/huge': (res) => res.writeHead(200, { 'content-length': String(20 * 1024 * 1024) }).end(),
     };
@@ -115,6 +118,9 @@ describe('downloadFromSite', () => {
     expect(await problem('/denied')).toEqual({ kind: 'site-refused', status: 200, siteWords: '权限不足！' });
     expect(await problem('/json')).toEqual({ kind: 'site-refused', status: 200, siteWords: '{"message":"Unauthenticated."}' });
     expect(await problem('/huge')).toEqual({ kind: 'too-large' });
+    expect(await problem('/notice')).toEqual({ kind: 'site-notice', evidence: 'redirect' });
+    expect(await problem('/challenge')).toEqual({ kind: 'site-challenge', status: 403 });
+    expect(await problem('/cf-503')).toEqual({ kind: 'site-challenge', status: 503 });
     // The redirect was not followed.
     expect(site.hits.map((hit) => hit.path)).not.toContain('/login.php?returnto=download.php%3Fid%3D1');
   });
@@ -140,6 +146,16 @@ describe('problemOfPage / siteWordsOf', () => {
     for (const text of ['下载频率过快，请稍后再试', '您已超过今日下载数量限制', 'You have reached your download limit for today', 'Too many downloads, slow down', '下載次數已達上限']) {
       expect(problemOfPage(`<p>${text}</p>`).kind, text).toBe('site-limit');
     }
+    expect(problemOfPage('<p>种子不存在</p>').kind).toBe('site-refused');
+  });
+
+  it("tells a notice to confirm and a browser check from a login page or a refusal", () => {
+    const notice = '<h1>第一次下载提示</h1><table><tr><td class="text">你是第一次在本站下载种子，请先阅读规则。<a href="download.php?id=7&amp;letdown=1">我已阅读</a></td></tr></table>';
+    expect(problemOfPage(notice, 200)).toEqual({ kind: 'site-notice', evidence: 'page', siteWords: '你是第一次在本站下载种子，请先阅读规则。 我已阅读' });
+    expect(problemOfPage('<title>Just a moment...</title><script>window._cf_chl_opt={}</script>', 403)).toEqual({ kind: 'site-challenge', status: 403 });
+    expect(problemOfPage('<html><head><title>DDoS-Guard</title></head></html>').kind).toBe('site-challenge');
+    // Cloudflare's bot script in an ordinary login page: still the login page.
+    expect(problemOfPage('<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script><form action="takelogin.php"><input type="password"></form>').kind).toBe('not-logged-in');
     expect(problemOfPage('<p>种子不存在</p>').kind).toBe('site-refused');
   });
 

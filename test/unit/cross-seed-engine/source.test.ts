@@ -28,6 +28,8 @@ describe('downloadSource', () => {
       url: 'https://ourbits.club/download.php?id=2001',
       origin: 'https://ourbits.club',
       siteKey: `sid:${sid('ourbits')}`,
+      // Read only when the download is sent elsewhere: a notice to confirm, or the login.
+      detailsUrl: 'https://ourbits.club/details.php?id=2001',
     });
     // Without the service's list, from the catalog alone.
     expect(downloadSource({ sid: sid('btschool'), torrentId: 5 }, {})).toMatchObject({ way: 'cookie', url: 'https://pt.btschool.club/download.php?id=5' });

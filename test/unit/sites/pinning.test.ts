@@ -64,6 +64,7 @@ describe('pinning by id and name', () => {
       url: 'https://tjupt.org/download.php?id=1',
       origin: 'https://tjupt.org',
       siteKey: 'sid:9',
+      detailsUrl: 'https://tjupt.org/details.php?id=1',
     });
     expect(downloadSource({ sid: 5, torrentId: 1 }, { list: swapped, passkeys: { '5': KEY } })).toMatchObject({ way: 'cookie', url: 'https://ourbits.club/download.php?id=1' });
     // The same passkey with the list agreeing: used.
