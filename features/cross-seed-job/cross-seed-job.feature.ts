@@ -562,12 +562,7 @@ export class CrossSeedJob {
     await noticedFindsItem.set(next);
     if (!fresh.size) return;
     const list = await this.shared.directory.sites.peek(settings.baseUrl);
-    if (switches.notifyNewFinds) {
-      const lines = [...fresh].map(([sid, count]) => `${siteName(sid, list).name}: ${count}`);
-      await browser.notifications
-        ?.create(JOB_ALARM, { type: 'basic', iconUrl: browser.runtime.getURL('/icon/128.png'), title: browser.i18n.getMessage('jobNewFindsTitle') || 'New to cross-seed', message: lines.join('\n') })
-        .catch(() => undefined);
-    }
+    if (switches.notifyNewFinds) await notifyNewFinds([...fresh].map(([sid, count]) => `${siteName(sid, list).name}: ${count}`));
     if (switches.autoStartNewFinds && (await this.load())?.state !== 'running') await this.start([...fresh.keys()]);
   }
 
@@ -610,6 +605,22 @@ export class CrossSeedJob {
     });
     this.writes = run.catch(() => undefined);
     return run;
+  }
+}
+
+/**
+ * The notification of new finds, one line per site. Never fails its caller: a browser without the
+ * notifications API (or a create that throws at once, or rejects) tells nothing, and the
+ * auto-start after it still runs.
+ */
+async function notifyNewFinds(lines: string[]): Promise<void> {
+  try {
+    const notifications = browser.notifications as typeof browser.notifications | undefined;
+    if (typeof notifications?.create !== 'function') return;
+    const title = browser.i18n.getMessage('jobNewFindsTitle') || 'New to cross-seed';
+    await notifications.create(JOB_ALARM, { type: 'basic', iconUrl: browser.runtime.getURL('/icon/128.png'), title, message: lines.join('\n') });
+  } catch {
+    // Told nothing: the finds are still on the page.
   }
 }
 

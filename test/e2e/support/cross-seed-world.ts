@@ -42,7 +42,15 @@ export const CANDIDATE_SITE = { site: 'ourbits', sid: 9, host: 'ourbits.club' } 
 export const OTHER_SITE = { site: 'ssd', sid: 23, host: 'springsunday.net' } as const;
 
 /** What a tracker's download.php answers a logged-in user. */
-export type DownloadAnswer = 'torrent' | 'limit-page' | 'http-429' | 'http-403' | 'permission-page' | 'other-torrent';
+export type DownloadAnswer = 'torrent' | 'limit-page' | 'http-429' | 'http-403' | 'permission-page' | 'other-torrent' | 'first-download-notice';
+
+/** The words of FIRST_DOWNLOAD_NOTICE's message cell, as the site's words are read (siteWordsOf): what a stopped site's row quotes. */
+export const FIRST_DOWNLOAD_WORDS = '这是你第一次在本站下载种子。请先阅读 规则 和 常见问题 ，确认后再下载。 我已阅读，继续下载';
+
+/** What a NexusPHP site shows instead of a user's first .torrent: a notice pointing to its rules, and a link to go on. */
+function firstDownloadNotice(id: number): string {
+  return `<!DOCTYPE html><html><head><title>下载须知</title></head><body><h2>第一次下载提示</h2><table><tr><td class="text">这是你第一次在本站下载种子。请先阅读<a href="rules.php">规则</a>和<a href="faq.php">常见问题</a>，确认后再下载。<br /><a href="download.php?id=${id}&amp;letmedown=1">我已阅读，继续下载</a></td></tr></table></body></html>`;
+}
 
 export interface TrackerDownload {
   id: number;
@@ -173,6 +181,8 @@ export class TestTracker {
           return send(403, 'text/html; charset=utf-8', '<h1>403 Forbidden</h1>');
         case 'permission-page':
           return html('<h2>错误！</h2><table><tr><td class="text">权限不足！</td></tr></table>');
+        case 'first-download-notice':
+          return html(firstDownloadNotice(id));
         case 'other-torrent': {
           const other = [...this.torrents.values()].find((entry) => entry.torrent.hash !== listed.torrent.hash);
           if (!other) return html('<h1>no other torrent to send</h1>', 500);
