@@ -1,8 +1,9 @@
 /**
  * Issue 17 end to end with the clients other than qBittorrent, and a site that stops alone: the
  * built extension's page "Cross-seed your client" (cross-seed.html) used as a person uses it, in
- * Chromium (English) against a real Transmission and in Firefox (Chinese) against a real Deluge
- * (test/clients/daemons.ts), each set up through the options page's "Torrent clients" form.
+ * Chromium (English) and Firefox (Chinese), each against a real Transmission and a real Deluge
+ * (test/clients/daemons.ts: Transmission 3.00 and Deluge 2.0 in one browser, 4.1 and 2.2 in the
+ * other), each set up through the options page's "Torrent clients" form.
  *
  * The user holds three sites and is logged in on two of them with finds: the candidate's site
  * (OurBits: every pair's candidate and one release with other files) and SpringSunday (pairs[0]'s
@@ -16,10 +17,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
-import type { ClientKind, TorrentClient } from '../../utils/clients/client-types';
+import type { TorrentClient } from '../../utils/clients/client-types';
 import type { IndexStatusView } from '../../features/client-index/client-index.messages';
 import type { JobView } from '../../features/cross-seed-job/cross-seed-job.messages';
-import { startDeluge, startTransmission, type RunningDaemon } from '../clients/daemons';
+import { clientBuilds, startClient, type ClientBuild, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
@@ -37,13 +38,18 @@ const MESSAGES = { en: load('en'), zh: load('zh_CN') };
 /** Content pairs in the client: their candidates on OurBits, and pairs[0]'s on SpringSunday too. */
 const PAIRS = 2;
 
-/** One client per browser: together they cover both other clients, and the notice in both browsers. */
-const CASES: { kind: BrowserKind; client: Extract<ClientKind, 'transmission' | 'deluge'> }[] = [
-  { kind: 'chromium', client: 'transmission' },
-  { kind: 'firefox', client: 'deluge' },
-];
+/** Each other client's release in one browser (bookworm's with the one, today's with the other): the notice in both browsers, twice. */
+const build = (kind: 'transmission' | 'deluge', generation: 'bookworm' | 'current') => clientBuilds({ kind, generation })[0]!;
+const CASES = (
+  [
+    ['chromium', build('transmission', 'bookworm')],
+    ['chromium', build('deluge', 'current')],
+    ['firefox', build('deluge', 'bookworm')],
+    ['firefox', build('transmission', 'current')],
+  ] as [BrowserKind, ClientBuild][]
+).map(([kind, clientBuild]) => ({ kind, build: clientBuild, label: clientBuild.label }));
 
-describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kind with $client: the job through "Cross-seed your client"; a first-download notice stops its site alone', ({ kind, client: clientKind }) => {
+describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kind with $label: the job through "Cross-seed your client"; a first-download notice stops its site alone', ({ kind, build: clientBuild }) => {
   const lang = kind === 'firefox' ? 'zh-CN' : 'en';
   const text = (key: string, ...args: string[]) =>
     args.reduce((said, arg, index) => said.replace(`$${index + 1}`, arg), (lang === 'zh-CN' ? MESSAGES.zh : MESSAGES.en)[key]!.message);
@@ -62,7 +68,7 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
     cross = await startCrossSeedWorld({ pairs: PAIRS, otherSite: true });
     // SpringSunday answers a logged-in user's download with its first-download notice.
     cross.other!.tracker.downloadAnswer = 'first-download-notice';
-    daemon = clientKind === 'transmission' ? await startTransmission() : await startDeluge();
+    daemon = await startClient(clientBuild);
     // The sources, as the user's own web UI added them: seeding at 100 % from the data folder.
     client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
     for (let index = 0; index < PAIRS; index++) await cross.seed(client, daemon.dataDir, index);
@@ -124,7 +130,7 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
     expect((await message<JobView>({ type: 'job:status' })).state).toBe('done');
   });
 
-  it(`${clientKind} holds each candidate once, beside its source, at 100 %; each was downloaded once`, async () => {
+  it(`${clientBuild.label} holds each candidate once, beside its source, at 100 %; each was downloaded once`, async () => {
     const ids = cross.pairs.map((pair) => pair.candidateId);
     // OurBits' log: every find asked for once, in the job's order, each served.
     expect(downloadsOf(cross.candidate).map((download) => [download.id, download.served])).toEqual([...ids, cross.differentFiles.id].map((id) => [id, true]));
