@@ -46,6 +46,9 @@ export const JOB_ALARM_MINUTES = 0.5;
 /** The preview gives the event loop a turn after this many places. */
 const CHUNK = 2_000;
 
+/** How many of a job's other sources are looked up to tell a client that has not loaded its torrents. */
+const SOURCES_ASKED = 200;
+
 const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** What stops a site for the rest of the job: the site, not the torrent, is at fault. */
@@ -88,6 +91,8 @@ export class CrossSeedJob {
   private readonly sleepers = new Set<() => void>();
   /** The last preview's torrents per site (site-torrents pages through them; start takes them). */
   private finds = new Map<number, SiteFinds>();
+  /** Items whose missing source was there again when looked for: tried once more, then decided (keys of sourceNotLoaded). */
+  private readonly retried = new Set<string>();
   /** Set by halt(): this object does nothing more (a worker stopped; tests build a new background). */
   private halted = false;
 
@@ -412,6 +417,8 @@ export class CrossSeedJob {
           }),
       });
       if (this.halted) return;
+      // A source the index had complete, missing now: decided only once the client is seen to hold its torrents.
+      if (result.kind === 'source-missing' && (await this.sourceNotLoaded(sid, item))) continue;
       await this.settle(sid, item, result);
     }
   }
@@ -463,6 +470,56 @@ export class CrossSeedJob {
       finishIfDone(job);
     });
     if (remember) await this.remember(remember);
+  }
+
+  /**
+   * `item`'s source (complete in the index when the job took it) is not in the client. True when that
+   * does not decide it, the item back at the head of its queue: the client lists none of the job's
+   * other sources (or, the job having no other, nothing at all) — a client that has just started
+   * answers before it has loaded its torrents (Transmission does) — so the job pauses (`sources-missing`)
+   * until "Resume"; or the source is there now (loaded meanwhile: tried again, once per worker).
+   * False: the client holds the job's other sources and not this one; it was deleted, and that is its outcome.
+   */
+  private async sourceNotLoaded(sid: number, item: JobTorrent): Promise<boolean> {
+    const job = this.job;
+    // (Paused meanwhile by another site's item: still looked at, so that it is not decided either.)
+    if (!job || (job.state !== 'running' && job.state !== 'paused')) return false;
+    const retryKey = `${decidedKey(item)}:${item.sourceHash}`;
+    const others = new Set<string>();
+    for (const site of job.sites) for (const queued of [...site.queue, ...(site.inFlight ? [site.inFlight] : [])]) others.add(queued.sourceHash);
+    for (const outcome of job.outcomes) others.add(outcome.sourceHash);
+    others.delete(item.sourceHash);
+    // A sample is enough to tell a client that lists none of them.
+    const asked = [item.sourceHash, ...[...others].slice(0, SOURCES_ASKED)];
+    let pausedBecause: JobView['pausedBecause'];
+    try {
+      const client = (await this.clients.defaultClient())?.client;
+      if (!client) return false;
+      const held = await client.lookup(asked);
+      if (held.has(item.sourceHash)) {
+        if (this.retried.has(retryKey)) return false;
+        this.retried.add(retryKey);
+      } else {
+        const loaded = others.size ? asked.some((hash) => held.has(hash)) : (await client.list()).length > 0;
+        if (loaded) return false;
+        pausedBecause = { kind: 'sources-missing' };
+      }
+    } catch (error) {
+      // Not answering after all: as a client that stopped.
+      pausedBecause = { kind: 'client', problem: toClientFailure(error) };
+    }
+    await this.update((next) => {
+      const site = next.sites.find((entry) => entry.sid === sid);
+      if (!site?.inFlight || decidedKey(site.inFlight) !== decidedKey(item)) return;
+      delete site.inFlight;
+      site.queue.unshift(item);
+      if (site.state === 'running') site.state = 'waiting';
+      if (pausedBecause && next.state === 'running') {
+        next.state = 'paused';
+        next.pausedBecause = pausedBecause;
+      }
+    });
+    return true;
   }
 
   /** An item a stopped worker left in flight: back to its queue if nothing left for the site; else the client says whether it was added. False: the job paused. */
@@ -564,12 +621,7 @@ export class CrossSeedJob {
     await noticedFindsItem.set(next);
     if (!fresh.size) return;
     const list = await this.shared.directory.sites.peek(settings.baseUrl);
-    if (switches.notifyNewFinds) {
-      const lines = [...fresh].map(([sid, count]) => `${siteName(sid, list).name}: ${count}`);
-      await browser.notifications
-        ?.create(JOB_ALARM, { type: 'basic', iconUrl: browser.runtime.getURL('/icon/128.png'), title: browser.i18n.getMessage('jobNewFindsTitle') || 'New to cross-seed', message: lines.join('\n') })
-        .catch(() => undefined);
-    }
+    if (switches.notifyNewFinds) await notifyNewFinds([...fresh].map(([sid, count]) => `${siteName(sid, list).name}: ${count}`));
     if (switches.autoStartNewFinds && (await this.load())?.state !== 'running') await this.start([...fresh.keys()]);
   }
 
@@ -612,6 +664,22 @@ export class CrossSeedJob {
     });
     this.writes = run.catch(() => undefined);
     return run;
+  }
+}
+
+/**
+ * The notification of new finds, one line per site. Never fails its caller: a browser without the
+ * notifications API (or a create that throws at once, or rejects) tells nothing, and the
+ * auto-start after it still runs.
+ */
+async function notifyNewFinds(lines: string[]): Promise<void> {
+  try {
+    const notifications = browser.notifications as typeof browser.notifications | undefined;
+    if (typeof notifications?.create !== 'function') return;
+    const title = browser.i18n.getMessage('jobNewFindsTitle') || 'New to cross-seed';
+    await notifications.create(JOB_ALARM, { type: 'basic', iconUrl: browser.runtime.getURL('/icon/128.png'), title, message: lines.join('\n') });
+  } catch {
+    // Told nothing: the finds are still on the page.
   }
 }
 

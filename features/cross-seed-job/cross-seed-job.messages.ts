@@ -97,8 +97,12 @@ export interface JobSiteView {
 
 export interface JobView {
   state: 'idle' | 'running' | 'paused' | 'done' | 'cancelled';
-  /** Why a running job paused by itself (the client stopped answering), and after a restart: "Resume" is offered. */
-  pausedBecause?: { kind: 'client'; problem: ClientProblem } | { kind: 'restart' };
+  /**
+   * Why a running job paused by itself: the client stopped answering; the client answers but lists
+   * none of the job's sources (`sources-missing`: a client just restarted that has not loaded its
+   * torrents yet); after a restart. "Resume" is offered.
+   */
+  pausedBecause?: { kind: 'client'; problem: ClientProblem } | { kind: 'sources-missing' } | { kind: 'restart' };
   startedAt?: number;
   total: number;
   done: number;

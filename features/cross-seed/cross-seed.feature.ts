@@ -344,8 +344,11 @@ export class CrossSeeds {
   // ----------------------------------------------------------------------------------------------
 
   /**
-   * "Cross-seed all"'s environment: each request to one of the candidates' sites counts one
-   * download of that site's daily budget before it leaves; a site whose cap is reached gets no request.
+   * "Cross-seed all"'s environment: before each candidate its site's daily cap is checked (reached:
+   * that candidate is `daily-cap`, its site gets no request), and its first request to the site
+   * counts one download before it leaves, as CrossSeeds.run counts one per run. Counted per
+   * candidate, not per request: a details page and its download are one download, and a cap
+   * reached mid-run is told as the cap (it used to throw from the fetch, which read as "site unreachable").
    */
   private async countedEnvironment(env: CrossSeedEnvironment, candidates: readonly CrossSeedCandidate[]): Promise<CrossSeedEnvironment> {
     const sidOf = new Map<string, number>();
@@ -353,18 +356,27 @@ export class CrossSeeds {
       const source = downloadSource(candidate, env.sites);
       if (source.way !== 'unsupported') sidOf.set(source.origin, candidate.sid);
     }
+    /** The site of the candidate being tried whose download is not counted yet. */
+    let uncounted: number | undefined;
+    const beforeCandidate = async (candidate: CrossSeedCandidate): Promise<CrossSeedResult | undefined> => {
+      uncounted = undefined;
+      const cap = await this.budget.capReached(candidate.sid);
+      if (cap.reached) return { kind: 'daily-cap', perDay: cap.perDay };
+      uncounted = candidate.sid;
+      return undefined;
+    };
     const base = env.fetch ?? globalThis.fetch;
     const fetch: typeof globalThis.fetch = async (input, init) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       const origin = originOf(url);
       const sid = origin === undefined ? undefined : sidOf.get(origin);
-      if (sid !== undefined) {
-        if ((await this.budget.capReached(sid)).reached) throw new Error('the site\'s downloads per day are reached');
+      if (sid !== undefined && sid === uncounted) {
+        uncounted = undefined;
         await this.budget.record(sid);
       }
       return base(input, init);
     };
-    return { ...env, fetch };
+    return { ...env, fetch, beforeCandidate };
   }
 
   /** The environment a cross-seed of the job (or a preview's light request) runs in: the chosen client, the one pace, the site fetch. */

@@ -64,6 +64,12 @@ export interface CrossSeedEnvironment {
   originAllowed?: (origin: string) => Promise<boolean>;
   /** Default: the background's one shared pace (sitePace). */
   pace?: SitePace;
+  /**
+   * "Cross-seed all": asked before each candidate is tried (after the site checks of the run). A
+   * result (the site's "Downloads per day" reached) is that candidate's, and nothing is asked of
+   * its site; undefined tries it.
+   */
+  beforeCandidate?: (candidate: CrossSeedCandidate) => Promise<CrossSeedResult | undefined>;
   signal?: AbortSignal;
 }
 
@@ -471,7 +477,9 @@ export async function* crossSeedAll(
   for (const [index, { hash, ...candidate }] of taken.entries()) {
     if (env.signal?.aborted) return;
     const after = failedSites.get(candidate.sid);
-    const result: CrossSeedResult = after ? { kind: 'site-skipped', after } : await crossSeedPrepared(prepared, candidate, hash, env);
+    const result: CrossSeedResult = after
+      ? { kind: 'site-skipped', after }
+      : ((await env.beforeCandidate?.(candidate)) ?? (await crossSeedPrepared(prepared, candidate, hash, env)));
     yield { type: 'result', index, total: taken.length, candidate, result };
     if (STOPS_EVERYTHING.has(result.kind)) {
       yield { type: 'stopped', result };

@@ -618,7 +618,11 @@ function JobProgress({ job, siteName, onCommand, onTryAgain }: ProgressProps) {
         </div>
         {job.pausedBecause && state === 'paused' && (
           <p class="notice warn paused-because" role="alert" data-kind={job.pausedBecause.kind}>
-            {job.pausedBecause.kind === 'restart' ? t('jobPausedRestart') : t('jobPausedClient', clientProblemText(job.pausedBecause.problem))}
+            {job.pausedBecause.kind === 'restart'
+              ? t('jobPausedRestart')
+              : job.pausedBecause.kind === 'sources-missing'
+                ? t('jobPausedSourcesMissing')
+                : t('jobPausedClient', clientProblemText(job.pausedBecause.problem))}
           </p>
         )}
         <div class="overall" role="status" aria-live="polite">

@@ -2,7 +2,8 @@
  * "Tell me when there is something new to cross-seed" and the switch that starts new finds by itself
  * (real qBittorrent, test trackers, the reference service): what an index sync finds new is counted per
  * site in one notification (browser.notifications.create, spied on in the fake browser), only when the
- * switch is on (off by default); with the second switch a job starts by itself.
+ * switch is on (off by default); with the second switch a job starts by itself, even when the
+ * notification cannot be shown (create throwing at once, or no notifications API at all).
  */
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
@@ -12,7 +13,8 @@ import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE, OTHER_SITE } from '../../../e2e/support/cross-seed-world';
 import { LIVE, setUpJob, type JobSetup } from './job-setup';
 
-const PAIRS = 3;
+/** pairs 0–1 seeded at first; 2, 3 and 4 arrive later, one per test (new finds). */
+const PAIRS = 5;
 let s: JobSetup;
 let notified: MockInstance;
 
@@ -70,9 +72,41 @@ describe('new finds after an index sync', () => {
     expect(job.state).toBe('done');
     // The job is the candidate's site's: every find there, the new one with them.
     expect(job.sites.map((site) => site.sid)).toEqual([CANDIDATE_SITE.sid]);
-    const ids = s.cs.pairs.map((pair) => pair.candidateId);
+    const ids = s.cs.pairs.slice(0, 3).map((pair) => pair.candidateId);
     expect(job.outcomes.map((outcome) => [outcome.torrentId, outcome.group])).toEqual([...ids.map((id) => [id, 'added']), [s.cs.differentFiles.id, 'files-differ']]);
     expect(s.downloads().slice(before).map((download) => download.id)).toEqual([...ids, s.cs.differentFiles.id]);
     expect(await untilSeeding(s.readBack, third.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
+  });
+
+  /** Pair `index` arrives in the client; after the sync, the job that started by itself adds its candidate alone. */
+  async function newFindStartsAJob(index: number): Promise<void> {
+    const pair = s.cs.pairs[index]!;
+    const before = s.downloads().length;
+    await s.cs.seed(s.readBack, s.daemon.dataDir, index);
+    await s.app.index.run('sync');
+    const job = await s.finished();
+    expect(job.state).toBe('done');
+    expect(job.outcomes.map((outcome) => [outcome.torrentId, outcome.group])).toEqual([[pair.candidateId, 'added']]);
+    expect(s.downloads().slice(before).map((download) => [download.id, download.served])).toEqual([[pair.candidateId, true]]);
+    expect(await untilSeeding(s.readBack, pair.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
+  }
+
+  it('a notification that throws at once (no permission, a browser that refuses) does not keep the new find from starting', LIVE, async () => {
+    notified.mockReset();
+    notified.mockImplementation(() => {
+      throw new Error('notifications are not allowed');
+    });
+    await newFindStartsAJob(3);
+    expect(notified).toHaveBeenCalledTimes(1);
+  });
+
+  it('nor does a browser without the notifications API', LIVE, async () => {
+    const api = Object.getOwnPropertyDescriptor(fakeBrowser, 'notifications');
+    Object.defineProperty(fakeBrowser, 'notifications', { value: undefined, configurable: true, writable: true });
+    try {
+      await newFindStartsAJob(4);
+    } finally {
+      if (api) Object.defineProperty(fakeBrowser, 'notifications', api);
+    }
   });
 });

@@ -376,6 +376,15 @@ describe('the job', () => {
     expect(text(paused)).toMatch(/^The job paused: your torrent client stopped answering \(.+\)\. Resume once it answers again\.$/);
   });
 
+  it('a client that answers without its torrents (just restarted) pauses the job, and says so with "Resume"', async () => {
+    const { root } = await open();
+    await announce({ ...RUNNING, state: 'paused', revision: 4, pausedBecause: { kind: 'sources-missing' } });
+    const paused = await waitFor(() => root.querySelector('.paused-because'), 'the paused notice');
+    expect(paused.getAttribute('data-kind')).toBe('sources-missing');
+    expect(text(paused)).toMatch(/^The job paused: your torrent client answers but lists none of the torrents this job cross-seeds from .+ Resume once it shows them again/);
+    expect(buttonNamed(root, 'Resume')).not.toBeNull();
+  });
+
   it('"Pause", "Resume" and "Cancel" send their commands', async () => {
     const { root, background } = await open({ 'job:pause': () => undefined, 'job:resume': () => undefined, 'job:cancel': () => undefined });
     await announce(RUNNING);

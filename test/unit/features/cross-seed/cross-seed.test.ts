@@ -297,6 +297,34 @@ describe('"Cross-seed all"', () => {
     expect(downloadsFrom(cs.candidate).length - before.candidate).toBe(3);
   });
 
+  it('crossing the site\'s "Downloads per day" in the middle of the run: the rest of that site is "daily-cap", not asked for (not "site unreachable")', LIVE, async () => {
+    const pair = cs.pairs[0]!;
+    // The candidate the test above added goes out of the client again (its files stay): the page has two candidates on the site again.
+    await readBack.remove(pair.candidate.hash);
+    for (let left = 50; (await readBack.lookup([pair.candidate.hash])).size && left; left--) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await readBack.lookup([pair.candidate.hash])).size).toBe(0);
+    // One download a day on the candidate's site, none used yet: the first candidate takes it.
+    await app.crossSeeds.budget.setPace(CANDIDATE_SITE.sid, { secondsBetween: 0, perDay: 1 });
+    await openPage(23, 0);
+    const before = downloadsFrom(cs.candidate).length;
+    const answer = await command({ type: 'crossseed:all', tabId: 23 });
+
+    expect(answer.all).toMatchObject({ state: 'done', total: 2, done: 2 });
+    expect(answer.all?.stopped).toBeUndefined();
+    const kinds = answer.items.map((item) => item.result?.kind);
+    expect(kinds).toHaveLength(2);
+    expect(kinds.filter((kind) => kind === 'daily-cap')).toHaveLength(1);
+    expect(kinds).not.toContain('site-unreachable');
+    const capped = answer.items.find((item) => item.result?.kind === 'daily-cap')!;
+    expect(capped.result).toEqual({ kind: 'daily-cap', perDay: 1 });
+    // The tracker saw one download: the first candidate's, never the capped one's.
+    expect(downloadsFrom(cs.candidate).slice(before).map((download) => download.id)).toEqual(answer.items.filter((item) => item !== capped).map((item) => item.torrentId));
+    expect(await app.crossSeeds.budget.usedToday(CANDIDATE_SITE.sid)).toBe(1);
+    // The panel tells it in words: the daily cap, not a site that did not answer.
+    const told = toPages.at(-1)!.message.outcomes.find((outcome) => outcome.torrentId === capped.torrentId)!;
+    expect(told.lines).toEqual([`Not downloaded: 1 downloads from ${capped.siteName} in the last 24 hours is its "Downloads per day". It goes on tomorrow.`]);
+  });
+
   it('before the user chose their sites, tries nothing and says so', LIVE, async () => {
     await fromPopup({ type: 'settings:save', update: { heldSites: null } });
     await openPage(22, 0);

@@ -1,0 +1,191 @@
+/**
+ * Issue 17 end to end with the clients other than qBittorrent, and a site that stops alone: the
+ * built extension's page "Cross-seed your client" (cross-seed.html) used as a person uses it, in
+ * Chromium (English) and Firefox (Chinese), each against a real Transmission and a real Deluge
+ * (test/clients/daemons.ts: Transmission 3.00 and Deluge 2.0 in one browser, 4.1 and 2.2 in the
+ * other), each set up through the options page's "Torrent clients" form.
+ *
+ * The user holds three sites and is logged in on two of them with finds: the candidate's site
+ * (OurBits: every pair's candidate and one release with other files) and SpringSunday (pairs[0]'s
+ * own torrent there), which answers the download as NexusPHP does for a user who has not confirmed
+ * its first-download notice: a redirect to downloadnotice.php (the browser shows no more than an
+ * opaque redirect; the extension reads the details page once to tell it from its login). One
+ * "Start cross-seeding" runs both: SpringSunday's row stops alone, saying in words that the site
+ * wants its notice confirmed, with a link to open it; OurBits goes on to the end.
+ * Checked from the trackers' logs and the client: each candidate downloaded once, added once beside
+ * its source (the source's save path), at 100 %; the other release and the notice's torrent not added.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../utils/clients/index';
+import type { TorrentClient } from '../../utils/clients/client-types';
+import type { IndexStatusView } from '../../features/client-index/client-index.messages';
+import type { JobView } from '../../features/cross-seed-job/cross-seed-job.messages';
+import { clientBuilds, startClient, type ClientBuild, type RunningDaemon } from '../clients/daemons';
+import { nodeClientFetch } from '../clients/node-fetch';
+import { untilSeeding } from '../clients/seeding';
+import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from './support/client-options';
+import { CANDIDATE_SITE, crossSeedUserSettings, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { until } from './support/wait';
+
+afterAll(closeAllBrowsers);
+
+type Messages = Record<string, { message: string }>;
+const locales = join(__dirname, '../../public/_locales');
+const load = (locale: string) => JSON.parse(readFileSync(join(locales, locale, 'messages.json'), 'utf8')) as Messages;
+const MESSAGES = { en: load('en'), zh: load('zh_CN') };
+
+/** Content pairs in the client: their candidates on OurBits, and pairs[0]'s on SpringSunday too. */
+const PAIRS = 2;
+
+/** Each other client's release in one browser (bookworm's with the one, today's with the other): the notice in both browsers, twice. */
+const build = (kind: 'transmission' | 'deluge', generation: 'bookworm' | 'current') => clientBuilds({ kind, generation })[0]!;
+const CASES = (
+  [
+    ['chromium', build('transmission', 'bookworm')],
+    ['chromium', build('deluge', 'current')],
+    ['firefox', build('deluge', 'bookworm')],
+    ['firefox', build('transmission', 'current')],
+  ] as [BrowserKind, ClientBuild][]
+).map(([kind, clientBuild]) => ({ kind, build: clientBuild, label: clientBuild.label }));
+
+describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kind with $label: the job through "Cross-seed your client"; a first-download notice stops its site alone', ({ kind, build: clientBuild }) => {
+  const lang = kind === 'firefox' ? 'zh-CN' : 'en';
+  const text = (key: string, ...args: string[]) =>
+    args.reduce((said, arg, index) => said.replace(`$${index + 1}`, arg), (lang === 'zh-CN' ? MESSAGES.zh : MESSAGES.en)[key]!.message);
+  let cross: CrossSeedWorld;
+  let daemon: RunningDaemon;
+  let client: TorrentClient;
+  let browser: HarnessBrowser;
+  let page: HarnessPage;
+  const SID = CANDIDATE_SITE.sid;
+  const NOTICE_SID = OTHER_SITE.sid;
+
+  const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
+  const downloadsOf = (tracker: CrossSeedWorld['candidate']) => tracker.downloads.filter((download) => download.path.startsWith('/download.php'));
+
+  beforeAll(async () => {
+    cross = await startCrossSeedWorld({ pairs: PAIRS, otherSite: true });
+    // SpringSunday sends a logged-in user's download to its first-download notice.
+    cross.other!.tracker.downloadAnswer = 'notice-redirect';
+    daemon = await startClient(clientBuild);
+    // The sources, as the user's own web UI added them: seeding at 100 % from the data folder.
+    client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    for (let index = 0; index < PAIRS; index++) await cross.seed(client, daemon.dataDir, index);
+
+    browser = await launchBrowser(kind, { proxyPort: cross.world.router.port, lang });
+    const settings = crossSeedUserSettings([NOTICE_SID]);
+    await message({ type: 'settings:save', update: { ...settings, heldSites: [...settings.heldSites, NOTICE_SID], privacyNoticeSeen: true } });
+    // The client, set up as a person does: the options page's form, Test client, Save client.
+    const options = await openClientsOptions(browser);
+    await fillClientForm(options, daemon);
+    expect(await pressTestClient(options)).toMatchObject({ ok: true });
+    await pressSaveClient(options);
+    await options.close();
+    // The user is logged in on both sites with finds, as in their own browser.
+    const login = await browser.newPage();
+    await login.goto(cross.candidate.loginUrl('http'));
+    await login.goto(cross.other!.tracker.loginUrl('http'));
+    await login.close();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await cross?.close();
+    await daemon?.stop();
+  }, 60_000);
+
+  it('"Find what I can cross-seed" counts both sites\' finds, ready and ticked; "Start cross-seeding" runs the job to its end', async () => {
+    page = await browser.openExtensionPage('cross-seed.html');
+    await page.bringToFront();
+    await page.waitForSelector('#turn-on-index', { timeoutMs: 30_000 });
+    await page.click('#turn-on-index');
+    await until(
+      () => message<IndexStatusView>({ type: 'index:status' }),
+      (status) => !status.running && status.lastSync?.outcome === 'done',
+      'the first sync of the index',
+      60_000,
+    );
+    await page.click('#job-find');
+    const row = (sid: number) => `tr.job-site[data-sid="${sid}"]`;
+    for (const sid of [SID, NOTICE_SID]) await page.waitForSelector(`${row(sid)}[data-readiness=ready]`, { timeoutMs: 30_000 });
+    const counts = await page.evaluate(
+      (rows) => rows.map((css) => [document.querySelector(`${css} td.count`)?.firstChild?.textContent?.trim(), (document.querySelector(`${css} input.tick`) as HTMLInputElement | null)?.checked]),
+      [row(SID), row(NOTICE_SID)],
+    );
+    expect(counts).toEqual([
+      [String(PAIRS + 1), true],
+      ['1', true],
+    ]);
+    // OurBits a second apart (typed, then left, as a person does); SpringSunday keeps its default.
+    await page.fill(`#seconds-${SID}`, '1');
+    await page.click('#page-title');
+    await until(() => message<{ sites: { sid: number; secondsBetween: number }[] }>({ type: 'job:preview' }), (preview) => preview.sites.find((site) => site.sid === SID)?.secondsBetween === 1, 'the pace saved', 30_000);
+    await page.waitForSelector(`#tick-${SID}:checked`, { timeoutMs: 30_000 });
+    await page.waitForSelector(`#tick-${NOTICE_SID}:checked`, { timeoutMs: 30_000 });
+    expect(downloadsOf(cross.candidate)).toEqual([]);
+
+    await page.click('#job-start');
+    await page.waitForSelector('#job-progress[data-state=done]', { timeoutMs: 240_000 });
+    expect((await message<JobView>({ type: 'job:status' })).state).toBe('done');
+  });
+
+  it(`${clientBuild.label} holds each candidate once, beside its source, at 100 %; each was downloaded once`, async () => {
+    const ids = cross.pairs.map((pair) => pair.candidateId);
+    // OurBits' log: every find asked for once, in the job's order, each served.
+    expect(downloadsOf(cross.candidate).map((download) => [download.id, download.served])).toEqual([...ids, cross.differentFiles.id].map((id) => [id, true]));
+    // SpringSunday's: the one find asked for once, answered with the notice (no .torrent).
+    expect(downloadsOf(cross.other!.tracker).map((download) => [download.id, download.served])).toEqual([[cross.other!.id, false]]);
+    // Nothing asked of the page's site (its torrents are the sources).
+    expect(downloadsOf(cross.page)).toEqual([]);
+
+    for (const pair of cross.pairs) expect(await untilSeeding(client, pair.candidate.hash)).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
+    const held = (await client.list()).map((torrent) => torrent.hash).sort();
+    expect(held).toEqual(cross.pairs.flatMap((pair) => [pair.source.hash, pair.candidate.hash]).sort());
+  });
+
+  it('SpringSunday\'s row stops alone, saying the site wants its notice confirmed, with a link to open it; OurBits\' row is done; the report groups them', async () => {
+    const site = (sid: number) => `li.site-progress[data-sid="${sid}"]`;
+    const rows = await page.evaluate(
+      (css) =>
+        css.map((selector) => {
+          const li = document.querySelector(selector);
+          return {
+            state: li?.getAttribute('data-state'),
+            name: li?.querySelector('.site-name')?.textContent,
+            lines: [...(li?.querySelectorAll('.problem-line') ?? [])].map((line) => line.textContent?.trim()),
+            open: li?.querySelector('a.open-site')?.getAttribute('href'),
+            openText: li?.querySelector('a.open-site')?.textContent,
+          };
+        }),
+      [site(SID), site(NOTICE_SID), site(PAGE_SITE.sid)],
+    );
+    const [ourbits, notice] = rows;
+    expect(ourbits).toMatchObject({ state: 'done', lines: [], open: undefined });
+    const noticeName = notice!.name!;
+    expect(notice).toEqual({
+      state: 'stopped',
+      name: noticeName,
+      lines: [text('crossSeedSiteNotice', noticeName)],
+      open: cross.other!.tracker.detailsUrl(cross.other!.id, 'http'),
+      openText: text('jobOpenSite', noticeName),
+    });
+
+    const report = await page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll('#job-report .report-group')].map((group) => [
+          group.getAttribute('data-group'),
+          [...group.querySelectorAll('li.outcome a')].map((link) => link.getAttribute('href')),
+        ]),
+      ),
+    );
+    const details = (tracker: CrossSeedWorld['candidate'], id: number) => tracker.detailsUrl(id, 'http');
+    expect(report).toEqual({
+      added: cross.pairs.map((pair) => details(cross.candidate, pair.candidateId)),
+      'files-differ': [details(cross.candidate, cross.differentFiles.id)],
+      'site-problem': [details(cross.other!.tracker, cross.other!.id)],
+    });
+  });
+});
