@@ -15,8 +15,6 @@
  * Checked from the trackers' logs and the client: each candidate downloaded once, added once beside
  * its source (the source's save path), at 100 %; the other release and the notice's torrent not added.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
@@ -29,13 +27,10 @@ import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type 
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from './support/client-options';
 import { CANDIDATE_SITE, crossSeedUserSettings, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
 import { until } from './support/wait';
+import { uiText } from './support/messages';
 
 afterAll(closeAllBrowsers);
 
-type Messages = Record<string, { message: string }>;
-const locales = join(__dirname, '../../public/_locales');
-const load = (locale: string) => JSON.parse(readFileSync(join(locales, locale, 'messages.json'), 'utf8')) as Messages;
-const MESSAGES = { en: load('en'), zh: load('zh_CN') };
 
 /** Content pairs in the client: their candidates on OurBits, and pairs[0]'s on SpringSunday too. */
 const PAIRS = 2;
@@ -53,8 +48,7 @@ const CASES = (
 
 describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kind with $label: the job through "Cross-seed your client"; a first-download notice stops its site alone', ({ kind, build: clientBuild }) => {
   const lang = kind === 'firefox' ? 'zh-CN' : 'en';
-  const text = (key: string, ...args: string[]) =>
-    args.reduce((said, arg, index) => said.replace(`$${index + 1}`, arg), (lang === 'zh-CN' ? MESSAGES.zh : MESSAGES.en)[key]!.message);
+  const text = uiText(lang);
   let cross: CrossSeedWorld;
   let daemon: RunningDaemon;
   let client: TorrentClient;

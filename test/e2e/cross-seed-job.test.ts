@@ -11,8 +11,6 @@
  * the report lists them under "Added" and the rest under "Waiting for tomorrow"; a second "Find
  * what I can cross-seed" counts the rest as still to do, and nothing more is downloaded.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
@@ -25,13 +23,10 @@ import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
 import { until } from './support/wait';
+import { uiText } from './support/messages';
 
 afterAll(closeAllBrowsers);
 
-type Messages = Record<string, { message: string }>;
-const locales = join(__dirname, '../../public/_locales');
-const load = (locale: string) => JSON.parse(readFileSync(join(locales, locale, 'messages.json'), 'utf8')) as Messages;
-const MESSAGES = { en: load('en'), zh: load('zh_CN') };
 
 /** Content pairs in the client; the candidate's site also lists one "other files" release of pairs[0]. */
 const PAIRS = 3;
@@ -41,8 +36,7 @@ const SID = CANDIDATE_SITE.sid;
 
 describe.each(BROWSER_KINDS)('%s: "Cross-seed your client" runs a paced, capped job', (kind) => {
   const lang = kind === 'firefox' ? 'zh-CN' : 'en';
-  const text = (key: string, ...args: string[]) =>
-    args.reduce((said, arg, index) => said.replace(`$${index + 1}`, arg), (lang === 'zh-CN' ? MESSAGES.zh : MESSAGES.en)[key]!.message);
+  const text = uiText(lang);
   let cross: CrossSeedWorld;
   let daemon: RunningDaemon;
   let client: TorrentClient;

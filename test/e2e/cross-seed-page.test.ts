@@ -5,23 +5,18 @@
  * end (preview, pace, progress, report against the test trackers and real clients) comes with the
  * background job.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { startWorld, type World } from './world';
 import { until } from './support/wait';
+import { uiText } from './support/messages';
 
 afterAll(closeAllBrowsers);
 
-type Messages = Record<string, { message: string }>;
-const locales = join(__dirname, '../../public/_locales');
-const load = (locale: string) => JSON.parse(readFileSync(join(locales, locale, 'messages.json'), 'utf8')) as Messages;
-const MESSAGES = { en: load('en'), zh: load('zh_CN') };
 
 describe.each(BROWSER_KINDS)('%s: the page "Cross-seed your client"', (kind) => {
   const lang = kind === 'firefox' ? 'zh-CN' : 'en';
-  const text = (key: string) => (lang === 'zh-CN' ? MESSAGES.zh : MESSAGES.en)[key]!.message;
+  const text = uiText(lang);
   let world: World;
   let browser: HarnessBrowser;
   let page: HarnessPage;

@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
@@ -14,13 +13,10 @@ import { DEMO_UNBOUND_TOKEN } from '../service/server';
 import { SERVICE_BASE_URL, SERVICE_HOST, nexusDetailsPage, startWorld, torrentOn, type World } from './world';
 import { importFile } from './support/import-file';
 import { waitFor } from './support/wait';
+import { uiText } from './support/messages';
 
 afterAll(closeAllBrowsers);
 
-type Messages = Record<string, { message: string }>;
-const locales = join(__dirname, '../../public/_locales');
-const load = (locale: string) => JSON.parse(readFileSync(join(locales, locale, 'messages.json'), 'utf8')) as Messages;
-const MESSAGES = { en: load('en'), zh: load('zh_CN') };
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
@@ -79,8 +75,7 @@ async function exportFile(options: HarnessPage): Promise<string> {
 describe.each(BROWSER_KINDS)('%s: the options page', (kind) => {
   // One language per browser keeps to one launch per browser: Firefox shows the Chinese page.
   const lang = kind === 'firefox' ? 'zh-CN' : 'en';
-  const text = (key: string, ...values: string[]) =>
-    (lang === 'zh-CN' ? MESSAGES.zh : MESSAGES.en)[key]!.message.replace(/\$(\d)/g, (_, index: string) => values[Number(index) - 1] ?? '');
+  const text = uiText(lang);
   let world: World;
   let browser: HarnessBrowser;
   let options: HarnessPage;

@@ -62,8 +62,11 @@ describe('downloadTorrent', () => {
   });
 
   it('names a refusal by its status and an unreachable site as network', async () => {
-    const site = await serve((_req, res) => res.writeHead(403).end('no'));
-    expect(await downloadTorrent(new URL(`${site.url}/download.php?id=4`))).toEqual({ problem: 'http-status', status: 403 });
+    const site = await serve((_req, res) => res.writeHead(403, { server: 'nginx' }).end('no'));
+    const refused = await downloadTorrent(new URL(`${site.url}/download.php?id=4`));
+    expect(refused).toEqual({ problem: 'http-status', status: 403, headers: expect.any(Headers) });
+    // The answer's own headers, for the caller to tell a CDN's check from a refusal.
+    expect('headers' in refused && refused.headers?.get('server')).toBe('nginx');
     expect(await downloadTorrent(new URL('http://127.0.0.1:9/download.php'))).toEqual({ problem: 'network' });
   });
 });
