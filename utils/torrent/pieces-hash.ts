@@ -51,6 +51,11 @@ export async function piecesHashFromTorrent(bytes: Uint8Array): Promise<PiecesHa
   return { piecesHash: await sha1HexOfBytes(bytes.subarray(pieces[0], pieces[1])), pieces: length / PIECE_HASH_BYTES };
 }
 
+/** A hex digit's value (the caller has checked it is one): 0-9, a-f, A-F. */
+function nibble(code: number): number {
+  return code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57;
+}
+
 /** The pieces hash from a client's list of per-piece SHA-1s (40 hex each, in piece order). */
 export async function piecesHashFromHexList(list: unknown): Promise<PiecesHashResult> {
   if (!Array.isArray(list)) return { error: 'malformed' };
@@ -61,7 +66,7 @@ export async function piecesHashFromHexList(list: unknown): Promise<PiecesHashRe
     const hex: unknown = list[index];
     if (typeof hex !== 'string' || !HEX_PIECE.test(hex)) return { error: 'malformed' };
     const at = index * PIECE_HASH_BYTES;
-    for (let byte = 0; byte < PIECE_HASH_BYTES; byte++) joined[at + byte] = parseInt(hex.slice(byte * 2, byte * 2 + 2), 16);
+    for (let byte = 0; byte < PIECE_HASH_BYTES; byte++) joined[at + byte] = (nibble(hex.charCodeAt(byte * 2)) << 4) | nibble(hex.charCodeAt(byte * 2 + 1));
   }
   return { piecesHash: await sha1HexOfBytes(joined), pieces: list.length };
 }
