@@ -134,57 +134,50 @@ export async function askPiecesHash(query: PiecesHashQuery): Promise<PiecesHashA
 
   const fetcher = query.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const timeoutMs = query.timeoutMs !== undefined && query.timeoutMs > 0 ? query.timeoutMs : PIECES_HASH_TIMEOUT_MS;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
+  // AbortSignal.timeout: the browsers' and Node's own; its reason tells a timeout from a broken network.
+  const signal = AbortSignal.timeout(timeoutMs);
+  const failed = (): PiecesHashAnswer => ({ kind: 'unreachable', why: signal.aborted ? 'timeout' : 'network' });
+  let response: Response;
   try {
-    let response: Response;
-    try {
-      response = await fetcher(endpoint, {
-        method: 'POST',
-        headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-        body: JSON.stringify({ passkey: query.passkey, pieces_hash: hashes }),
-        credentials: 'omit', // the passkey signs it; the user's session on the site is not sent
-        redirect: 'manual',
-        cache: 'no-store',
-        referrerPolicy: 'no-referrer',
-        signal: controller.signal,
-      });
-    } catch {
-      return { kind: 'unreachable', why: timedOut ? 'timeout' : 'network' };
-    }
-    const status = response.status;
-    // A browser's manual redirect is an opaque answer with status 0; Node's shows the 3xx.
-    if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) return done(response, { kind: 'no-api', why: 'redirect' });
-    if (status === 401) return done(response, { kind: 'wrong-passkey' });
-    if (status === 429) return done(response, { kind: 'rate-limited', retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after')) });
-    if (status === 404 || status === 405 || status === 410) return done(response, { kind: 'no-api', why: 'not-found' });
-    if (status !== 200) return done(response, { kind: 'site-error', status });
-    let text: string | null;
-    try {
-      text = await readCappedText(response, MAX_PIECES_HASH_ANSWER_BYTES);
-    } catch {
-      return { kind: 'unreachable', why: timedOut ? 'timeout' : 'network' };
-    }
-    if (text === null) return { kind: 'site-error', status, tooLarge: true };
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { kind: 'no-api', why: 'not-json' };
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return { kind: 'no-api', why: 'not-json' };
-    const ret = retOf((body as { ret?: unknown }).ret);
-    if (ret === undefined) return { kind: 'no-api', why: 'no-ret' };
-    if (ret === -1) return { kind: 'too-many' };
-    if (ret !== 0) return { kind: 'refused', ret, status };
-    return { kind: 'found', ...hitsOf((body as { data?: unknown }).data, new Set(hashes)) };
-  } finally {
-    clearTimeout(timer);
+    response = await fetcher(endpoint, {
+      method: 'POST',
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ passkey: query.passkey, pieces_hash: hashes }),
+      credentials: 'omit', // the passkey signs it; the user's session on the site is not sent
+      redirect: 'manual',
+      cache: 'no-store',
+      referrerPolicy: 'no-referrer',
+      signal,
+    });
+  } catch {
+    return failed();
   }
+  const status = response.status;
+  // A browser's manual redirect is an opaque answer with status 0; Node's shows the 3xx.
+  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) return done(response, { kind: 'no-api', why: 'redirect' });
+  if (status === 401) return done(response, { kind: 'wrong-passkey' });
+  if (status === 429) return done(response, { kind: 'rate-limited', retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after')) });
+  if (status === 404 || status === 405 || status === 410) return done(response, { kind: 'no-api', why: 'not-found' });
+  if (status !== 200) return done(response, { kind: 'site-error', status });
+  let text: string | null;
+  try {
+    text = await readCappedText(response, MAX_PIECES_HASH_ANSWER_BYTES);
+  } catch {
+    return failed();
+  }
+  if (text === null) return { kind: 'site-error', status, tooLarge: true };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { kind: 'no-api', why: 'not-json' };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { kind: 'no-api', why: 'not-json' };
+  const ret = retOf((body as { ret?: unknown }).ret);
+  if (ret === undefined) return { kind: 'no-api', why: 'no-ret' };
+  if (ret === -1) return { kind: 'too-many' };
+  if (ret !== 0) return { kind: 'refused', ret, status };
+  return { kind: 'found', ...hitsOf((body as { data?: unknown }).data, new Set(hashes)) };
 }
 
 /** Drops an unread body (it may echo the passkey) and returns the result. */
