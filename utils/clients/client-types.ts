@@ -121,7 +121,20 @@ export interface TorrentClient {
    * False when the client has no tags (Deluge without its optional Label plugin): nothing was set.
    */
   addTags(hash: string, tags: readonly string[]): Promise<boolean>;
+  /**
+   * The torrent's pieces hash (SHA-1 of its raw `info.pieces`, what NexusPHP's pieces-hash API
+   * takes). Only qBittorrent has it: Transmission and Deluge give no piece hashes over their APIs.
+   */
+  piecesHash?(hash: string, via?: PieceHashSource): Promise<ClientPiecesHash>;
 }
+
+/** How qBittorrent gives a torrent's pieces: the raw .torrent (`torrents/export`, 4.5.0 and later) or the hex list (`torrents/pieceHashes`). */
+export type PieceHashSource = 'export' | 'pieceHashes';
+
+export type ClientPiecesHash =
+  | { piecesHash: string; pieces: number; via: PieceHashSource }
+  /** Skipped, this torrent alone: no metadata yet (a magnet still looking), not held by the client, or an answer that does not read. */
+  | { skipped: 'no-metadata' | 'not-found' | 'unreadable'; via: PieceHashSource };
 
 /** How each client file is configured; index.ts validates it (zod) and builds the client. */
 export interface ClientSettings {

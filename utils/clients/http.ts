@@ -5,9 +5,10 @@
  */
 import { infoHashFromTorrent } from '../torrent/info-hash';
 import { ClientError } from './client-errors';
-import { readCappedText } from '../read-capped';
+import { readCapped } from '../read-capped';
 
 export const CLIENT_TIMEOUT_MS = 15_000;
+const utf8 = new TextDecoder();
 /** 5,000 torrents in qBittorrent's torrents/info are about 7 MB; nothing honest comes near this. */
 export const MAX_CLIENT_ANSWER_BYTES = 64 * 1024 * 1024;
 /** One request asks about at most this many hashes (a list page has 100 rows at most). */
@@ -29,12 +30,16 @@ export interface HttpRequest {
    * and for Transmission, which takes Basic auth on every request.
    */
   credentials: 'include' | 'omit';
+  /** Keep the answer's bytes (a .torrent): `bytes` holds them, `text` is decoded only for a status other than 200. */
+  binary?: boolean;
 }
 
 export interface HttpAnswer {
   status: number;
   headers: Headers;
   text: string;
+  /** The body's bytes, for a `binary` request. */
+  bytes?: Uint8Array;
 }
 
 export function transportFrom(settings: { fetch?: typeof fetch; timeoutMs?: number }): Transport {
@@ -124,15 +129,18 @@ export async function send(transport: Transport, request: HttpRequest, operation
         certificatePossible: request.url.startsWith('https:') && !code ? true : undefined,
       });
     }
-    let text: string | null;
+    let bytes: Uint8Array | null;
     try {
-      text = await readCappedText(response, MAX_CLIENT_ANSWER_BYTES);
+      bytes = await readCapped(response, MAX_CLIENT_ANSWER_BYTES);
     } catch (error) {
       if (timedOut) throw new ClientError({ kind: 'timeout', detail: `${operation}: the answer did not arrive within ${transport.timeoutMs} ms` });
       throw new ClientError({ kind: 'unreachable', detail: `${operation}: the connection broke while reading the answer (${describe(error)})` });
     }
-    if (text === null) throw new ClientError({ kind: 'bad-answer', detail: `${operation}: the answer is larger than ${MAX_CLIENT_ANSWER_BYTES} bytes` });
-    return { status: response.status, headers: response.headers, text };
+    if (bytes === null) throw new ClientError({ kind: 'bad-answer', detail: `${operation}: the answer is larger than ${MAX_CLIENT_ANSWER_BYTES} bytes` });
+    if (request.binary) {
+      return { status: response.status, headers: response.headers, text: response.status === 200 ? '' : utf8.decode(bytes), bytes };
+    }
+    return { status: response.status, headers: response.headers, text: utf8.decode(bytes) };
   } finally {
     clearTimeout(timer);
   }

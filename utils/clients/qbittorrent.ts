@@ -19,6 +19,9 @@
  *   409 when nothing was added from 5.2; 415 for a file it cannot read.
  * - torrents/count exists from API 2.10.0; older versions answer 404 and the list is counted.
  * - states: pausedUP/pausedDL became stoppedUP/stoppedDL in 5.0.
+ * - piece hashes: `torrents/export` (the raw .torrent) from 4.5.0, about half the bytes of
+ *   `torrents/pieceHashes` (40 hex per piece, in every Web API v2). Without metadata, export answers
+ *   409 and pieceHashes an empty list. Chosen by app/version, read once; a 404 to export falls back.
  */
 import { z } from 'zod';
 import { ClientError } from './client-errors';
@@ -38,7 +41,19 @@ import {
   type HttpAnswer,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './client-types';
+import { piecesHashFromHexList, piecesHashFromTorrent, type PiecesHashResult } from '../torrent/pieces-hash';
+import type {
+  AddOptions,
+  AddResult,
+  ClientFile,
+  ClientInfo,
+  ClientPiecesHash,
+  ClientSettings,
+  ClientTorrent,
+  PieceHashSource,
+  TorrentClient,
+  TorrentState,
+} from './client-types';
 
 /** qBittorrent's documented API key form (wiki "API Key Authentication (≥v5.2.0)"). */
 const API_KEY = /^qbt_[A-Za-z0-9]{28}$/;
@@ -165,6 +180,8 @@ interface Call {
   body?: URLSearchParams | FormData;
   /** Statuses the caller reads itself instead of failing. */
   accept?: number[];
+  /** Keep the answer's bytes (torrents/export). */
+  binary?: boolean;
 }
 
 export class QbittorrentClient implements TorrentClient {
@@ -281,6 +298,54 @@ export class QbittorrentClient implements TorrentClient {
     return true;
   }
 
+  /**
+   * The torrent's pieces hash: from the exported .torrent where this qBittorrent has torrents/export
+   * (4.5.0 and later), else from torrents/pieceHashes; `via` forces one. A torrent without metadata,
+   * one the client does not hold, or an answer that does not read is skipped, that torrent alone.
+   */
+  async piecesHash(hash: string, via?: PieceHashSource): Promise<ClientPiecesHash> {
+    const asked = this.oneHash(hash);
+    const source = via ?? (await this.pieceHashSource());
+    if (source === 'export') {
+      const answer = await this.call('export', 'torrents/export', { method: 'GET', query: { hash: asked }, accept: [404, 409], binary: true });
+      if (answer.status === 404 && !via && !(await this.holds(asked))) return { skipped: 'not-found', via: source };
+      if (answer.status === 404 && !via) {
+        this.exportMissing = true; // a build without export: the hex list from now on
+        return this.piecesHash(asked, 'pieceHashes');
+      }
+      if (answer.status === 404) return { skipped: 'not-found', via: source };
+      if (answer.status === 409) return { skipped: 'no-metadata', via: source };
+      return piecesOf(await piecesHashFromTorrent(answer.bytes ?? new Uint8Array()), source);
+    }
+    const answer = await this.call('piece hashes', 'torrents/pieceHashes', { method: 'GET', query: { hash: asked }, accept: [404, 409] });
+    if (answer.status === 404) return { skipped: 'not-found', via: source };
+    if (answer.status === 409) return { skipped: 'no-metadata', via: source };
+    let list: unknown;
+    try {
+      list = JSON.parse(answer.text);
+    } catch {
+      return { skipped: 'unreadable', via: source };
+    }
+    return piecesOf(await piecesHashFromHexList(list), source);
+  }
+
+  private exportMissing = false;
+  private exportChecked?: Promise<boolean>;
+
+  /** Export from qBittorrent 4.5.0 (app/version, read once per client). */
+  private async pieceHashSource(): Promise<PieceHashSource> {
+    if (this.exportMissing) return 'pieceHashes';
+    this.exportChecked ??= this.call('version', 'app/version', { method: 'GET' }).then((answer) => {
+      const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(answer.text) ?? []).slice(1).map(Number);
+      return major > 4 || (major === 4 && minor >= 5);
+    });
+    return (await this.exportChecked) ? 'export' : 'pieceHashes';
+  }
+
+  private async holds(hash: string): Promise<boolean> {
+    return (await this.lookup([hash])).has(hash);
+  }
+
   /** Whether this qBittorrent answered 404 to start/stop (before 5.0): then resume/pause. */
   private oldActionNames = false;
 
@@ -332,7 +397,7 @@ export class QbittorrentClient implements TorrentClient {
   private sendCall(operation: string, path: string, call: Call): Promise<HttpAnswer> {
     return send(
       this.transport,
-      { method: call.method, url: this.url(path, call.query), headers: this.headers(), body: call.body, credentials: this.apiKey ? 'omit' : 'include' },
+      { method: call.method, url: this.url(path, call.query), headers: this.headers(), body: call.body, credentials: this.apiKey ? 'omit' : 'include', binary: call.binary },
       operation,
     );
   }
@@ -387,6 +452,12 @@ export class QbittorrentClient implements TorrentClient {
     }
     return new ClientError({ kind: 'auth', detail: 'login: wrong user name or password', httpStatus: 401 });
   }
+}
+
+/** A pieces-hash reading as the client's result: an empty pieces list is a torrent without metadata. */
+function piecesOf(result: PiecesHashResult, via: PieceHashSource): ClientPiecesHash {
+  if ('piecesHash' in result) return { piecesHash: result.piecesHash, pieces: result.pieces, via };
+  return { skipped: result.error === 'no-pieces' ? 'no-metadata' : 'unreadable', via };
 }
 
 function statusError(operation: string, answer: HttpAnswer, usingApiKey: boolean): ClientError {

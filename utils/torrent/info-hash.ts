@@ -14,10 +14,11 @@ const L = 0x6c; // l
 const COLON = 0x3a;
 const MAX_SKIPPED_NESTING = 512;
 
-class Malformed extends Error {}
+/** Thrown by the walker below on bytes that are not bencode. */
+export class Malformed extends Error {}
 
 /** Read a string's length prefix at `at`; returns [start of bytes, end of bytes]. */
-function stringAt(bytes: Uint8Array, at: number): [number, number] {
+export function stringAt(bytes: Uint8Array, at: number): [number, number] {
   let length = 0;
   let position = at;
   while (position < bytes.length && bytes[position] !== COLON) {
@@ -64,7 +65,7 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
 }
 
 /** Each key of the dictionary at `at` with its value's range; returns the offset past the dict. */
-function eachEntry(bytes: Uint8Array, at: number, visit: (key: string, start: number, end: number) => void): number {
+export function eachEntry(bytes: Uint8Array, at: number, visit: (key: string, start: number, end: number) => void): number {
   if (bytes[at] !== D) throw new Malformed();
   let position = at + 1;
   while (position < bytes.length && bytes[position] !== E) {
