@@ -230,14 +230,21 @@ async function fetchCandidate(candidate: CrossSeedCandidate, env: CrossSeedEnvir
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls the client briefly until it lists `hash` (qBittorrent adds asynchronously). */
+/** How long an add may take to show in the client's list before it is judged not confirmed. */
+const READ_BACK_MS = 4_000;
+
+/**
+ * Polls the client until it lists `hash` (qBittorrent adds asynchronously, usually within a few
+ * ms on loopback): finely at first (10 ms, growing by half), then at most every 500 ms, for READ_BACK_MS.
+ */
 async function readBack(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
-  for (let attempt = 0, wait = 25; attempt < 12; attempt++, wait = Math.min(wait * 2, 500)) {
+  const deadline = Date.now() + READ_BACK_MS;
+  for (let wait = 10; ; wait = Math.min(Math.round(wait * 1.5), 500)) {
     const torrent = (await client.lookup([hash])).get(hash);
     if (torrent) return torrent;
+    if (Date.now() >= deadline) return undefined;
     await delay(wait);
   }
-  return undefined;
 }
 
 /** How long a check may take: a floor, plus the data at a slow disk's pace (a NAS's HDD). */
