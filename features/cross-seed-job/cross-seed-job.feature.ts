@@ -30,7 +30,8 @@
  * `checking` (written before the site's next download) until its outcome: after a restart it is
  * looked up in the client and its check-then-start finished there (gone: reported), never
  * downloaded or added again; Pause and Cancel let these checks end too. Every outcome is remembered
- * per (site, torrent id, info-hash); "Try again" forgets them. Commands answer nothing: the job's state is announced as `job:changed`.
+ * per (site, torrent id, info-hash); "Try again" forgets them. Commands answer nothing: the job's
+ * state is announced as `job:changed`.
  */
 import { browser } from 'wxt/browser';
 import type { Handlers } from '../../utils/messaging/protocol';
