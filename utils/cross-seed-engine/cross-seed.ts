@@ -355,17 +355,22 @@ async function leftStopped(client: TorrentClient, hash: string, torrent: ClientT
  * The second phase of a cross-seed whose first (download, checks, add stopped: onAddedStopped)
  * ended in a background that has since stopped: the torrent is found in the client and its
  * check-then-start finished from where the client shows it. Nothing is downloaded or added, and it
- * is started only at 100 %, as checkThenStart does: stopped → its check asked for (again) and
- * awaited; at its check → awaited; already running at 100 % → started before (only a check at
- * 100 % starts one); running with data missing → stopped and tagged. Gone from the client (the user
- * removed it): not-confirmed.
+ * is started only at 100 %, as checkThenStart does: at a check → its end awaited first; stopped →
+ * its check asked for (again: a check cut short by the restart proves nothing) and awaited; already
+ * running at 100 % → started before (only a check at 100 % starts one); running with data missing →
+ * stopped and tagged. Gone from the client (the user removed it): not-confirmed.
  */
 export async function finishAddedStopped(client: TorrentClient, hash: string, signal?: AbortSignal): Promise<CrossSeedResult> {
   try {
-    const torrent = (await client.lookup([hash])).get(hash);
+    let torrent = (await client.lookup([hash])).get(hash);
+    // At a check, or at what a client does on an add (qBittorrent reads resume data: a "checking" state
+    // that is no check of the data): whichever, its end is awaited and the torrent read again.
+    if (torrent && CHECKING.has(torrent.state)) {
+      await untilSettled(client, hash);
+      torrent = (await client.lookup([hash])).get(hash);
+    }
     if (!torrent) return { kind: 'not-confirmed', hash };
     if (torrent.state === 'paused') return await checkThenStart(client, hash, torrent, signal);
-    if (CHECKING.has(torrent.state)) return await startIfComplete(client, hash, torrent.size, signal);
     if (torrent.progress === 1) return { kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 };
     return await leftStopped(client, hash, torrent, true);
   } catch (error) {
