@@ -234,12 +234,14 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const READ_BACK_MS = 4_000;
 
 /**
- * Polls the client until it lists `hash` (qBittorrent adds asynchronously, usually within a few
- * ms on loopback): finely at first (10 ms, growing by half), then at most every 500 ms, for READ_BACK_MS.
+ * Polls the client until it lists `hash` (qBittorrent adds asynchronously: within a few ms on
+ * loopback, tens of ms while it checks others): every 5 ms for the first 100 ms, then growing by
+ * half up to every 500 ms, for READ_BACK_MS.
  */
 async function readBack(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
-  const deadline = Date.now() + READ_BACK_MS;
-  for (let wait = 10; ; wait = Math.min(Math.round(wait * 1.5), 500)) {
+  const started = Date.now();
+  const deadline = started + READ_BACK_MS;
+  for (let wait = 5; ; wait = Date.now() - started < 100 ? 5 : Math.min(Math.round(wait * 1.5), 500)) {
     const torrent = (await client.lookup([hash])).get(hash);
     if (torrent) return torrent;
     if (Date.now() >= deadline) return undefined;
