@@ -9,12 +9,13 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 /**
- * Each torrent's own time in a paced run: from when it could start (the previous one's outcome, and
- * `gapMs` after the previous download reached the site; `start` for the first) to its outcome.
+ * Each torrent's own time in a paced run: from when it could start (the site moved on from the
+ * previous one, and `gapMs` after the previous download reached the site; `start` for the first)
+ * to when the site moved on from it (`movedOn`: an added one in the client stopped, another its outcome).
  */
-export function perTorrentOverhead(start: number, outcomes: readonly number[], downloads: readonly number[], gapMs: number): number[] {
-  return outcomes.map((at, index) => {
-    const ready = index === 0 ? start : Math.max(outcomes[index - 1]!, downloads[index - 1]! + gapMs);
+export function perTorrentOverhead(start: number, movedOn: readonly number[], downloads: readonly number[], gapMs: number): number[] {
+  return movedOn.map((at, index) => {
+    const ready = index === 0 ? start : Math.max(movedOn[index - 1]!, downloads[index - 1]! + gapMs);
     return at - ready;
   });
 }

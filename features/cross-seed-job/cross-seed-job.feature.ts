@@ -15,12 +15,23 @@
  * CrossSeeds.run with no tab. A site that answers with its login page, a notice, a limit or a
  * challenge stops alone; a 429 waits its Retry-After; the client not answering pauses the job.
  *
+ * A site goes on to its next torrent as soon as the one before is in the client STOPPED
+ * (downloaded, info-hash and files checked, the add confirmed: CrossSeeds.run's onAddedStopped);
+ * that torrent's check and its start at 100 % (or left stopped and tagged) go on meanwhile, the same
+ * run, and its outcome lands in the report when it ends. At most `checksBound` torrents (8) are
+ * taken and not yet settled in the whole job: at the bound a site waits for one to end, so a slow
+ * NAS never gets hundreds of rechecks at once. The job is done only when no check is under way.
+ *
  * Nothing lost, nothing twice: the job (queues, the item in flight, the report) is in storage.local
  * and written before each step; the item in flight is marked `requested` once its first request to
  * the site leaves. After a restart, an item in flight not requested goes back to its queue; one
- * requested is looked up in the client (there: added; not there: reported as interrupted, never
- * downloaded again by this job). Every outcome is remembered per (site, torrent id, info-hash);
- * "Try again" forgets them. Commands answer nothing: the job's state is announced as `job:changed`.
+ * requested is looked up in the client (there: its check finished as below; not there: reported as
+ * interrupted, never downloaded again by this job). A torrent added stopped is kept in its site's
+ * `checking` (written before the site's next download) until its outcome: after a restart it is
+ * looked up in the client and its check-then-start finished there (gone: reported), never
+ * downloaded or added again; Pause and Cancel let these checks end too. Every outcome is remembered
+ * per (site, torrent id, info-hash); "Try again" forgets them. Commands answer nothing: the job's
+ * state is announced as `job:changed`.
  */
 import { browser } from 'wxt/browser';
 import type { Handlers } from '../../utils/messaging/protocol';
@@ -43,6 +54,10 @@ import { decidedItem, decidedKey, jobStateItem, jobSwitchesItem, noticedFindsIte
 export const JOB_ALARM = 'cross-seed-job';
 /** How often it fires: a stopped worker picks a running job up again within this. */
 export const JOB_ALARM_MINUTES = 0.5;
+/** Torrents taken and not yet settled (in flight, or added stopped with their check under way) in a job, at most. */
+export const MAX_CHECKS_IN_FLIGHT = 8;
+/** A site waiting for checks to end looks again after this at the latest (each check's end wakes it). */
+const CHECK_WAIT_MS = 30_000;
 /** The preview gives the event loop a turn after this many places. */
 const CHUNK = 2_000;
 
@@ -95,6 +110,10 @@ export class CrossSeedJob {
   private readonly retried = new Set<string>();
   /** Set by halt(): this object does nothing more (a worker stopped; tests build a new background). */
   private halted = false;
+  /** Checks of torrents added stopped under way in this worker, by decidedKey: each settles its torrent. */
+  private readonly checks = new Map<string, Promise<void>>();
+  /** At most this many torrents taken and not yet settled in the job (tests lower it). */
+  checksBound = MAX_CHECKS_IN_FLIGHT;
 
   constructor(
     readonly shared: Shared,
@@ -273,7 +292,11 @@ export class CrossSeedJob {
       sites.push({ sid, siteName: siteName(sid, list).name, state: queue.length ? 'waiting' : 'done', queue, total: queue.length, done: 0, secondsBetween: pace.secondsBetween });
     }
     const revision = (current?.revision ?? 0) + 1;
-    await this.replace({ state: sites.some((site) => site.queue.length) ? 'running' : 'done', startedAt: this.shared.now(), revision, sites, outcomes: [] });
+    const startedAt = this.shared.now();
+    await this.write((before) => {
+      carryOver(before, sites);
+      return { state: sites.some((site) => site.queue.length || site.inFlight || site.checking?.length) ? 'running' : 'done', startedAt, revision, sites, outcomes: [] };
+    });
     this.drive();
   }
 
@@ -289,6 +312,8 @@ export class CrossSeedJob {
       if (job.state !== 'paused') return;
       job.state = 'running';
       delete job.pausedBecause;
+      // Everything ended while paused (its last checks): nothing left to drive.
+      finishIfDone(job);
     });
     this.drive();
   }
@@ -302,7 +327,10 @@ export class CrossSeedJob {
       for (const site of job.sites) {
         site.queue = [];
         delete site.nextAt;
-        if (site.state === 'waiting' || site.state === 'running') site.state = site.inFlight ? 'running' : 'stopped';
+        // A torrent already in the client stopped still has its check finished and is started only at
+        // 100 % (else left stopped and tagged), as without Cancel: that downloads nothing from the site,
+        // and abandoning it would leave a stopped torrent nobody reports, neither seeding nor marked.
+        if (site.state === 'waiting' || site.state === 'running') site.state = site.inFlight || site.checking?.length ? 'running' : 'stopped';
       }
     });
     this.wakeAll();
@@ -326,6 +354,8 @@ export class CrossSeedJob {
   /** At every background start, and on the job's alarm: a job that was running goes on where it was. */
   async wake(): Promise<void> {
     const job = await this.load();
+    // Checks of torrents added stopped end whatever the job's state (paused, cancelled): they download nothing.
+    this.finishChecks();
     if (job?.state === 'running') this.drive();
   }
 
@@ -337,10 +367,11 @@ export class CrossSeedJob {
 
   /** Resolves once every site this worker drives has stopped (tests wait on it). */
   async settled(): Promise<void> {
-    while (this.drivers.size) await Promise.all([...this.drivers.values()]);
+    while (this.drivers.size || this.checks.size) await Promise.all([...this.drivers.values(), ...this.checks.values()]);
   }
 
   private drive(): void {
+    this.finishChecks();
     if (this.halted || this.job?.state !== 'running') return;
     for (const site of this.job.sites) {
       if (this.drivers.has(site.sid) || (site.state !== 'waiting' && site.state !== 'running')) continue;
@@ -370,12 +401,22 @@ export class CrossSeedJob {
       }
       const item = site.queue[0];
       if (!item) {
+        // Its last torrents' checks still under way: the site is through when they have ended.
+        if (site.checking?.length) {
+          await this.untilACheckEnds();
+          continue;
+        }
         await this.update((job) => {
           const at = job.sites.find((entry) => entry.sid === sid);
-          if (at && !at.inFlight && !at.queue.length) at.state = 'done';
+          if (at && !at.inFlight && !at.queue.length && !at.checking?.length) at.state = 'done';
           finishIfDone(job);
         });
         return;
+      }
+      // At the bound on checks in flight: no download before one of them has ended (back-pressure).
+      if (underWay(this.job) >= this.checksBound) {
+        await this.untilACheckEnds();
+        continue;
       }
       const cap = await budget.capReached(sid);
       if (cap.reached) {
@@ -398,7 +439,7 @@ export class CrossSeedJob {
       await this.update((job) => {
         const at = job.sites.find((entry) => entry.sid === sid);
         const first = at?.queue[0];
-        if (!at || !first || decidedKey(first) !== decidedKey(item)) return;
+        if (!at || !first || decidedKey(first) !== decidedKey(item) || underWay(job) >= this.checksBound) return;
         at.queue.shift();
         at.inFlight = { ...item, requested: false };
         at.state = 'running';
@@ -406,7 +447,10 @@ export class CrossSeedJob {
         delete at.retryAt;
       });
       if (this.site(sid)?.inFlight?.infoHash !== item.infoHash) continue;
-      const { result } = await this.crossSeeds.run({
+      const key = decidedKey(item);
+      let movedOn!: () => void;
+      const addedStopped = new Promise<void>((resolve) => (movedOn = resolve));
+      const run = this.crossSeeds.run({
         sourceHash: item.sourceHash,
         candidate: { sid, torrentId: item.torrentId, infoHash: item.infoHash },
         siteName: site.siteName,
@@ -415,26 +459,94 @@ export class CrossSeedJob {
             const at = job.sites.find((entry) => entry.sid === sid);
             if (at?.inFlight) at.inFlight.requested = true;
           }),
+        // In the client stopped: kept as checking (written before the site's next download), and the site goes on.
+        onAddedStopped: async () => {
+          this.checks.set(key, settled);
+          await this.update((job) => {
+            const at = job.sites.find((entry) => entry.sid === sid);
+            if (!at?.inFlight || decidedKey(at.inFlight) !== key) return;
+            delete at.inFlight;
+            (at.checking ??= []).push(item);
+          });
+          movedOn();
+        },
       });
+      const settled: Promise<void> = run
+        .then(async ({ result }) => {
+          if (this.halted) return;
+          // A source the index had complete, missing now: decided only once the client is seen to hold its torrents.
+          if (result.kind === 'source-missing' && (await this.sourceNotLoaded(sid, item))) return;
+          await this.settle(sid, item, result);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.checks.get(key) === settled) this.checks.delete(key);
+          this.wakeAll();
+        });
+      // The whole run (nothing added, or no check to wait for), or its first phase: the torrent in the client stopped.
+      await Promise.race([settled, addedStopped]);
       if (this.halted) return;
-      // A source the index had complete, missing now: decided only once the client is seen to hold its torrents.
-      if (result.kind === 'source-missing' && (await this.sourceNotLoaded(sid, item))) continue;
-      await this.settle(sid, item, result);
     }
   }
 
-  /** One torrent's result into the job and the remembered outcomes. */
+  /** Until a check under way in this worker ends (or a command wakes the site); checks no one finishes here are started first. */
+  private async untilACheckEnds(): Promise<void> {
+    this.finishChecks();
+    await this.sleep(CHECK_WAIT_MS);
+  }
+
+  /**
+   * Every torrent of the job added stopped whose check no one in this worker finishes (a stopped
+   * worker's; one whose client stopped answering): its check-then-start finished in the client
+   * (CrossSeeds.finishAddedStopped: nothing downloaded or added; started only at 100 %), then settled.
+   */
+  private finishChecks(): void {
+    if (this.halted || !this.job) return;
+    for (const site of this.job.sites) {
+      for (const item of site.checking ?? []) {
+        const key = decidedKey(item);
+        if (this.checks.has(key)) continue;
+        const sid = site.sid;
+        const settled: Promise<void> = this.crossSeeds
+          .finishAddedStopped(item.infoHash)
+          .then((result) => (this.halted ? undefined : this.settle(sid, item, result)))
+          .catch(() => undefined)
+          .finally(() => {
+            if (this.checks.get(key) === settled) this.checks.delete(key);
+            this.wakeAll();
+          });
+        this.checks.set(key, settled);
+      }
+    }
+  }
+
+  /** One torrent's result (its whole run, or its check after it was added stopped) into the job and the remembered outcomes. */
   private async settle(sid: number, item: JobTorrent, result: CrossSeedResult): Promise<void> {
     const now = this.shared.now();
+    const key = decidedKey(item);
     let remember: JobOutcome | undefined;
     await this.update((job) => {
       const site = job.sites.find((entry) => entry.sid === sid);
       if (!site) return;
-      delete site.inFlight;
+      const checking = site.checking?.findIndex((entry) => decidedKey(entry) === key) ?? -1;
+      if (checking >= 0) {
+        // In the client already: never back to the queue (that would download it again).
+        if (result.kind === 'client-failed') {
+          // The client stopped answering during its check: it stays checking, finished when the job goes on.
+          if (job.state === 'running') {
+            job.state = 'paused';
+            job.pausedBecause = { kind: 'client', problem: result.failure };
+          }
+          return;
+        }
+        site.checking!.splice(checking, 1);
+      } else if (site.inFlight && decidedKey(site.inFlight) === key) delete site.inFlight;
+      // Not this job's any more (replaced by a new one meanwhile).
+      else return;
       const back = () => {
         if (job.state !== 'cancelled') site.queue.unshift(item);
       };
-      if (result.kind === 'client-failed') {
+      if (checking < 0 && result.kind === 'client-failed') {
         // The client stopped answering: the whole job waits for "Resume"; this torrent was not added.
         back();
         if (job.state === 'running') {
@@ -464,8 +576,12 @@ export class CrossSeedJob {
         site.state = 'stopped';
         site.problem = result;
         site.openUrl = item.detailsUrl;
-      } else if (site.state !== 'stopped' && job.state !== 'cancelled') site.state = site.queue.length ? 'waiting' : 'done';
-      if (job.state === 'cancelled' && site.state === 'running') site.state = 'stopped';
+      } else if (site.state !== 'stopped' && site.state !== 'capped') {
+        // Through only when none of its torrents is in flight or at its check any more.
+        const busy = !!site.inFlight || !!site.checking?.length;
+        if (job.state === 'cancelled') site.state = busy ? 'running' : 'stopped';
+        else site.state = site.queue.length ? 'waiting' : busy ? 'running' : 'done';
+      }
       if (DECIDED.has(group)) remember = outcome;
       finishIfDone(job);
     });
@@ -486,7 +602,7 @@ export class CrossSeedJob {
     if (!job || (job.state !== 'running' && job.state !== 'paused')) return false;
     const retryKey = `${decidedKey(item)}:${item.sourceHash}`;
     const others = new Set<string>();
-    for (const site of job.sites) for (const queued of [...site.queue, ...(site.inFlight ? [site.inFlight] : [])]) others.add(queued.sourceHash);
+    for (const site of job.sites) for (const queued of [...site.queue, ...(site.checking ?? []), ...(site.inFlight ? [site.inFlight] : [])]) others.add(queued.sourceHash);
     for (const outcome of job.outcomes) others.add(outcome.sourceHash);
     others.delete(item.sourceHash);
     // A sample is enough to tell a client that lists none of them.
@@ -548,10 +664,19 @@ export class CrossSeedJob {
       });
       return false;
     }
-    const result: CrossSeedResult = held
-      ? { kind: 'already-in-client', hash: held.hash, savePath: held.savePath }
-      : { kind: 'bad-request', detail: 'interrupted after its download had started (the browser or its background stopped); not downloaded again: "Try again" to retry it' };
-    const outcome: JobOutcome = { ...item, group: held ? 'added' : 'other', result, at: this.shared.now() };
+    if (held) {
+      // Added (stopped, or further) before the worker stopped: its check-then-start is finished where the client has it.
+      await this.update((job) => {
+        const site = job.sites.find((entry) => entry.sid === sid);
+        if (!site?.inFlight) return;
+        delete site.inFlight;
+        (site.checking ??= []).push(item);
+      });
+      this.finishChecks();
+      return true;
+    }
+    const result: CrossSeedResult = { kind: 'bad-request', detail: 'interrupted after its download had started (the browser or its background stopped); not downloaded again: "Try again" to retry it' };
+    const outcome: JobOutcome = { ...item, group: 'other', result, at: this.shared.now() };
     await this.update((job) => {
       const site = job.sites.find((entry) => entry.sid === sid);
       if (!site?.inFlight) return;
@@ -560,8 +685,7 @@ export class CrossSeedJob {
       site.done++;
       finishIfDone(job);
     });
-    // Added: remembered (never added back). Interrupted: reported, left for a later run.
-    if (held) await this.remember(outcome);
+    // Interrupted: reported, left for a later run.
     return true;
   }
 
@@ -636,10 +760,6 @@ export class CrossSeedJob {
     return this.job;
   }
 
-  private replace(job: StoredJob): Promise<void> {
-    return this.write(() => job);
-  }
-
   /** Changes the job (none: nothing), writes it, announces it. */
   private update(change: (job: StoredJob) => void): Promise<void> {
     return this.write((job) => {
@@ -698,10 +818,38 @@ function capSite(job: StoredJob, site: StoredJobSite, perDay: number, now: numbe
   delete site.nextAt;
 }
 
-/** A running job whose every site is through is done. */
+/** A running job whose every site is through (no torrent in flight, no check under way) is done. */
 function finishIfDone(job: StoredJob): void {
   if (job.state !== 'running') return;
-  if (job.sites.every((site) => !site.inFlight && (site.state === 'done' || site.state === 'stopped' || site.state === 'capped'))) job.state = 'done';
+  if (job.sites.every((site) => !site.inFlight && !site.checking?.length && (site.state === 'done' || site.state === 'stopped' || site.state === 'capped'))) job.state = 'done';
+}
+
+/** Torrents taken and not settled in the whole job: in flight, or added stopped with their check under way. */
+function underWay(job: StoredJob | undefined): number {
+  return job?.sites.reduce((sum, site) => sum + (site.inFlight ? 1 : 0) + (site.checking?.length ?? 0), 0) ?? 0;
+}
+
+/**
+ * A new job replacing one (paused, cancelled, done) that still has torrents under way: they go on
+ * in the new job and end in its report — the one in flight (its run is still under way in this
+ * worker) and those at their check — and are not queued twice.
+ */
+function carryOver(before: StoredJob | undefined, sites: StoredJobSite[]): void {
+  for (const old of before?.sites ?? []) {
+    const carried = [...(old.inFlight ? [old.inFlight] : []), ...(old.checking ?? [])];
+    if (!carried.length) continue;
+    let site = sites.find((entry) => entry.sid === old.sid);
+    if (!site) {
+      site = { sid: old.sid, siteName: old.siteName, state: 'running', queue: [], total: 0, done: 0, secondsBetween: old.secondsBetween };
+      sites.push(site);
+    }
+    const keys = new Set(carried.map(decidedKey));
+    site.queue = site.queue.filter((item) => !keys.has(decidedKey(item)));
+    site.total = site.queue.length + carried.length;
+    if (old.inFlight) site.inFlight = old.inFlight;
+    if (old.checking?.length) site.checking = [...old.checking];
+    site.state = 'running';
+  }
 }
 
 export function viewOf(job: StoredJob | undefined): JobView {

@@ -1,8 +1,9 @@
 /**
  * What "Cross-seed your client" keeps in storage.local (kept across a stopped service worker, a
  * browser restart and an update): the job itself (each site's queue, the item in flight, the
- * report so far), every outcome decided (by site, torrent id and info-hash, across runs), the
- * page's two switches, and how many finds the last notice counted per site.
+ * torrents added stopped whose check is under way, the report so far), every outcome decided (by
+ * site, torrent id and info-hash, across runs), the page's two switches, and how many finds the
+ * last notice counted per site.
  */
 import { z } from 'zod';
 import { defineStoredItem } from '../../utils/stored-item';
@@ -21,6 +22,12 @@ export interface StoredJobSite {
    * (counted in the site's downloads), so it is never downloaded again by this job.
    */
   inFlight?: JobTorrent & { requested: boolean };
+  /**
+   * In the client STOPPED (downloaded, checked, the add confirmed), the client's check and the start
+   * at 100 % under way: the site went on to its next download. Written before that download; never
+   * downloaded nor added again — after a restart each is looked up in the client and finished there.
+   */
+  checking?: JobTorrent[];
   total: number;
   done: number;
   secondsBetween: number;

@@ -19,7 +19,7 @@
  * as sentences it shows as generated content.
  */
 import { browser } from 'wxt/browser';
-import { crossSeed, crossSeedAll, MAX_PER_CROSS_SEED_ALL, sitePace, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult } from '../../utils/cross-seed-engine';
+import { crossSeed, crossSeedAll, finishAddedStopped, MAX_PER_CROSS_SEED_ALL, sitePace, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult } from '../../utils/cross-seed-engine';
 import { crossSeedText } from '../../utils/cross-seed-engine/result-text';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { t } from '../../utils/i18n';
@@ -65,6 +65,12 @@ export interface CrossSeedRequest {
    * downloaded there, so a worker stopped after it never downloads it again.
    */
   onSiteRequest?: () => Promise<void>;
+  /**
+   * Called (and awaited) once the torrent is in the client STOPPED (downloaded, info-hash and files
+   * checked, the add confirmed), before the client's check and the start at 100 % that end the run:
+   * the job records it and lets its site go on. The run's outcome is still the whole result.
+   */
+  onAddedStopped?: () => Promise<void>;
 }
 
 /** What one run gave: its result, and the client it went to (undefined when the user has none). */
@@ -234,7 +240,8 @@ export class CrossSeeds {
           await counted;
           return base(input, init);
         };
-        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch });
+        const onAddedStopped = request.onAddedStopped;
+        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: () => onAddedStopped() }) });
       })
       .catch(unexpected)
       .then((result): CrossSeedOutcome => ({ result, client: chosen?.client }));
@@ -243,6 +250,16 @@ export class CrossSeeds {
       if (this.running.get(key) === run) this.running.delete(key);
     });
     return run;
+  }
+
+  /**
+   * A torrent a cross-seed added stopped in a background that has since stopped (the job keeps it
+   * as checking): its check-then-start finished in the default client. Downloads and adds nothing.
+   */
+  async finishAddedStopped(hash: string): Promise<CrossSeedResult> {
+    const chosen = await this.clients.defaultClient();
+    if (!chosen) return { kind: 'no-client' };
+    return finishAddedStopped(chosen.client, hash).catch(unexpected);
   }
 
   // ----------------------------------------------------------------------------------------------

@@ -71,6 +71,14 @@ export interface CrossSeedEnvironment {
    */
   beforeCandidate?: (candidate: CrossSeedCandidate) => Promise<CrossSeedResult | undefined>;
   signal?: AbortSignal;
+  /**
+   * Called (and awaited) once the torrent is in the client STOPPED: downloaded, its info-hash and
+   * files checked, the add confirmed. What follows (the client's check, the start at 100 % or the
+   * torrent left stopped and tagged) is the same whoever asks and ends the run; a caller that need
+   * not wait for it (the whole-client job, whose site goes on to its next download) hears the first
+   * phase's end here. Not called when nothing was added, nor on the skip-the-check path (started at once).
+   */
+  onAddedStopped?: (added: { hash: string; savePath: string }) => Promise<void>;
 }
 
 export type CrossSeedResult =
@@ -242,14 +250,23 @@ async function loggedInAt(url: string, request: Parameters<typeof readSitePage>[
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls the client briefly until it lists `hash` (qBittorrent adds asynchronously). */
+/** How long an add may take to show in the client's list before it is judged not confirmed. */
+const READ_BACK_MS = 4_000;
+
+/**
+ * Polls the client until it lists `hash` (qBittorrent adds asynchronously: within a few ms on
+ * loopback, tens of ms while it checks others): every 5 ms for the first 100 ms, then growing by
+ * half up to every 500 ms, for READ_BACK_MS.
+ */
 async function readBack(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
-  for (let attempt = 0, wait = 25; attempt < 12; attempt++, wait = Math.min(wait * 2, 500)) {
+  const started = Date.now();
+  const deadline = started + READ_BACK_MS;
+  for (let wait = 5; ; wait = Date.now() - started < 100 ? 5 : Math.min(Math.round(wait * 1.5), 500)) {
     const torrent = (await client.lookup([hash])).get(hash);
     if (torrent) return torrent;
+    if (Date.now() >= deadline) return undefined;
     await delay(wait);
   }
-  return undefined;
 }
 
 /** How long a check may take: a floor, plus the data at a slow disk's pace (a NAS's HDD). */
@@ -333,7 +350,12 @@ async function checkThenStart(client: TorrentClient, hash: string, added: Client
     await untilSettled(client, hash);
     await client.recheck(hash);
   }
-  const outcome = await untilChecked(client, hash, added.size, signal);
+  return startIfComplete(client, hash, added.size, signal);
+}
+
+/** The client's check under way (or asked for): once it has ended, 100 % starts the torrent, anything less leaves it stopped and tagged. */
+async function startIfComplete(client: TorrentClient, hash: string, size: number, signal?: AbortSignal): Promise<CrossSeedResult> {
+  const outcome = await untilChecked(client, hash, size, signal);
   if (!outcome) return { kind: 'not-confirmed', hash };
   const { torrent, finished } = outcome;
   if (finished && torrent.progress === 1) {
@@ -341,10 +363,41 @@ async function checkThenStart(client: TorrentClient, hash: string, added: Client
     const started = (await untilStarted(client, hash)) ?? torrent;
     return { kind: 'added', hash, savePath: started.savePath, client: client.kind, checked: true, state: started.state, progress: started.progress };
   }
-  // Never running with data missing: qBittorrent and Deluge resume a torrent for its recheck and stop it after.
+  return leftStopped(client, hash, torrent, finished);
+}
+
+/** Never running with data missing: stopped (qBittorrent and Deluge resume a torrent for its recheck and stop it after) and tagged. */
+async function leftStopped(client: TorrentClient, hash: string, torrent: ClientTorrent, checkFinished: boolean): Promise<CrossSeedResult> {
   if (torrent.state !== 'paused') await client.stop(hash);
   const tagged = await client.addTags(hash, [INCOMPLETE_TAG]);
-  return { kind: 'left-stopped', hash, savePath: torrent.savePath, client: client.kind, progress: torrent.progress, checkFinished: finished, tagged };
+  return { kind: 'left-stopped', hash, savePath: torrent.savePath, client: client.kind, progress: torrent.progress, checkFinished, tagged };
+}
+
+/**
+ * The second phase of a cross-seed whose first (download, checks, add stopped: onAddedStopped)
+ * ended in a background that has since stopped: the torrent is found in the client and its
+ * check-then-start finished from where the client shows it. Nothing is downloaded or added, and it
+ * is started only at 100 %, as checkThenStart does: at a check → its end awaited first; stopped →
+ * its check asked for (again: a check cut short by the restart proves nothing) and awaited; already
+ * running at 100 % → started before (only a check at 100 % starts one); running with data missing →
+ * stopped and tagged. Gone from the client (the user removed it): not-confirmed.
+ */
+export async function finishAddedStopped(client: TorrentClient, hash: string, signal?: AbortSignal): Promise<CrossSeedResult> {
+  try {
+    let torrent = (await client.lookup([hash])).get(hash);
+    // At a check, or at what a client does on an add (qBittorrent reads resume data: a "checking" state
+    // that is no check of the data): whichever, its end is awaited and the torrent read again.
+    if (torrent && CHECKING.has(torrent.state)) {
+      await untilSettled(client, hash);
+      torrent = (await client.lookup([hash])).get(hash);
+    }
+    if (!torrent) return { kind: 'not-confirmed', hash };
+    if (torrent.state === 'paused') return await checkThenStart(client, hash, torrent, signal);
+    if (torrent.progress === 1) return { kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 };
+    return await leftStopped(client, hash, torrent, true);
+  } catch (error) {
+    return clientFailed(error);
+  }
 }
 
 async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, hash: string, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
@@ -382,6 +435,8 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
     const present = await readBack(client, hash);
     if (!present) return { kind: 'not-confirmed', hash };
     if (skipCheck) return { kind: 'added', hash, savePath: present.savePath, client: client.kind, checked: false, state: present.state, progress: present.progress };
+    // In the client, stopped: whoever goes on now (the job's next download) may; the check-then-start is the same for everyone.
+    await env.onAddedStopped?.({ hash, savePath: present.savePath }).catch(() => undefined);
     return await checkThenStart(client, hash, present, env.signal);
   } catch (error) {
     if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
-import { crossSeed, crossSeedAll, INCOMPLETE_TAG, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/cross-seed-engine';
+import { crossSeed, crossSeedAll, finishAddedStopped, INCOMPLETE_TAG, SitePace, type CrossSeedAllEvent, type CrossSeedCandidate, type CrossSeedEnvironment } from '../../../utils/cross-seed-engine';
 import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import { SITE_GAP_MS } from '../../../utils/cross-seed-engine/site-queue';
 import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/torrent-content';
@@ -103,7 +103,7 @@ describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_l
   let s: Setup;
 
   beforeAll(async () => {
-    s = await setUp(() => startClient(build), 4);
+    s = await setUp(() => startClient(build), 5);
     // The page's torrent, seeding from the client's data folder, with a category and a tag of the user's.
     const pair = s.cs.pairs[0]!;
     const content = s.cs.placeContent(s.daemon.dataDir, 0);
@@ -200,6 +200,26 @@ describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_l
     const result = await crossSeed(pair.source.hash, pair.ref, { ...s.env(), target: { client: s.client, skipCheckWhenFilesMatch: true, url: s.daemon.url } });
     expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, checked: kind === 'transmission' });
     expect(await untilSeeding(s.client, pair.candidate.hash)).toMatchObject({ progress: 1, savePath: s.daemon.dataDir });
+  });
+
+  it('finishes a torrent added stopped whose check a stopped background left: checked, started at 100 %, nothing added or downloaded; one gone from the client is not-confirmed', LIVE, async () => {
+    const pair = s.cs.pairs[4]!;
+    const hash = pair.candidate.hash;
+    // Where the background was when it stopped: the candidate added stopped beside its data, its check not asked for.
+    s.cs.placeContent(s.daemon.dataDir, 4);
+    await s.client.add(pair.candidate.bytes, { savePath: s.daemon.dataDir, paused: true, skipCheck: false });
+    await until(() => s.client.lookup([hash]), (found) => found.has(hash), 'the candidate listed', 30_000);
+    const before = downloadsOf(s.cs.candidate);
+    const sent = s.asked.length;
+    expect(await finishAddedStopped(s.client, hash)).toMatchObject({ kind: 'added', hash, savePath: s.daemon.dataDir, client: kind, checked: true, progress: 1 });
+    expect(await untilSeeding(s.client, hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
+    // Asked again once it runs (a second restart): added, and left as it is.
+    expect(await finishAddedStopped(s.client, hash)).toMatchObject({ kind: 'added', hash, progress: 1 });
+    expect(s.asked.slice(sent).filter((request) => request.action === ADD_ACTION[kind])).toEqual([]);
+    // Removed by the user meanwhile: nothing to finish.
+    const gone = tinyTorrents(1, `${kind}-gone`)[0]!;
+    expect(await finishAddedStopped(s.client, gone.hash)).toEqual({ kind: 'not-confirmed', hash: gone.hash });
+    expect(downloadsOf(s.cs.candidate)).toBe(before);
   });
 
   it("reads HDSky's signed link from the candidate's details page when the candidate is there", LIVE, async () => {

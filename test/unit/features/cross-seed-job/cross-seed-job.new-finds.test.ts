@@ -11,7 +11,7 @@ import type { JobPreview, JobSwitches } from '../../../../features/cross-seed-jo
 import { startQbittorrent } from '../../../clients/daemons';
 import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE, OTHER_SITE } from '../../../e2e/support/cross-seed-world';
-import { LIVE, setUpJob, type JobSetup } from './job-setup';
+import { inTakeOrder, LIVE, setUpJob, type JobSetup } from './job-setup';
 
 /** pairs 0–1 seeded at first; 2, 3 and 4 arrive later, one per test (new finds). */
 const PAIRS = 5;
@@ -73,7 +73,7 @@ describe('new finds after an index sync', () => {
     // The job is the candidate's site's: every find there, the new one with them.
     expect(job.sites.map((site) => site.sid)).toEqual([CANDIDATE_SITE.sid]);
     const ids = s.cs.pairs.slice(0, 3).map((pair) => pair.candidateId);
-    expect(job.outcomes.map((outcome) => [outcome.torrentId, outcome.group])).toEqual([...ids.map((id) => [id, 'added']), [s.cs.differentFiles.id, 'files-differ']]);
+    expect(inTakeOrder(job.outcomes)).toEqual([...ids.map((id) => [id, 'added']), [s.cs.differentFiles.id, 'files-differ']]);
     expect(s.downloads().slice(before).map((download) => download.id)).toEqual([...ids, s.cs.differentFiles.id]);
     expect(await untilSeeding(s.readBack, third.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
   });

@@ -11,7 +11,7 @@ import { routeMessage } from '../../../../entrypoints/background/router';
 import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
-import type { JobChanged, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
+import type { JobChanged, JobOutcome, JobOutcomeGroup, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import type { RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
@@ -24,6 +24,15 @@ import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
 
 export const LIVE = { timeout: 180_000 };
+
+/**
+ * The report as [torrent id, group], in the order the site took the torrents (its queue: by torrent
+ * id). A site goes on once a torrent is added stopped, so outcomes land in the order their runs end
+ * (an added one's check may end after the next torrent's files were found to differ).
+ */
+export function inTakeOrder(outcomes: readonly Pick<JobOutcome, 'torrentId' | 'group'>[]): [number, JobOutcomeGroup][] {
+  return outcomes.map((outcome): [number, JobOutcomeGroup] => [outcome.torrentId, outcome.group]).sort((a, b) => a[0] - b[0]);
+}
 const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
 const page = { id: extension.id, url: `${extension.origin}cross-seed.html` };
 
@@ -47,7 +56,17 @@ export interface JobSetup {
 }
 
 /** `seeded` of the `pairs` sources are in the client (the others can be seeded later: new finds). */
-export async function setUpJob(start: () => Promise<RunningDaemon>, options: { pairs: number; seeded?: number; otherSite?: boolean }): Promise<JobSetup> {
+export interface JobSetupOptions {
+  pairs: number;
+  seeded?: number;
+  otherSite?: boolean;
+  /** What the background's requests to the client go through after the browser's part (a gate a test holds; Node's fetch when absent). */
+  clientInner?: typeof fetch;
+  /** Wraps the background's fetch to the sites (a test sees each request before it leaves). */
+  wrapSiteFetch?: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
+}
+
+export async function setUpJob(start: () => Promise<RunningDaemon>, options: JobSetupOptions): Promise<JobSetup> {
   const daemon = await start();
   let cs: CrossSeedWorld | undefined;
   try {
@@ -69,7 +88,14 @@ export async function setUpJob(start: () => Promise<RunningDaemon>, options: { p
       if ((message as { type?: string }).type === 'job:changed') heard.push((message as JobChanged).job);
     });
     const world = cs;
-    const app = new BackgroundApp({ fetch: proxiedFetch(world.world.router.port), clientFetch: extensionClientFetch(), siteFetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
+    const app = new BackgroundApp({
+      fetch: proxiedFetch(world.world.router.port),
+      clientFetch: extensionClientFetch(options.clientInner),
+      siteFetch: options.wrapSiteFetch ? options.wrapSiteFetch(siteFetch) : siteFetch,
+      retryDelaysMs: [],
+      minIntervalMs: 0,
+      indexPauseMs: 0,
+    });
     const setup: JobSetup = {
       daemon,
       cs: world,
