@@ -86,8 +86,9 @@ async function overhead(): Promise<NodeBenchOutput> {
     });
     const heard: { at: number; outcomes: number }[] = [];
     fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
-      const changed = message as { type?: string; job?: { outcomes: unknown[] } };
-      if (changed.type === 'job:changed' && changed.job) heard.push({ at: performance.now(), outcomes: changed.job.outcomes.length });
+      // Each job:changed says how many outcomes the job has with it (features/cross-seed-job/job-change.ts).
+      const changed = message as { type?: string; change?: { outcomeCount: number } };
+      if (changed.type === 'job:changed' && changed.change) heard.push({ at: performance.now(), outcomes: changed.change.outcomeCount });
     });
     const app = new BackgroundApp({ fetch: proxiedFetch(cs.world.router.port), clientFetch: extensionClientFetch(), siteFetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
     const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
@@ -174,7 +175,7 @@ interface IndexedBackground {
  * own index synced (unpaced, from the reference service) from a stand-in list of `count` torrents,
  * each held from one site with a copy on one of `PREVIEW_SITES` others: `count` finds.
  */
-async function withIndexedBackground<T>(count: number, work: (background: IndexedBackground) => Promise<T>): Promise<T> {
+export async function withIndexedBackground<T>(count: number, work: (background: IndexedBackground) => Promise<T>): Promise<T> {
   const { IDBFactory } = await import('fake-indexeddb');
   globalThis.indexedDB = new IDBFactory();
   const { grantOrigin } = await import('../test/unit/support/permissions');
@@ -285,28 +286,61 @@ export const STATE_SIZES = [1_000, 10_000] as const;
 
 interface StatePoint {
   count: number;
-  /** storage.local's 'job:state' as JSON, UTF-8 bytes (what the browser stores and counts). */
+  /** storage.local's job keys ('job:state', its queues and outcome chunks) as JSON, UTF-8 bytes (what the browser stores and counts). */
   bytes: number;
   /** "Start cross-seeding" every site until the job is done (every site capped at 0 a day: every torrent in the report, none downloaded). */
   startMs: number;
   /** The job's view, as the page gets it in `job:status`, JSON bytes. */
   viewBytes: number;
+  /** The background's heap used after a full GC with the job's state loaded (the index of `count` torrents and the preview's finds included). */
+  heapBytes: number;
+  /** Of it, the job's: after the job (done, its state held by the worker) less before "Start cross-seeding". */
+  jobHeapBytes: number;
+  /** Bytes of every `job:changed` the job announced (JSON), and how many. */
+  announcedBytes: number;
+  announced: number;
+}
+
+function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  for (let i = 0; i < 3; i++) gc();
+  return process.memoryUsage().heapUsed;
 }
 
 async function statePoint(count: number): Promise<StatePoint> {
-  const { jobStateItem } = await import('../features/cross-seed-job/cross-seed-job.storage');
+  const { storedJobBytes } = await import('../features/cross-seed-job/cross-seed-job.storage');
+  const { CrossSeedJob } = await import('../features/cross-seed-job/cross-seed-job.feature');
   return withIndexedBackground(count, async ({ app, fromPage, findSites, problems }) => {
     // No download from any site (0 a day): every find goes into the report as "Waiting for tomorrow", the largest state a job of `count` keeps.
     for (const sid of findSites) await fromPage({ type: 'job:site-pace', sid, secondsBetween: 0, perDay: 0 });
     await fromPage({ type: 'job:preview' });
+    let announcedBytes = 0;
+    let announced = 0;
+    const listener = (message: unknown) => {
+      if ((message as { type?: string }).type !== 'job:changed') return;
+      announced++;
+      announcedBytes += Buffer.byteLength(JSON.stringify(message));
+    };
+    fakeBrowser.runtime.onMessage.addListener(listener);
+    const before = heapAfterGc();
     const started = performance.now();
     await fromPage({ type: 'job:start', sids: findSites });
     await app.crossSeedJob.settled();
     const startMs = performance.now() - started;
-    const stored = await jobStateItem.get();
+    fakeBrowser.runtime.onMessage.removeListener(listener);
+    const heapBytes = heapAfterGc();
+    const jobHeapBytes = heapBytes - before;
+    // The state as a fresh worker loads it from storage: all of it back.
+    const job = app.crossSeedJob as unknown as { shared: unknown; clients: unknown; crossSeeds: unknown; index: unknown };
+    const fresh = new CrossSeedJob(job.shared as never, job.clients as never, job.crossSeeds as never, job.index as never);
+    const loadedView = await fresh.status();
+    fresh.halt();
     const view = await fromPage<{ outcomes: unknown[]; total: number }>({ type: 'job:status' });
-    if (!stored || view.total !== count || view.outcomes.length !== count || problems.length) throw new Error(`the job of ${count} ended ${JSON.stringify({ total: view.total, outcomes: view.outcomes.length, problems })}`);
-    return { count, bytes: Buffer.byteLength(JSON.stringify(stored)), startMs, viewBytes: Buffer.byteLength(JSON.stringify(view)) };
+    if (view.total !== count || view.outcomes.length !== count || loadedView.outcomes.length !== count || problems.length) {
+      throw new Error(`the job of ${count} ended ${JSON.stringify({ total: view.total, outcomes: view.outcomes.length, loaded: loadedView.outcomes.length, problems })}`);
+    }
+    return { count, bytes: await storedJobBytes(), startMs, viewBytes: Buffer.byteLength(JSON.stringify(view)), heapBytes, jobHeapBytes, announcedBytes, announced };
   });
 }
 
@@ -314,12 +348,16 @@ async function state(): Promise<NodeBenchOutput> {
   const points: StatePoint[] = [];
   for (const count of STATE_SIZES) points.push(await statePoint(count));
   const figures: Figure[] = [];
+  const mb = (bytes: number) => round(bytes / 1024 ** 2, 1);
   for (const point of points) {
     const n = point.count.toLocaleString('en');
     figures.push(
       { id: `job.state.${point.count}.bytes`, bench: 'job', label: `job of ${n} finds over ${PREVIEW_SITES} sites: its stored state (every one in the report), bytes a torrent`, value: Math.round(point.bytes / point.count), unit: 'bytes' },
       { id: `job.state.${point.count}.total`, bench: 'job', label: `  … the whole state in storage.local (the page's job:status: ${Math.round(point.viewBytes / 1024)} KB)`, value: point.bytes, unit: 'bytes' },
       { id: `job.state.${point.count}.start`, bench: 'job', label: '  … "Start cross-seeding" to done (each site capped at 0 a day: no download)', value: round(point.startMs), unit: 'ms' },
+      { id: `job.state.${point.count}.announced`, bench: 'job', label: `  … job:changed announced meanwhile (${point.announced}), bytes in all`, value: point.announcedBytes, unit: 'bytes' },
+      { id: `job.state.${point.count}.heap`, bench: 'job', label: `  … the background's heap used after GC, the job's state loaded (its index of ${n} included)`, value: mb(point.heapBytes), unit: 'MB' },
+      { id: `job.state.${point.count}.jobheap`, bench: 'job', label: '  … of it the job\'s (its state held by the worker once done, less before the start), bytes a torrent', value: Math.round(point.jobHeapBytes / point.count), unit: 'bytes' },
     );
   }
   const [small, large] = points as [StatePoint, StatePoint];
@@ -327,8 +365,11 @@ async function state(): Promise<NodeBenchOutput> {
   figures.push(
     { id: 'job.state.linear.bytes', bench: 'job', label: 'job state growth: bytes a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.bytes), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
     { id: 'job.state.linear.start', bench: 'job', label: 'job growth: time a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.startMs), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
+    { id: 'job.state.linear.heap', bench: 'job', label: 'job growth: the job\'s heap a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.jobHeapBytes), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
+    { id: 'job.state.linear.announced', bench: 'job', label: 'job growth: job:changed bytes a torrent at 10,000 ÷ at 1,000', value: ratio((point) => point.announcedBytes), unit: 'ratio', budget: { op: '<=', limit: 1.5 } },
   );
-  return { figures, report: [`cross-seed job state: ${JSON.stringify(points.map((point) => ({ ...point, startMs: round(point.startMs) })))}`], problems: [], details: { points } };
+  const shown = points.map((point) => ({ ...point, startMs: round(point.startMs), heapMB: mb(point.heapBytes), jobHeapMB: mb(point.jobHeapBytes) }));
+  return { figures, report: [`cross-seed job state: ${JSON.stringify(shown)}`], problems: [], details: { points } };
 }
 
 async function main(mode: string): Promise<NodeBenchOutput> {

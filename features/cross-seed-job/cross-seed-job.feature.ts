@@ -25,7 +25,7 @@
 import { browser } from 'wxt/browser';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Shared } from '../../entrypoints/background/context';
-import type { crossSeedJobMessages, JobChanged, JobOutcome, JobOutcomeGroup, JobPreview, JobSitePreview, JobSwitches, JobTorrent, JobView, SiteReadiness } from './cross-seed-job.messages';
+import type { crossSeedJobMessages, JobChanged, JobOutcome, JobSiteView, JobOutcomeGroup, JobPreview, JobSitePreview, JobSwitches, JobTorrent, JobView, SiteReadiness } from './cross-seed-job.messages';
 import type { Clients } from '../clients/clients.feature';
 import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { ClientIndexFeature } from '../client-index/client-index.feature';
@@ -37,7 +37,8 @@ import { downloadSource } from '../../utils/cross-seed-engine/source';
 import { problemOfPage, readSitePage, sitePace } from '../../utils/cross-seed-engine/site-queue';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 import { toClientFailure } from '../../utils/clients/client-errors';
-import { decidedItem, decidedKey, jobStateItem, jobSwitchesItem, noticedFindsItem, type StoredJob, type StoredJobSite } from './cross-seed-job.storage';
+import { decidedItem, decidedKey, JobStore, jobSwitchesItem, noticedFindsItem, type StoredJob, type StoredJobSite } from './cross-seed-job.storage';
+import { changeOf } from './job-change';
 
 /** The alarm that wakes the worker for a running job (a paced site's next download, a job a restart left running). */
 export const JOB_ALARM = 'cross-seed-job';
@@ -80,6 +81,10 @@ export class CrossSeedJob {
   /** The job as last written (this worker is its only writer). */
   private job: StoredJob | undefined;
   private loaded = false;
+  /** The job in storage (written in parts: what changed). */
+  private readonly store = new JobStore();
+  /** What the last `job:changed` told (the next one tells what changed since). */
+  private announced: { revision: number; sites: JobSiteView[]; outcomeCount: number } | undefined;
   /** Writes, one at a time, in order. */
   private writes: Promise<unknown> = Promise.resolve();
   /** Sites being driven in this worker, by sid. */
@@ -576,36 +581,50 @@ export class CrossSeedJob {
 
   private async load(): Promise<StoredJob | undefined> {
     if (!this.loaded) {
-      this.job = (await jobStateItem.get()) ?? undefined;
+      this.job = await this.store.load();
       this.loaded = true;
     }
     return this.job;
   }
 
+  /** A new job in place of the one there was: stored whole, announced whole. */
   private replace(job: StoredJob): Promise<void> {
-    return this.write(() => job);
-  }
-
-  /** Changes the job (none: nothing), writes it, announces it. */
-  private update(change: (job: StoredJob) => void): Promise<void> {
-    return this.write((job) => {
-      if (!job) return undefined;
-      const next = structuredClone(job);
-      change(next);
-      return next;
+    return this.write(async () => {
+      const current = await this.load();
+      job.revision = (current?.revision ?? 0) + 1;
+      await this.store.save(job, { whole: true });
+      this.job = job;
+      return 'whole';
     });
   }
 
-  private write(change: (job: StoredJob | undefined) => StoredJob | undefined): Promise<void> {
+  /**
+   * Changes the job (none: nothing) in place, stores what changed and announces it. In place, not
+   * a copy: a write costs the size of its step, not of the job (10,000 outcomes are not copied for
+   * each). `change` runs inside the write queue, so no other change is under way meanwhile.
+   */
+  private update(change: (job: StoredJob) => void): Promise<void> {
+    return this.write(async () => {
+      const job = await this.load();
+      if (!job) return 'none';
+      change(job);
+      job.revision++;
+      await this.store.save(job);
+      return 'change';
+    });
+  }
+
+  private write(step: () => Promise<'whole' | 'change' | 'none'>): Promise<void> {
     const run = this.writes.then(async () => {
       if (this.halted) return;
-      const current = await this.load();
-      const next = change(current);
-      if (!next) return;
-      next.revision = (current?.revision ?? 0) + 1;
-      await jobStateItem.set(next);
-      this.job = next;
-      const event: JobChanged = { type: 'job:changed', job: viewOf(next) };
+      const written = await step();
+      if (written === 'none') return;
+      const whole = written === 'whole';
+      const view = viewOf(this.job, { share: true });
+      const previous = this.announced ?? { revision: 0, sites: [], outcomeCount: 0 };
+      // The first announce of this worker (the page may hold the job from another) and a new job go whole.
+      const event: JobChanged = { type: 'job:changed', change: changeOf(previous, view, { whole: whole || !this.announced }) };
+      this.announced = { revision: view.revision, sites: view.sites, outcomeCount: view.outcomes.length };
       await announceToPages(event);
     });
     this.writes = run.catch(() => undefined);
@@ -634,7 +653,8 @@ function finishIfDone(job: StoredJob): void {
   if (job.sites.every((site) => !site.inFlight && (site.state === 'done' || site.state === 'stopped' || site.state === 'capped'))) job.state = 'done';
 }
 
-export function viewOf(job: StoredJob | undefined): JobView {
+/** The job as the page shows it. `share`: its outcomes are the job's own array (to announce what was added; the job goes on adding to it), not a copy. */
+export function viewOf(job: StoredJob | undefined, options: { share?: boolean } = {}): JobView {
   if (!job) return { state: 'idle', total: 0, done: 0, sites: [], outcomes: [], revision: 0 };
   const sites = job.sites.map((site) => ({
     sid: site.sid,
@@ -654,7 +674,7 @@ export function viewOf(job: StoredJob | undefined): JobView {
     total: sites.reduce((sum, site) => sum + site.total, 0),
     done: sites.reduce((sum, site) => sum + site.done, 0),
     sites,
-    outcomes: job.outcomes,
+    outcomes: options.share ? job.outcomes : job.outcomes.slice(),
     revision: job.revision,
   };
 }
