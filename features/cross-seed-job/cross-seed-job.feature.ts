@@ -44,10 +44,23 @@ import { changeOf } from './job-change';
 export const JOB_ALARM = 'cross-seed-job';
 /** How often it fires: a stopped worker picks a running job up again within this. */
 export const JOB_ALARM_MINUTES = 0.5;
-/** The preview gives the event loop a turn after this many places. */
-const CHUNK = 2_000;
+/** The preview looks at the clock after this many places… */
+const CHUNK = 256;
+/** …and gives the event loop a turn once this much time went by since the last (a browser clamps a chain of 0 ms timers to 4 ms: a turn per few places would cost more than the work). */
+const SLICE_MS = 8;
 
 const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** A turn of the event loop when SLICE_MS went by since the last one, else nothing (undefined: go on at once). */
+function slicer(): () => Promise<void> | undefined {
+  let last = performance.now();
+  return () => {
+    if (performance.now() - last < SLICE_MS) return undefined;
+    return turn().then(() => {
+      last = performance.now();
+    });
+  };
+}
 
 /** What stops a site for the rest of the job: the site, not the torrent, is at fault. */
 const SITE_PROBLEMS = new Set<CrossSeedResult['kind']>(['not-logged-in', 'site-limit', 'site-refused', 'site-unreachable', 'no-permission', 'needs-passkey', 'unsupported-site', 'other-site-host', 'site-skipped']);
@@ -158,13 +171,18 @@ export class CrossSeedJob {
     const index = await this.index.indexes.open(clientIdentity(chosen.config));
     if (!index) return found;
     const decided = await decidedItem.get();
+    // Nothing decided yet (a first run): no key to build per find.
+    const anyDecided = Object.keys(decided).length > 0;
+    // The index's per-site map, built in chunks if a sync or a start dropped it (the first preview after one).
+    const pause = slicer();
+    await index.prepare(pause);
     let seen = 0;
     for (const sid of sids) {
       const finds: SiteFinds = { sid, torrents: [], decided: 0 };
       for (const place of index.opportunities(sid)) {
-        if (++seen % CHUNK === 0) await turn();
+        if (++seen % CHUNK === 0) await pause();
         const torrent: JobTorrent = { sid, torrentId: place.torrentId, infoHash: place.hash, sourceHash: place.source.hash, name: place.source.name, bytes: place.source.size };
-        if (decided[decidedKey(torrent)]) {
+        if (anyDecided && decided[decidedKey(torrent)]) {
           finds.decided++;
           continue;
         }
