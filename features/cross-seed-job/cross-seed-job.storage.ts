@@ -14,8 +14,7 @@
  * write: all of it is written, or none.
  */
 import { z } from 'zod';
-import { browser } from 'wxt/browser';
-import { defineStoredItem, setTogether } from '../../utils/stored-item';
+import { defineStoredFamily, defineStoredItem, setTogether, type StoredWrite } from '../../utils/stored-item';
 import type { JobOutcome, JobOutcomeGroup, JobSiteState, JobSwitches, JobTorrent, JobView } from './cross-seed-job.messages';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 
@@ -77,8 +76,11 @@ export const jobStateItem = defineStoredItem({ area: 'local', key: 'job:state', 
 
 /** Outcomes a stored chunk holds. */
 export const JOB_OUTCOMES_CHUNK = 100;
-const outcomesKey = (chunk: number) => `job:outcomes:${chunk}`;
-const queueKey = (sid: number | string) => `job:queue:${sid}`;
+const objects = <T>() => z.array(z.custom<T>((value) => !!value && typeof value === 'object'));
+/** The job's outcomes, JOB_OUTCOMES_CHUNK a key, by chunk number. */
+export const jobOutcomeChunks = defineStoredFamily({ area: 'local', prefix: 'job:outcomes:', schema: objects<JobOutcome>(), fallback: undefined });
+/** Each site's queue as last written whole, by sid (the queue is a tail of it). */
+export const jobQueues = defineStoredFamily({ area: 'local', prefix: 'job:queue:', schema: objects<JobTorrent>(), fallback: undefined });
 const chunksOf = (outcomes: number) => Math.ceil(outcomes / JOB_OUTCOMES_CHUNK);
 const sameItem = (a: JobTorrent | undefined, b: JobTorrent | undefined) => !!a && !!b && a.sid === b.sid && a.torrentId === b.torrentId && a.infoHash === b.infoHash;
 
@@ -101,18 +103,14 @@ export class JobStore {
     const { parts, ...job } = header;
     // An older layout: all of it in 'job:state' (the next write stores it in parts).
     if (!parts) return job;
-    const keys = [...Array.from({ length: chunksOf(parts.outcomes) }, (_, chunk) => outcomesKey(chunk)), ...Object.keys(parts.queues).map(queueKey)];
-    const stored = keys.length ? ((await browser.storage.local.get(keys)) as Record<string, unknown>) : {};
+    const chunks = await jobOutcomeChunks.getMany(Array.from({ length: chunksOf(parts.outcomes) }, (_, chunk) => String(chunk)));
+    const queues = await jobQueues.getMany(Object.keys(parts.queues));
     const outcomes: JobOutcome[] = [];
-    for (let chunk = 0; chunk < chunksOf(parts.outcomes); chunk++) {
-      const part = stored[outcomesKey(chunk)];
-      if (Array.isArray(part)) outcomes.push(...(part as JobOutcome[]));
-    }
+    for (let chunk = 0; chunk < chunksOf(parts.outcomes); chunk++) outcomes.push(...(chunks.get(String(chunk)) ?? []));
     job.outcomes = outcomes.slice(0, parts.outcomes);
     this.outcomes = job.outcomes.length;
     job.sites = job.sites.map((site) => {
-      const stored_ = stored[queueKey(site.sid)];
-      const base = Array.isArray(stored_) ? (stored_ as JobTorrent[]) : [];
+      const base = queues.get(String(site.sid)) ?? [];
       this.bases.set(site.sid, base);
       return { ...site, queue: base.slice(parts.queues[String(site.sid)] ?? base.length) };
     });
@@ -121,16 +119,16 @@ export class JobStore {
 
   /** Stores `job`: its header, and of its queues and outcomes what changed since the last save (all of it when `whole`: a new job). */
   async save(job: StoredJob, options: { whole?: boolean } = {}): Promise<void> {
-    const values: Record<string, unknown> = {};
-    const stale: string[] = [];
+    const chunks: [number, JobOutcome[]][] = [];
+    const written: [number, JobTorrent[]][] = [];
+    const staleChunks: number[] = [];
+    const staleQueues: number[] = [];
     // Outcomes: only grow within a job; from the chunk the last save ended in.
     const from = options.whole || job.outcomes.length < this.outcomes ? 0 : this.outcomes;
-    if (job.outcomes.length > from || from === 0) {
-      for (let chunk = Math.floor(from / JOB_OUTCOMES_CHUNK); chunk < chunksOf(job.outcomes.length); chunk++) {
-        values[outcomesKey(chunk)] = job.outcomes.slice(chunk * JOB_OUTCOMES_CHUNK, (chunk + 1) * JOB_OUTCOMES_CHUNK);
-      }
+    for (let chunk = Math.floor(from / JOB_OUTCOMES_CHUNK); job.outcomes.length > from && chunk < chunksOf(job.outcomes.length); chunk++) {
+      chunks.push([chunk, job.outcomes.slice(chunk * JOB_OUTCOMES_CHUNK, (chunk + 1) * JOB_OUTCOMES_CHUNK)]);
     }
-    for (let chunk = chunksOf(job.outcomes.length); chunk < chunksOf(this.outcomes); chunk++) stale.push(outcomesKey(chunk));
+    for (let chunk = chunksOf(job.outcomes.length); chunk < chunksOf(this.outcomes); chunk++) staleChunks.push(chunk);
     // Queues: a tail of what is stored (an item taken, or put back), or stored whole again.
     const queues: Record<string, number> = {};
     const bases = new Map<number, JobTorrent[]>();
@@ -141,29 +139,32 @@ export class JobStore {
       // Written again once half of it is gone, so what is stored stays within twice the queue (each item written about twice in all).
       if (!base || !tail || queue.length * 2 < base.length) {
         base = queue.slice();
-        values[queueKey(site.sid)] = base;
+        written.push([site.sid, base]);
       }
       bases.set(site.sid, base);
       queues[String(site.sid)] = base.length - queue.length;
     }
-    for (const sid of this.bases.keys()) if (!bases.has(sid)) stale.push(queueKey(sid));
+    for (const sid of this.bases.keys()) if (!bases.has(sid)) staleQueues.push(sid);
     const header: StoredJobHeader = { ...job, sites: job.sites.map((site) => ({ ...site, queue: [] })), outcomes: [], parts: { outcomes: job.outcomes.length, queues } };
-    await setTogether(jobStateItem.write(header), { area: 'local', values });
+    const writes: StoredWrite[] = [jobStateItem.write(header)];
+    if (chunks.length) writes.push(jobOutcomeChunks.write(chunks));
+    if (written.length) writes.push(jobQueues.write(written));
+    await setTogether(...writes);
     this.outcomes = job.outcomes.length;
     this.bases.clear();
     for (const [sid, base] of bases) this.bases.set(sid, base);
-    if (stale.length) await browser.storage.local.remove(stale).catch(() => undefined);
+    // What the job no longer has (a new job, shorter or of other sites): the header no longer points at it.
+    if (staleChunks.length) await jobOutcomeChunks.remove(staleChunks).catch(() => undefined);
+    if (staleQueues.length) await jobQueues.remove(staleQueues).catch(() => undefined);
   }
 }
 
 /** The job's stored parts as JSON, UTF-8 bytes (what storage.local holds and counts): the bench's figure. */
 export async function storedJobBytes(): Promise<number> {
-  const all = (await browser.storage.local.get(null)) as Record<string, unknown>;
-  let bytes = 0;
-  for (const [key, value] of Object.entries(all)) {
-    if (key === 'job:state' || key.startsWith('job:outcomes:') || key.startsWith('job:queue:')) bytes += new TextEncoder().encode(key + JSON.stringify(value)).length;
-  }
-  return bytes;
+  const bytes = (key: string, value: unknown) => new TextEncoder().encode(key + JSON.stringify(value)).length;
+  let total = bytes(jobStateItem.key, await jobStateItem.get());
+  for (const family of [jobOutcomeChunks, jobQueues]) for (const [id, value] of await family.all()) total += bytes(family.keyOf(id), value);
+  return total;
 }
 
 /** One candidate as outcomes are remembered by. */
