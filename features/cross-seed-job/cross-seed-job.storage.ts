@@ -9,7 +9,7 @@
  * `parts`: where the rest is); each site's queue as it was when last written whole
  * ('job:queue:<sid>', of which the queue is the tail from `parts.queues[sid]`: a queue only changes
  * at its head, an item taken or put back; written whole again when it changed otherwise, or once
- * half of it is gone); the outcomes in chunks of JOB_OUTCOMES_CHUNK
+ * a quarter of it is gone); the outcomes in chunks of JOB_OUTCOMES_CHUNK
  * ('job:outcomes:<n>', only the last one rewritten as outcomes are added). One storage call per
  * write: all of it is written, or none.
  */
@@ -136,8 +136,9 @@ export class JobStore {
       const queue = site.queue;
       let base = options.whole ? undefined : this.bases.get(site.sid);
       const tail = base && queue.length <= base.length && (!queue.length || (sameItem(queue[0], base[base.length - queue.length]) && sameItem(queue.at(-1), base.at(-1))));
-      // Written again once half of it is gone, so what is stored stays within twice the queue (each item written about twice in all).
-      if (!base || !tail || queue.length * 2 < base.length) {
+      // Written again once a quarter of it is gone, so what is stored stays within 4/3 of the queue (storage.local is
+      // counted: 10 MB in Chrome) and each item is written about four times in all.
+      if (!base || !tail || queue.length * 4 < base.length * 3) {
         base = queue.slice();
         written.push([site.sid, base]);
       }
