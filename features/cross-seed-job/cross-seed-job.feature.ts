@@ -289,7 +289,7 @@ export class CrossSeedJob {
       sites.push({ sid, siteName: siteName(sid, list).name, state: queue.length ? 'waiting' : 'done', queue, total: queue.length, done: 0, secondsBetween: pace.secondsBetween });
     }
     const revision = (current?.revision ?? 0) + 1;
-    await this.replace({ state: sites.some((site) => site.queue.length) ? 'running' : 'done', startedAt: this.shared.now(), revision, sites, outcomes: [] });
+    await this.replace(() => ({ state: sites.some((site) => site.queue.length) ? 'running' : 'done', startedAt: this.shared.now(), revision, sites, outcomes: [] }));
     this.drive();
   }
 
@@ -605,10 +605,11 @@ export class CrossSeedJob {
     return this.job;
   }
 
-  /** A new job in place of the one there was: stored whole, announced whole. */
-  private replace(job: StoredJob): Promise<void> {
+  /** A new job (`build` is given the one there was) in its place: stored whole, announced whole. */
+  private replace(build: (before: StoredJob | undefined) => StoredJob): Promise<void> {
     return this.write(async () => {
       const current = await this.load();
+      const job = build(current);
       job.revision = (current?.revision ?? 0) + 1;
       await this.store.save(job, { whole: true });
       this.job = job;
