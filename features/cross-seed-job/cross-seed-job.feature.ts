@@ -36,7 +36,7 @@
 import { browser } from 'wxt/browser';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Shared } from '../../entrypoints/background/context';
-import type { crossSeedJobMessages, JobChanged, JobOutcome, JobOutcomeGroup, JobPreview, JobSitePreview, JobSwitches, JobTorrent, JobView, SiteReadiness } from './cross-seed-job.messages';
+import type { crossSeedJobMessages, JobChanged, JobOutcome, JobSiteView, JobOutcomeGroup, JobPreview, JobSitePreview, JobSwitches, JobTorrent, JobView, SiteReadiness } from './cross-seed-job.messages';
 import type { Clients } from '../clients/clients.feature';
 import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { ClientIndexFeature } from '../client-index/client-index.feature';
@@ -48,7 +48,8 @@ import { downloadSource } from '../../utils/cross-seed-engine/source';
 import { problemOfPage, readSitePage, sitePace } from '../../utils/cross-seed-engine/site-queue';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 import { toClientFailure } from '../../utils/clients/client-errors';
-import { decidedItem, decidedKey, jobStateItem, jobSwitchesItem, noticedFindsItem, type StoredJob, type StoredJobSite } from './cross-seed-job.storage';
+import { decidedItem, decidedKey, JobStore, jobSwitchesItem, noticedFindsItem, type StoredJob, type StoredJobSite } from './cross-seed-job.storage';
+import { changeOf } from './job-change';
 
 /** The alarm that wakes the worker for a running job (a paced site's next download, a job a restart left running). */
 export const JOB_ALARM = 'cross-seed-job';
@@ -58,13 +59,26 @@ export const JOB_ALARM_MINUTES = 0.5;
 export const MAX_CHECKS_IN_FLIGHT = 8;
 /** A site waiting for checks to end looks again after this at the latest (each check's end wakes it). */
 const CHECK_WAIT_MS = 30_000;
-/** The preview gives the event loop a turn after this many places. */
-const CHUNK = 2_000;
+/** The preview looks at the clock after this many places… */
+const CHUNK = 256;
+/** …and gives the event loop a turn once this much time went by since the last (a browser clamps a chain of 0 ms timers to 4 ms: a turn per few places would cost more than the work). */
+const SLICE_MS = 8;
 
 /** How many of a job's other sources are looked up to tell a client that has not loaded its torrents. */
 const SOURCES_ASKED = 200;
 
 const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** A turn of the event loop when SLICE_MS went by since the last one, else nothing (undefined: go on at once). */
+function slicer(): () => Promise<void> | undefined {
+  let last = performance.now();
+  return () => {
+    if (performance.now() - last < SLICE_MS) return undefined;
+    return turn().then(() => {
+      last = performance.now();
+    });
+  };
+}
 
 /** What stops a site for the rest of the job: the site, not the torrent, is at fault. */
 const SITE_PROBLEMS = new Set<CrossSeedResult['kind']>(['not-logged-in', 'site-notice', 'site-challenge', 'site-limit', 'site-refused', 'site-unreachable', 'no-permission', 'needs-passkey', 'unsupported-site', 'other-site-host', 'site-skipped']);
@@ -98,6 +112,10 @@ export class CrossSeedJob {
   /** The job as last written (this worker is its only writer). */
   private job: StoredJob | undefined;
   private loaded = false;
+  /** The job in storage (written in parts: what changed). */
+  private readonly store = new JobStore();
+  /** What the last `job:changed` told (the next one tells what changed since). */
+  private announced: { revision: number; sites: JobSiteView[]; outcomeCount: number } | undefined;
   /** Writes, one at a time, in order. */
   private writes: Promise<unknown> = Promise.resolve();
   /** Sites being driven in this worker, by sid. */
@@ -177,13 +195,18 @@ export class CrossSeedJob {
     const index = await this.index.indexes.open(clientIdentity(chosen.config));
     if (!index) return found;
     const decided = await decidedItem.get();
+    // Nothing decided yet (a first run): no key to build per find.
+    const anyDecided = Object.keys(decided).length > 0;
+    // The index's per-site map, built in chunks if a sync or a start dropped it (the first preview after one).
+    const pause = slicer();
+    await index.prepare(pause);
     let seen = 0;
     for (const sid of sids) {
       const finds: SiteFinds = { sid, torrents: [], decided: 0 };
       for (const place of index.opportunities(sid)) {
-        if (++seen % CHUNK === 0) await turn();
+        if (++seen % CHUNK === 0) await pause();
         const torrent: JobTorrent = { sid, torrentId: place.torrentId, infoHash: place.hash, sourceHash: place.source.hash, name: place.source.name, bytes: place.source.size };
-        if (decided[decidedKey(torrent)]) {
+        if (anyDecided && decided[decidedKey(torrent)]) {
           finds.decided++;
           continue;
         }
@@ -293,7 +316,7 @@ export class CrossSeedJob {
     }
     const revision = (current?.revision ?? 0) + 1;
     const startedAt = this.shared.now();
-    await this.write((before) => {
+    await this.replace((before) => {
       carryOver(before, sites);
       return { state: sites.some((site) => site.queue.length || site.inFlight || site.checking?.length) ? 'running' : 'done', startedAt, revision, sites, outcomes: [] };
     });
@@ -754,32 +777,51 @@ export class CrossSeedJob {
 
   private async load(): Promise<StoredJob | undefined> {
     if (!this.loaded) {
-      this.job = (await jobStateItem.get()) ?? undefined;
+      this.job = await this.store.load();
       this.loaded = true;
     }
     return this.job;
   }
 
-  /** Changes the job (none: nothing), writes it, announces it. */
-  private update(change: (job: StoredJob) => void): Promise<void> {
-    return this.write((job) => {
-      if (!job) return undefined;
-      const next = structuredClone(job);
-      change(next);
-      return next;
+  /** A new job (`build` is given the one there was) in its place: stored whole, announced whole. */
+  private replace(build: (before: StoredJob | undefined) => StoredJob): Promise<void> {
+    return this.write(async () => {
+      const current = await this.load();
+      const job = build(current);
+      job.revision = (current?.revision ?? 0) + 1;
+      await this.store.save(job, { whole: true });
+      this.job = job;
+      return 'whole';
     });
   }
 
-  private write(change: (job: StoredJob | undefined) => StoredJob | undefined): Promise<void> {
+  /**
+   * Changes the job (none: nothing) in place, stores what changed and announces it. In place, not
+   * a copy: a write costs the size of its step, not of the job (10,000 outcomes are not copied for
+   * each). `change` runs inside the write queue, so no other change is under way meanwhile.
+   */
+  private update(change: (job: StoredJob) => void): Promise<void> {
+    return this.write(async () => {
+      const job = await this.load();
+      if (!job) return 'none';
+      change(job);
+      job.revision++;
+      await this.store.save(job);
+      return 'change';
+    });
+  }
+
+  private write(step: () => Promise<'whole' | 'change' | 'none'>): Promise<void> {
     const run = this.writes.then(async () => {
       if (this.halted) return;
-      const current = await this.load();
-      const next = change(current);
-      if (!next) return;
-      next.revision = (current?.revision ?? 0) + 1;
-      await jobStateItem.set(next);
-      this.job = next;
-      const event: JobChanged = { type: 'job:changed', job: viewOf(next) };
+      const written = await step();
+      if (written === 'none') return;
+      const whole = written === 'whole';
+      const view = viewOf(this.job, { share: true });
+      const previous = this.announced ?? { revision: 0, sites: [], outcomeCount: 0 };
+      // The first announce of this worker (the page may hold the job from another) and a new job go whole.
+      const event: JobChanged = { type: 'job:changed', change: changeOf(previous, view, { whole: whole || !this.announced }) };
+      this.announced = { revision: view.revision, sites: view.sites, outcomeCount: view.outcomes.length };
       await announceToPages(event);
     });
     this.writes = run.catch(() => undefined);
@@ -852,7 +894,8 @@ function carryOver(before: StoredJob | undefined, sites: StoredJobSite[]): void 
   }
 }
 
-export function viewOf(job: StoredJob | undefined): JobView {
+/** The job as the page shows it. `share`: its outcomes are the job's own array (to announce what was added; the job goes on adding to it), not a copy. */
+export function viewOf(job: StoredJob | undefined, options: { share?: boolean } = {}): JobView {
   if (!job) return { state: 'idle', total: 0, done: 0, sites: [], outcomes: [], revision: 0 };
   const sites = job.sites.map((site) => ({
     sid: site.sid,
@@ -872,7 +915,7 @@ export function viewOf(job: StoredJob | undefined): JobView {
     total: sites.reduce((sum, site) => sum + site.total, 0),
     done: sites.reduce((sum, site) => sum + site.done, 0),
     sites,
-    outcomes: job.outcomes,
+    outcomes: options.share ? job.outcomes : job.outcomes.slice(),
     revision: job.revision,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * "Cross-seed your client" (cross-seed.html): the preview of what the client can cross-seed from
  * its index, and the background job that does it, site by site at each site's pace. The job's
- * state reaches the page once per change, as `job:changed`; commands answer nothing of it.
+ * state reaches the page as `job:status` (the whole view) and then once per change as `job:changed`
+ * (what changed since the previous revision: features/cross-seed-job/job-change.ts); commands
+ * answer nothing of it.
  */
 import { z } from 'zod';
 import { event, message } from '../../utils/messaging/protocol';
@@ -151,9 +153,26 @@ export const crossSeedJobMessages = {
   ),
 };
 
+/**
+ * One change of the job (`job:changed`): its header as it is now, the sites whose view changed, the
+ * outcomes added. It follows revision `since`: a page holding another revision missed one and asks
+ * `job:status` (applyJobChange in job-change.ts). `whole`: sites and outcomes are the whole job (a
+ * new job): it replaces whatever the page held.
+ */
+export interface JobChange extends Omit<JobView, 'sites' | 'outcomes'> {
+  since: number;
+  whole?: true;
+  /** With `whole`, every site; else only those whose view changed. */
+  sites: JobSiteView[];
+  /** With `whole`, every outcome; else those added since `since`, newest last. */
+  outcomes: JobOutcome[];
+  /** How many outcomes the job has with this change (a page holding fewer before it missed some). */
+  outcomeCount: number;
+}
+
 export interface JobChanged {
   type: 'job:changed';
-  job: JobView;
+  change: JobChange;
 }
 
 export const crossSeedJobEvents = {

@@ -10,13 +10,31 @@ import { tabViewItems } from '../../entrypoints/background/tabs.storage';
 import { indexRunsItem } from '../../features/client-index/client-index.storage';
 import { clientsItem } from '../../features/clients/clients.storage';
 import { confirmWindowsItem, tabCrossSeedItems } from '../../features/cross-seed/cross-seed.storage';
+import { decidedItem, jobOutcomeChunks, jobQueues, jobStateItem, jobSwitchesItem, noticedFindsItem } from '../../features/cross-seed-job/cross-seed-job.storage';
 import { settingsItem } from '../../features/settings/settings.storage';
 import { recommendedSitesItem, seenSitesItem, siteListItem } from '../../features/sites/sites.storage';
 import { legacyIndexBuckets, legacyIndexMetaItem } from '../../utils/client-index/legacy-storage';
 import { answerCountItem, answerItems, clockOffsetItem, rateLimitItem, siteReportItem } from '../../utils/lookup/lookup-storage';
 
-const ITEMS = [settingsItem, clientsItem, indexRunsItem, confirmWindowsItem, seenSitesItem, siteListItem, recommendedSitesItem, legacyIndexMetaItem, answerCountItem, clockOffsetItem, rateLimitItem, siteReportItem];
-const FAMILIES = [tabViewItems, tabCrossSeedItems, legacyIndexBuckets, answerItems];
+const ITEMS = [
+  settingsItem,
+  clientsItem,
+  indexRunsItem,
+  confirmWindowsItem,
+  seenSitesItem,
+  siteListItem,
+  recommendedSitesItem,
+  legacyIndexMetaItem,
+  answerCountItem,
+  clockOffsetItem,
+  rateLimitItem,
+  siteReportItem,
+  jobStateItem,
+  decidedItem,
+  jobSwitchesItem,
+  noticedFindsItem,
+];
+const FAMILIES = [tabViewItems, tabCrossSeedItems, legacyIndexBuckets, answerItems, jobOutcomeChunks, jobQueues];
 
 describe('the stored keys', () => {
   it('are each declared once, and no single key falls under a family of its area', () => {

@@ -399,6 +399,11 @@ export class ClientIndex {
     return this.model.query(sid, rows);
   }
 
+  /** Builds what opportunities() and query() read, in chunks with `pause()` between (IndexModel.prepare): a large index's first build blocks nothing long. */
+  async prepare(pause: () => Promise<void> | undefined): Promise<void> {
+    if (!this.closed) await this.model.prepare(pause);
+  }
+
   /** What site `sid` offers the client to cross-seed (IndexModel.opportunities); nothing once closed. */
   opportunities(sid: number): Iterable<{ torrentId: number; hash: string; source: IndexedTorrent }> {
     return this.closed ? [] : this.model.opportunities(sid);

@@ -178,6 +178,14 @@ export class IndexModel {
   private sites: Map<number, Map<number, SiteEntry>> | undefined;
   /** Client hashes whose own place is known (derived with `sites`). */
   private placed = new Set<string>();
+  /** Counts the times `sites` was dropped: a build in chunks (prepare) that saw it change starts over. */
+  private generation = 0;
+
+  /** The records' answers or presence changed: the derived map is rebuilt on the next query. */
+  private invalidate(): void {
+    this.sites = undefined;
+    this.generation++;
+  }
 
   get size(): number {
     return this.records.size;
@@ -190,7 +198,7 @@ export class IndexModel {
   /** Puts a stored record back (loading); the derived map is rebuilt on the next query. */
   restore(record: IndexRecord): void {
     this.records.set(record.torrent.hash, record);
-    this.sites = undefined;
+    this.invalidate();
   }
 
   /**
@@ -238,7 +246,7 @@ export class IndexModel {
       if (!present.has(hash)) change.removed.push(hash);
     }
     for (const hash of change.removed) this.records.delete(hash);
-    if (change.added.length || change.removed.length) this.sites = undefined;
+    if (change.added.length || change.removed.length) this.invalidate();
     return change;
   }
 
@@ -251,7 +259,7 @@ export class IndexModel {
     const hash = source.hash.toLowerCase();
     if (this.records.has(hash)) return false;
     this.records.set(hash, { torrent: indexedTorrent(source) });
-    this.sites = undefined;
+    this.invalidate();
     return true;
   }
 
@@ -287,7 +295,7 @@ export class IndexModel {
       const same = previous !== undefined && sameMembers(previous.members, members);
       record.answer = { at, times: same ? Math.min(previous.times + 1, 99) : 1, members };
       changed.push(hash);
-      if (!same) this.sites = undefined;
+      if (!same) this.invalidate();
     }
     return changed;
   }
@@ -326,7 +334,7 @@ export class IndexModel {
         const located = (record.located ??= { at, places: [] });
         if (!located.places.some((place) => place.sid === member.sid && place.torrentId === member.torrentId)) {
           located.places.push({ sid: member.sid, torrentId: member.torrentId });
-          this.sites = undefined;
+          this.invalidate();
         }
         changed.add(member.hash);
       }
@@ -424,38 +432,75 @@ export class IndexModel {
     return best;
   }
 
-  private siteMap(): Map<number, Map<number, SiteEntry>> {
-    if (this.sites) return this.sites;
-    const sites = new Map<number, Map<number, SiteEntry>>();
-    const placed = new Set<string>();
-    const entryAt = (sid: number, torrentId: number, hash: string): SiteEntry => {
-      let site = sites.get(sid);
-      if (!site) sites.set(sid, (site = new Map()));
-      let entry = site.get(torrentId);
-      if (!entry) site.set(torrentId, (entry = { hash }));
-      return entry;
-    };
-    for (const [hash, record] of this.records) {
-      const members = record.answer?.members;
-      if (members?.length) {
-        // The client hashes of this group: the asked one and any member the client holds.
-        const held = [hash];
-        for (const member of members) if (this.records.has(member.hash) && !held.includes(member.hash)) held.push(member.hash);
-        for (const member of members) {
-          const entry = entryAt(member.sid, member.torrentId, member.hash);
-          // Two answers naming different hashes for one place: the first stands (a cross-seed checks the hash anyway).
-          if (entry.hash !== member.hash) continue;
-          if (this.records.has(member.hash)) placed.add(member.hash);
-          else addSources(entry, held);
+  /**
+   * Builds the per-site map (what query, opportunities and counts read), asking `pause()` every
+   * `every` records whether to give the event loop a turn (a promise: wait on it), so the first
+   * build after a sync or a start, of a 100,000-torrent index, never blocks long. Records changed meanwhile (a sync's answers): it
+   * starts over, twice at most, then builds at once.
+   */
+  async prepare(pause: () => Promise<void> | undefined, every = 256): Promise<void> {
+    for (let attempt = 0; attempt < 3 && !this.sites; attempt++) {
+      const generation = this.generation;
+      const build = new SiteMapBuild(this.records);
+      let count = 0;
+      for (const [hash, record] of this.records) {
+        build.add(hash, record);
+        const paused = ++count % every === 0 ? pause() : undefined;
+        if (paused) {
+          await paused;
+          if (this.generation !== generation || this.sites) break;
         }
       }
-      for (const place of record.located?.places ?? []) {
-        if (entryAt(place.sid, place.torrentId, hash).hash === hash) placed.add(hash);
+      if (this.generation === generation && !this.sites) {
+        this.sites = build.sites;
+        this.placed = build.placed;
       }
     }
-    this.sites = sites;
-    this.placed = placed;
-    return sites;
+    this.siteMap();
+  }
+
+  private siteMap(): Map<number, Map<number, SiteEntry>> {
+    if (this.sites) return this.sites;
+    const build = new SiteMapBuild(this.records);
+    for (const [hash, record] of this.records) build.add(hash, record);
+    this.sites = build.sites;
+    this.placed = build.placed;
+    return build.sites;
+  }
+}
+
+/** (sid → torrent id → entry) and the placed client hashes, from the records one at a time. */
+class SiteMapBuild {
+  readonly sites = new Map<number, Map<number, SiteEntry>>();
+  readonly placed = new Set<string>();
+
+  constructor(private readonly records: ReadonlyMap<string, IndexRecord>) {}
+
+  private entryAt(sid: number, torrentId: number, hash: string): SiteEntry {
+    let site = this.sites.get(sid);
+    if (!site) this.sites.set(sid, (site = new Map()));
+    let entry = site.get(torrentId);
+    if (!entry) site.set(torrentId, (entry = { hash }));
+    return entry;
+  }
+
+  add(hash: string, record: IndexRecord): void {
+    const members = record.answer?.members;
+    if (members?.length) {
+      // The client hashes of this group: the asked one and any member the client holds.
+      const held = [hash];
+      for (const member of members) if (this.records.has(member.hash) && !held.includes(member.hash)) held.push(member.hash);
+      for (const member of members) {
+        const entry = this.entryAt(member.sid, member.torrentId, member.hash);
+        // Two answers naming different hashes for one place: the first stands (a cross-seed checks the hash anyway).
+        if (entry.hash !== member.hash) continue;
+        if (this.records.has(member.hash)) this.placed.add(member.hash);
+        else addSources(entry, held);
+      }
+    }
+    for (const place of record.located?.places ?? []) {
+      if (this.entryAt(place.sid, place.torrentId, hash).hash === hash) this.placed.add(hash);
+    }
   }
 }
 

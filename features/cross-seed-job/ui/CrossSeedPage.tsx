@@ -1,9 +1,10 @@
 /**
  * "Cross-seed your client" (cross-seed.html, issue 17): the preview per site from the index ("Find
  * what I can cross-seed"), each site's pace and readiness, "Start cross-seeding" the ticked sites,
- * the job's progress and its report, and the switches for new finds. The job's state comes as
- * `job:changed` (newest revision wins) and once as `job:status` on open; commands answer nothing of
- * it. Everything a service or a site said is rendered as text, never as HTML.
+ * the job's progress and its report, and the switches for new finds. The job's state comes once as
+ * `job:status` on open, then as `job:changed`, each what changed since the previous revision (a gap
+ * asks `job:status` again); commands answer nothing of it. Everything a service or a site said is
+ * rendered as text, never as HTML.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
@@ -15,6 +16,7 @@ import { permissionPattern } from '../../../utils/permission-pattern';
 import { clientProblemText } from '../../clients/ui/client-text';
 import { sendToBackground } from '../../send-to-background';
 import type {
+  JobChange,
   JobChanged,
   JobPreview,
   JobSitePreview,
@@ -25,6 +27,7 @@ import type {
   JobView,
   SiteReadiness,
 } from '../cross-seed-job.messages';
+import { applyJobChange } from '../job-change';
 import { GROUPS, formatBytes, groupOutcomes, onDiskText, outcomeLines, reportText, timeLeftText } from './job-text';
 
 const TORRENTS_PAGE = 100;
@@ -35,23 +38,50 @@ function openOptions() {
   void browser.runtime.openOptionsPage();
 }
 
-/** The job's state: `job:status` once, then every `job:changed`; an older revision never replaces a newer one. */
+/**
+ * The job's state: `job:status` once, then every `job:changed` applied on the revision it follows
+ * (job-change.ts); a change that does not follow what is shown (one missed) asks `job:status` again,
+ * and the changes heard meanwhile are applied after it. An older revision never replaces a newer one.
+ */
 function useJob(): JobView | undefined {
   const [job, setShown] = useState<JobView | undefined>();
-  const revision = useRef(-1);
   useEffect(() => {
     let alive = true;
-    const show = (next: JobView | undefined) => {
-      if (!alive || !next || next.revision < revision.current) return;
-      revision.current = next.revision;
-      setShown(next);
+    let held: JobView | undefined;
+    /** Changes heard while `job:status` is asked (applied after its answer, those that follow it). */
+    let pending: JobChange[] | undefined;
+    const apply = (change: JobChange): boolean => {
+      const next = applyJobChange(held, change);
+      if (next === 'gap') return false;
+      held = next;
+      return true;
+    };
+    const ask = () => {
+      pending ??= [];
+      sendToBackground('job:status', {}).then(
+        (view) => {
+          if (!alive) return;
+          if (view && (!held || view.revision >= held.revision)) held = view;
+          const heard = (pending ?? []).sort((a, b) => a.revision - b.revision);
+          pending = undefined;
+          // What follows the answer applies; a change still not following it asks again.
+          if (!heard.every((change) => apply(change))) ask();
+          setShown(held);
+        },
+        () => {
+          pending = undefined;
+        },
+      );
     };
     const listener = (message: unknown) => {
       const changed = message as Partial<JobChanged>;
-      if (changed?.type === 'job:changed' && changed.job) show(changed.job);
+      if (!alive || changed?.type !== 'job:changed' || !changed.change) return;
+      if (pending) pending.push(changed.change);
+      else if (apply(changed.change)) setShown(held);
+      else ask();
     };
     browser.runtime.onMessage.addListener(listener);
-    sendToBackground('job:status', {}).then(show, () => undefined);
+    ask();
     return () => {
       alive = false;
       browser.runtime.onMessage.removeListener(listener);

@@ -228,3 +228,37 @@ describe('what to ask', () => {
     expect([...model.toLocate(now + LOCATE_AGAIN_AFTER_MS).values()].flat()).toContain(MOVIE.hdsky);
   });
 });
+
+describe('the per-site map built in slices (prepare: a large index\'s first build blocks nothing long)', () => {
+  const everything = (model: IndexModel) => ({
+    counts: model.counts(),
+    places: Object.values(SITES).map((sid) => [...model.opportunities(sid)].map((place) => [sid, place.torrentId, place.hash, place.source.hash])),
+  });
+
+  it('gives what the map built at once gives, pausing between slices', async () => {
+    const atOnce = everything(await indexedModel());
+    const model = await indexedModel();
+    let pauses = 0;
+    await model.prepare(() => {
+      pauses++;
+      return Promise.resolve();
+    }, 1);
+    expect(pauses).toBeGreaterThan(1);
+    expect(everything(model)).toEqual(atOnce);
+  });
+
+  it('starts over when the records change during a pause (a sync\'s answers), and ends with the map of the records as they are', async () => {
+    const model = await indexedModel(CLIENT.filter((t) => t.hash !== MOVIE.hdsky));
+    const answers = await answersFor([MOVIE.hdsky]);
+    let changed = false;
+    await model.prepare(async () => {
+      if (changed) return;
+      changed = true;
+      // The movie comes into the client and its answer with it, mid-build.
+      model.applyClientList(CLIENT, UNBOUNDED);
+      model.applyAnswers(answers, Date.now());
+    }, 1);
+    expect(everything(model)).toEqual(everything(await indexedModel()));
+    expect(model.query(SITES.hdhome, [702]).get('702')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: MOVIE.hdsky } });
+  });
+});

@@ -4,12 +4,11 @@
  * its sites have stopped: every request the job made has reached the tracker before it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { JobChanged, JobPreview } from '../../../../features/cross-seed-job/cross-seed-job.messages';
+import type { JobPreview } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { startQbittorrent } from '../../../clients/daemons';
 import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE } from '../../../e2e/support/cross-seed-world';
-import { LIVE, setUpJob, type JobSetup } from './job-setup';
+import { hearJob, LIVE, setUpJob, type JobSetup } from './job-setup';
 
 const PAIRS = 3;
 const MARKER = 999_999;
@@ -29,9 +28,8 @@ describe('"Cancel" in the background', () => {
     let cancelled!: () => void;
     const cancelSent = new Promise<void>((resolve) => (cancelled = resolve));
     let sent = false;
-    fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
-      const view = (message as Partial<JobChanged>).job;
-      if (!sent && (message as { type?: string }).type === 'job:changed' && view?.outcomes.length === 1) {
+    hearJob((view) => {
+      if (!sent && view.outcomes.length === 1) {
         sent = true;
         void s.command({ type: 'job:cancel' }).then(cancelled);
       }

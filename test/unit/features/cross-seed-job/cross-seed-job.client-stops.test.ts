@@ -4,12 +4,10 @@
  * .torrent downloaded twice and every one added beside its source.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { JobChanged } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { startTransmission, type RunningTransmission } from '../../../clients/daemons';
 import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE } from '../../../e2e/support/cross-seed-world';
-import { inTakeOrder, LIVE, setUpJob, type JobSetup } from './job-setup';
+import { hearJob, inTakeOrder, LIVE, setUpJob, type JobSetup } from './job-setup';
 
 const PAIRS = 3;
 let s: JobSetup;
@@ -29,9 +27,8 @@ describe('the client stops answering during the job', () => {
     let stopped!: () => void;
     const daemonStopped = new Promise<void>((resolve) => (stopped = resolve));
     let once = false;
-    fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
-      const view = (message as Partial<JobChanged>).job;
-      if (!once && (message as { type?: string }).type === 'job:changed' && view?.outcomes.length === 1) {
+    hearJob((view) => {
+      if (!once && view.outcomes.length === 1) {
         once = true;
         void daemon.stopDaemon().then(stopped);
       }

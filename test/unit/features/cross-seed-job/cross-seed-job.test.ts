@@ -14,7 +14,7 @@ import { routeMessage } from '../../../../entrypoints/background/router';
 import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
-import type { JobChanged, JobPreview, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
+import type { JobPreview, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { siteDownloadsItem } from '../../../../features/cross-seed/cross-seed.storage';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { SITE_GAP_MS } from '../../../../utils/cross-seed-engine/site-queue';
@@ -28,7 +28,7 @@ import { DEMO_TOKEN } from '../../../service/server';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
-import { inTakeOrder } from './job-setup';
+import { hearJob, inTakeOrder } from './job-setup';
 
 const LIVE = { timeout: 180_000 };
 const PAIRS = 8;
@@ -59,9 +59,7 @@ beforeAll(async () => {
     [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid, OTHER_SITE.sid], askedForSites: true },
   });
   heard = [];
-  fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
-    if ((message as { type?: string }).type === 'job:changed') heard.push((message as JobChanged).job);
-  });
+  hearJob((view) => heard.push(view));
   app = newBackground();
   const saved = (await fromPage<ClientsAnswer>({ type: 'clients:save', client: { type: 'qbittorrent', url: daemon.url, username: daemon.username, password: daemon.password } })) as ClientsAnswer;
   expect(saved.clients).toHaveLength(1);
@@ -206,12 +204,11 @@ describe('"Cross-seed your client" in the background', () => {
     const oldJob = old.crossSeedJob as unknown as { job?: { sites: { inFlight?: { requested: boolean }; checking?: unknown[] }[] } };
     let stopped!: () => void;
     const stoppedMidDownload = new Promise<void>((resolve) => (stopped = resolve));
-    fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
+    hearJob((view) => {
       // The worker stops once the second item's download has left (its run goes on in memory, unrecorded);
       // the first is then at its check (added stopped) or in the report.
-      const view = (message as Partial<JobChanged>).job;
       const site = oldJob.job?.sites[0];
-      if ((message as { type?: string }).type === 'job:changed' && view && view.outcomes.length + (site?.checking?.length ?? 0) === 1 && site?.inFlight?.requested) {
+      if (view.outcomes.length + (site?.checking?.length ?? 0) === 1 && site?.inFlight?.requested) {
         old.crossSeedJob.halt();
         stopped();
       }

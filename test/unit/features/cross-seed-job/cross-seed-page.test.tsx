@@ -15,7 +15,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { CrossSeedPage } from '../../../../features/cross-seed-job/ui/CrossSeedPage';
 import { CrossSeedPageLink } from '../../../../features/cross-seed-job/ui/CrossSeedPageLink';
-import type { JobChanged, JobOutcome, JobPreview, JobSitePreview, JobSwitches, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
+import { changeOf, wholeChange } from '../../../../features/cross-seed-job/job-change';
+import type { JobChange, JobChanged, JobOutcome, JobPreview, JobSitePreview, JobSwitches, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { installPermissions } from '../../support/permissions';
 import { TAB_ID, answerBackground, click, defaultSettings, resetBrowser, show, tabView, text, unmount, waitFor } from '../../support/components';
 import { Popup } from '../../../../entrypoints/popup/PopupApp';
@@ -50,9 +51,14 @@ const preview = (sites: JobSitePreview[], extra: Partial<JobPreview> = {}): JobP
 const IDLE_JOB: JobView = { state: 'idle', total: 0, done: 0, sites: [], outcomes: [], revision: 0 };
 const SWITCHES_OFF: JobSwitches = { notifyNewFinds: false, autoStartNewFinds: false };
 
-/** The background announcing the job's state, as it does to every extension page. */
+/** The background announcing the job's state whole (as for a new job), as it does to every extension page. */
 async function announce(job: JobView): Promise<void> {
-  const message: JobChanged = { type: 'job:changed', job };
+  await announceChange(wholeChange(job));
+}
+
+/** The background announcing one change of the job (what changed since a revision). */
+async function announceChange(change: JobChange): Promise<void> {
+  const message: JobChanged = { type: 'job:changed', change };
   await act(async () => {
     await fakeBrowser.runtime.onMessage.trigger(message, {});
   });
@@ -367,6 +373,38 @@ describe('the job', () => {
     expect(text(paused)).toContain('The job was interrupted');
     expect(buttonNamed(root, 'Resume')).not.toBeNull();
     expect(buttonNamed(root, 'Pause')).toBeNull();
+  });
+
+  it('applies each change on the revision it follows, and asks job:status again when it missed one', async () => {
+    let status: JobView = IDLE_JOB;
+    const { root, background } = await open({ 'job:status': () => status });
+    await announce(RUNNING);
+    const progress = await waitFor(() => byId(root, 'job-progress'), 'the progress');
+    // One more torrent added on OurBits: the change carries OurBits' view and the outcome, not the rest.
+    const next: JobView = {
+      ...RUNNING,
+      done: 6,
+      revision: RUNNING.revision + 1,
+      sites: [{ ...RUNNING.sites[0]!, done: 3 }, RUNNING.sites[1]!],
+      outcomes: [...RUNNING.outcomes, outcome(9, 2005, 'added', { name: 'Just added' })],
+    };
+    const change = changeOf({ revision: RUNNING.revision, sites: RUNNING.sites, outcomeCount: RUNNING.outcomes.length }, next);
+    expect(change.sites.map((site) => site.sid)).toEqual([9]);
+    expect(change.outcomes.map((added) => added.torrentId)).toEqual([2005]);
+    await announceChange(change);
+    await waitFor(() => text(progress.querySelector('.overall-text')).includes('6 of 10'), '6 of 10');
+    expect(text([...progress.querySelectorAll('li.site-progress')][0]!.querySelector('.site-progress-text'))).toContain('3 of 6');
+    expect(text(progress.querySelectorAll('li.site-progress')[1]!.querySelector('.site-progress-text'))).toBe('3 of 4 · Stopped');
+    // A change that follows a revision the page never saw: it asks the whole job again.
+    const asked = background.sent.filter((message) => message.type === 'job:status').length;
+    status = { ...next, done: 8, revision: next.revision + 2, sites: [{ ...next.sites[0]!, done: 5 }, next.sites[1]!] };
+    const gap = changeOf({ revision: next.revision + 1, sites: next.sites, outcomeCount: next.outcomes.length }, status);
+    expect(gap).toMatchObject({ since: next.revision + 1, sites: [{ sid: 9, done: 5 }], outcomes: [] });
+    expect(gap.whole).toBeUndefined();
+    await announceChange(gap);
+    await waitFor(() => text(progress.querySelector('.overall-text')).includes('8 of 10'), '8 of 10 from job:status');
+    expect(background.sent.filter((message) => message.type === 'job:status').length).toBe(asked + 1);
+    expect(text([...progress.querySelectorAll('li.site-progress')][0]!.querySelector('.site-progress-text'))).toContain('5 of 6');
   });
 
   it('a client that stopped answering pauses the job, and says so with "Resume"', async () => {

@@ -12,6 +12,7 @@ import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { JobChanged, JobOutcome, JobOutcomeGroup, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
+import { applyJobChange } from '../../../../features/cross-seed-job/job-change';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import type { RunningDaemon } from '../../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
@@ -43,7 +44,7 @@ export interface JobSetup {
   readBack: TorrentClient;
   siteFetch: JarFetch;
   app: BackgroundApp;
-  /** Every `job:changed` the pages heard. */
+  /** The job's view after every `job:changed` the pages heard (hearJob). */
   heard: JobView[];
   fromPage<T>(message: Record<string, unknown>): Promise<T>;
   /** A command: it answers nothing (the state is announced). */
@@ -53,6 +54,25 @@ export interface JobSetup {
   /** The tracker's download.php requests. */
   downloads(tracker?: TestTracker): TestTracker['downloads'];
   close(): Promise<void>;
+}
+
+/**
+ * Follows the job as cross-seed.html does, from the `job:changed` it hears (each what changed since
+ * the previous revision: features/cross-seed-job/job-change.ts), from the next whole one (a job
+ * started, a background's first announce) on: `onView` gets the job's view after each change. A
+ * change that does not follow the view held (one missed) fails: the background announces every change.
+ */
+export function hearJob(onView: (view: JobView) => void): void {
+  let held: JobView | undefined;
+  fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
+    const change = (message as Partial<JobChanged>).type === 'job:changed' ? (message as JobChanged).change : undefined;
+    if (!change || (!held && !change.whole)) return;
+    const next = applyJobChange(held, change);
+    if (next === 'gap' || !next) throw new Error(`job:changed ${change.revision} (since ${change.since}) does not follow the view held (${held?.revision})`);
+    if (next === held) return;
+    held = next;
+    onView(next);
+  });
 }
 
 /** `seeded` of the `pairs` sources are in the client (the others can be seeded later: new finds). */
@@ -84,9 +104,7 @@ export async function setUpJob(start: () => Promise<RunningDaemon>, options: Job
       [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid, OTHER_SITE.sid], askedForSites: true },
     });
     const heard: JobView[] = [];
-    fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
-      if ((message as { type?: string }).type === 'job:changed') heard.push((message as JobChanged).job);
-    });
+    hearJob((view) => heard.push(view));
     const world = cs;
     const app = new BackgroundApp({
       fetch: proxiedFetch(world.world.router.port),
