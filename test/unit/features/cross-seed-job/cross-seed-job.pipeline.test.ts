@@ -15,7 +15,10 @@ import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
 import type { JobChanged, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { MAX_CHECKS_IN_FLIGHT } from '../../../../features/cross-seed-job/cross-seed-job.feature';
-import { jobStateItem, type StoredJob } from '../../../../features/cross-seed-job/cross-seed-job.storage';
+import { JobStore, type StoredJob } from '../../../../features/cross-seed-job/cross-seed-job.storage';
+
+/** The job as stored (its header, queues and outcomes read back as a new worker reads them). */
+const storedJob = () => new JobStore().load();
 import { startQbittorrent } from '../../../clients/daemons';
 import { proxiedFetch } from '../../../clients/proxy-fetch';
 import { untilSeeding } from '../../../clients/seeding';
@@ -89,7 +92,7 @@ beforeAll(async () => {
     wrapSiteFetch: (inner) => async (input, init) => {
       const url = new URL(String(input instanceof Request ? input.url : input));
       if (url.pathname === '/download.php') {
-        const job = await jobStateItem.get();
+        const job = await storedJob();
         const site = candidateSite(job);
         atDownload.push({
           id: Number(url.searchParams.get('id')),
@@ -150,7 +153,7 @@ describe('the job goes on while the client checks', () => {
     ]);
     expect(s.downloads().slice(before).map((download) => download.id)).toEqual([first.candidateId, second.candidateId, s.cs.differentFiles.id]);
     for (const pair of [first, second]) expect(await untilSeeding(s.readBack, pair.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
-    expect((await jobStateItem.get())?.sites.every((site) => !site.checking?.length && !site.inFlight)).toBe(true);
+    expect((await storedJob())?.sites.every((site) => !site.checking?.length && !site.inFlight)).toBe(true);
     expect(job.sites.find((site) => site.sid === CANDIDATE_SITE.sid)).toMatchObject({ state: 'done', total: 3, done: 3 });
   });
 
@@ -167,7 +170,7 @@ describe('the job goes on while the client checks', () => {
       // Two added stopped, their checks held: the site waits with the other two still queued, none in flight.
       await until(async () => gate.held.length, (count) => count === 2, 'two checks held', WAIT);
       const waiting = await until(
-        () => jobStateItem.get(),
+        () => storedJob(),
         (job) => candidateSite(job)?.checking?.length === 2 && !candidateSite(job)?.inFlight,
         'the site at the bound',
         WAIT,
@@ -205,7 +208,7 @@ describe('a background rebuilt with torrents at their check', () => {
     await s.command({ type: 'job:start', sids: [CANDIDATE_SITE.sid] });
     // Both downloaded and added stopped, their checks held: stored as checking, nothing left in the queue.
     const stored = await until(
-      () => jobStateItem.get(),
+      () => storedJob(),
       (job) => {
         const site = candidateSite(job);
         return !!site && !site.inFlight && !site.queue.length && site.checking?.length === 2;
@@ -242,7 +245,7 @@ describe('a background rebuilt with torrents at their check', () => {
       expect(next.adds).toBe(0);
       expect(s.downloads().length).toBe(downloaded);
       for (const pair of ids) expect(await untilSeeding(s.readBack, pair.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
-      expect(candidateSite(await jobStateItem.get())?.checking ?? []).toEqual([]);
+      expect(candidateSite(await storedJob())?.checking ?? []).toEqual([]);
     } finally {
       app.crossSeedJob.halt();
       await app.crossSeedJob.settled();
