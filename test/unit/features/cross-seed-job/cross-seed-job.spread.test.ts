@@ -7,13 +7,13 @@ import { startQbittorrent } from '../../../clients/daemons';
 import { spreadScenario } from './spread-scenario';
 
 spreadScenario('"Cross-seed your client" over a spread client (qBittorrent 4.5)', () => startQbittorrent(), {
-  a: 18,
+  a: 14,
   both: 4,
-  b: 14,
+  b: 10,
   c: 10,
   loggedOut: 3,
   notice: 3,
-  elsewhere: 12,
+  elsewhere: 20,
   // What NexusPHP itself does: both redirect (to login.php, to downloadnotice.php).
   loggedOutStyle: 'redirect',
   noticeStyle: 'redirect',
