@@ -83,7 +83,9 @@ export class SiteBudget {
       const index = times.lastIndexOf(at);
       const now = Math.max(at, this.now());
       if (index < 0 || now === at) return at;
-      await siteDownloadsItem.set({ ...all, [String(sid)]: times.map((time, i) => (i === index ? now : time)) });
+      // Kept in order: another download on the site may have been counted meanwhile (`lastAt` reads the last).
+      const moved = times.map((time, i) => (i === index ? now : time)).sort((a, b) => a - b);
+      await siteDownloadsItem.set({ ...all, [String(sid)]: moved });
       return now;
     });
   }
