@@ -30,7 +30,7 @@ import { serviceSiteSchema, type ServiceSite } from '../../../utils/iyuu/answer-
 import { makeTorrent, TRACKERS, writeFolder, type Content, type ContentFile, type MadeTorrent } from '../../clients/torrent-content';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { proxiedFetch } from '../../clients/proxy-fetch';
-import { addSeeding, untilSeeding } from '../../clients/seeding';
+import { addSeeding } from '../../clients/seeding';
 import { until } from './wait';
 import { FIXTURE_PAGES_DIR, type RecordedRequest } from '../harness/index.ts';
 import { DEMO_TOKEN, type ReferenceOptions } from '../../service/server';
@@ -595,30 +595,43 @@ export async function startSpreadWorld(options: SpreadWorldOptions): Promise<Spr
     siteList,
     savePathOf,
     async fill(client, dataDir) {
-      const seeding: string[] = [];
-      const checked: string[] = [];
+      const seeding = new Set<string>();
+      const checked = new Set<string>();
+      const adds: { torrent: MadeTorrent; savePath: string; skipCheck: boolean }[] = [];
       for (const content of contents) {
         const state = content.spec.source ?? 'seeded';
         if (state === 'absent') continue;
         const savePath = savePathOf(dataDir, content.index);
         // An incomplete source: its last file never reached the disk.
         writeFolder(savePath, content.name, state === 'incomplete' ? content.files.slice(0, -1) : content.files, content.seed);
-        const added = [content.source, ...(content.spec.held ?? []).map((site) => content.candidateOn(site.sid)!.torrent)];
-        for (const torrent of added) {
-          const result = await client.add(torrent.bytes, { savePath, paused: false, skipCheck: false });
-          if (result.hash !== torrent.hash) throw new Error(`the client added ${result.hash}, not ${torrent.hash}`);
-          (state === 'incomplete' ? checked : seeding).push(torrent.hash);
+        for (const torrent of [content.source, ...(content.spec.held ?? []).map((site) => content.candidateOn(site.sid)!.torrent)]) {
+          // A complete source is added as the user's old torrents are: known complete (its data was checked long ago;
+          // the cross-seeds' own checks read it for real). The incomplete one is checked, to be found short.
+          adds.push({ torrent, savePath, skipCheck: state !== 'incomplete' });
+          (state === 'incomplete' ? checked : seeding).add(torrent.hash);
         }
       }
-      for (const hash of seeding) await untilSeeding(client, hash, 120_000);
-      for (const hash of checked) {
-        await until(
-          async () => (await client.lookup([hash])).get(hash),
-          (torrent) => torrent !== undefined && torrent.state !== 'checking' && torrent.progress > 0 && torrent.progress < 1,
-          `${hash} checked, incomplete`,
-          60_000,
+      // A few adds at a time (the client checks them side by side), then one wait for all.
+      for (let at = 0; at < adds.length; at += 6) {
+        await Promise.all(
+          adds.slice(at, at + 6).map(async ({ torrent, savePath, skipCheck }) => {
+            const result = await client.add(torrent.bytes, { savePath, paused: false, skipCheck });
+            if (result.hash !== torrent.hash) throw new Error(`the client added ${result.hash}, not ${torrent.hash}`);
+          }),
         );
       }
+      await until(
+        () => client.lookup([...seeding, ...checked]),
+        (found) =>
+          [...seeding].every((hash) => found.get(hash)?.progress === 1 && found.get(hash)?.state === 'seeding') &&
+          [...checked].every((hash) => {
+            const torrent = found.get(hash);
+            return torrent !== undefined && torrent.state !== 'checking' && torrent.progress > 0 && torrent.progress < 1;
+          }),
+        `${seeding.size} torrents seeding and ${checked.size} checked incomplete`,
+        180_000,
+        250,
+      );
     },
     siteFetch: () => nodeClientFetch({ inner: proxiedFetch(world.router.port) }),
     async logIn(fetch, tracker) {
