@@ -356,5 +356,26 @@ export function spreadScenario(title: string, start: () => Promise<RunningDaemon
       expect(await requestsUpToMarker(w.tracker(A.sid), from)).toEqual([`/download.php?id=${MARKER}`]);
       expect((await readBack.lookup([gone.torrent.hash])).size).toBe(0);
     });
+
+    it('once the user logs in and reads the notice, the two stopped sites go on with what they had', LIVE, async () => {
+      await w.logIn(siteFetch, w.tracker(L.sid));
+      // "下次不显示此提示": the notice is not shown again.
+      w.tracker(N.sid).firstDownloadNotice = false;
+      const preview = await fromPage<JobPreview>({ type: 'job:preview' });
+      expect(siteOf(preview, L.sid)).toMatchObject({ count: layout.loggedOut, decided: 0, readiness: { state: 'ready' } });
+      expect(siteOf(preview, N.sid)).toMatchObject({ count: layout.notice, decided: 0, readiness: { state: 'ready' } });
+      const from = new Map([L, N].map((site) => [site.sid, downloads(w.tracker(site.sid)).length]));
+      await command({ type: 'job:start', sids: [L.sid, N.sid] });
+      const job = await finished();
+      expect(job.state).toBe('done');
+      for (const site of [L, N]) {
+        const ids = counted.get(site.sid)!.map((index) => w.contents[index]!.candidateOn(site.sid)!.id);
+        expect(job.outcomes.filter((outcome) => outcome.sid === site.sid).map((outcome) => [outcome.torrentId, outcome.group])).toEqual(ids.map((id) => [id, 'added']));
+        expect(downloads(w.tracker(site.sid)).slice(from.get(site.sid)).map((download) => [download.id, download.served])).toEqual(ids.map((id) => [id, true]));
+        for (const index of counted.get(site.sid)!) {
+          expect(await untilSeeding(readBack, w.contents[index]!.candidateOn(site.sid)!.torrent.hash)).toMatchObject({ savePath: w.savePathOf(daemon.dataDir, index), progress: 1 });
+        }
+      }
+    });
   });
 }
