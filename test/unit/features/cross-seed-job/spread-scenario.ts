@@ -257,9 +257,11 @@ export function spreadScenario(title: string, start: () => Promise<RunningDaemon
       expect(site(N.sid).openUrl).toMatch(new RegExp(`^https?://${N.host.replaceAll('.', '\\.')}/details\\.php\\?id=${firstN.id}$`));
 
       // The report, group by group, site by site.
-      const ids = (group: JobOutcomeGroup, sid: number) => job.outcomes.filter((outcome) => outcome.group === group && outcome.sid === sid).map((outcome) => outcome.torrentId);
-      const candidateIds = (sid: number, indexes: number[]) => indexes.map((index) => w.contents[index]!.candidateOn(sid)!.id);
-      const differentIds = (sid: number) => w.differentFiles.filter((other) => other.sid === sid).map((other) => other.id);
+      // (As sets, in id order: the report's order follows when each torrent's check ended; the tracker's order below is the queue's.)
+      const byId = (list: number[]) => [...list].sort((x, y) => x - y);
+      const ids = (group: JobOutcomeGroup, sid: number) => byId(job.outcomes.filter((outcome) => outcome.group === group && outcome.sid === sid).map((outcome) => outcome.torrentId));
+      const candidateIds = (sid: number, indexes: number[]) => byId(indexes.map((index) => w.contents[index]!.candidateOn(sid)!.id));
+      const differentIds = (sid: number) => byId(w.differentFiles.filter((other) => other.sid === sid).map((other) => other.id));
       expect(ids('added', A.sid)).toEqual(candidateIds(A.sid, counted.get(A.sid)!));
       expect(ids('files-differ', A.sid)).toEqual(differentIds(A.sid));
       expect(ids('added', B.sid)).toEqual(candidateIds(B.sid, counted.get(B.sid)!));
@@ -370,7 +372,7 @@ export function spreadScenario(title: string, start: () => Promise<RunningDaemon
       expect(job.state).toBe('done');
       for (const site of [L, N]) {
         const ids = counted.get(site.sid)!.map((index) => w.contents[index]!.candidateOn(site.sid)!.id);
-        expect(job.outcomes.filter((outcome) => outcome.sid === site.sid).map((outcome) => [outcome.torrentId, outcome.group])).toEqual(ids.map((id) => [id, 'added']));
+        expect(job.outcomes.filter((outcome) => outcome.sid === site.sid).map((outcome) => [outcome.torrentId, outcome.group]).sort()).toEqual(ids.map((id) => [id, 'added']).sort());
         expect(downloads(w.tracker(site.sid)).slice(from.get(site.sid)).map((download) => [download.id, download.served])).toEqual(ids.map((id) => [id, true]));
         for (const index of counted.get(site.sid)!) {
           expect(await untilSeeding(readBack, w.contents[index]!.candidateOn(site.sid)!.torrent.hash)).toMatchObject({ savePath: w.savePathOf(daemon.dataDir, index), progress: 1 });
