@@ -234,11 +234,20 @@ export class CrossSeeds {
         const env = await this.environment(chosen);
         const base = env.fetch ?? globalThis.fetch;
         let counted: Promise<void> | undefined;
-        // Every request of this run goes to the candidate's site: the first counts one download, before it leaves.
+        let loggedAt = 0;
+        // Every request of this run goes to the candidate's site: the first counts one download, before it leaves;
+        // each answer moves the download's time to when it came (the pace runs from there: site-budget.ts `answered`).
         const fetch: typeof globalThis.fetch = async (input, init) => {
-          counted ??= this.budget.record(sid).then(() => request.onSiteRequest?.());
+          counted ??= this.budget.record(sid).then(async (at) => {
+            loggedAt = at;
+            await request.onSiteRequest?.();
+          });
           await counted;
-          return base(input, init);
+          try {
+            return await base(input, init);
+          } finally {
+            loggedAt = await this.budget.answered(sid, loggedAt);
+          }
         };
         const onAddedStopped = request.onAddedStopped;
         return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: () => onAddedStopped() }) });

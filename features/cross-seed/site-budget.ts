@@ -4,7 +4,8 @@
  * ("Seconds between downloads", default 5; "Downloads per day", default 20, the official IYUU
  * daemon's own defaults) and the downloads it made in the last 24 hours (a rolling window,
  * successes and failures alike). CrossSeeds.run checks the cap before a run and records a download
- * before its first request leaves; the job also waits the site's seconds between downloads.
+ * before its first request leaves, and moves its time to the site's answer (`answered`); the job
+ * waits the site's seconds between downloads from there.
  */
 import { siteDownloadsItem, sitePacesItem, type SitePaceSetting } from './cross-seed.storage';
 
@@ -51,8 +52,8 @@ export class SiteBudget {
     return (await this.recent(sid)).at(-1);
   }
 
-  /** One download from `sid` starts now. */
-  record(sid: number): Promise<void> {
+  /** One download from `sid` starts now: counted before its request leaves. Its time in the log is returned (see `answered`). */
+  record(sid: number): Promise<number> {
     return this.serial(async () => {
       const since = this.now() - DAY_MS;
       const all = await siteDownloadsItem.get();
@@ -61,8 +62,31 @@ export class SiteBudget {
         const recent = times.filter((at) => at > since);
         if (recent.length) kept[key] = recent;
       }
-      kept[String(sid)] = [...(kept[String(sid)] ?? []), this.now()];
+      const at = this.now();
+      kept[String(sid)] = [...(kept[String(sid)] ?? []), at];
       await siteDownloadsItem.set(kept);
+      return at;
+    });
+  }
+
+  /**
+   * The site answered a request of the download logged at `at`: its time moves to now, and so does
+   * what "Seconds between downloads" is measured from. The site got the request before it answered,
+   * so the next request reaches it at least that long after this one, however long each took on the
+   * way there (measured from the start, a slow first request would bring the next one closer).
+   * Returns the new time (for the download's next request, if any).
+   */
+  answered(sid: number, at: number): Promise<number> {
+    return this.serial(async () => {
+      const all = await siteDownloadsItem.get();
+      const times = all[String(sid)] ?? [];
+      const index = times.lastIndexOf(at);
+      const now = Math.max(at, this.now());
+      if (index < 0 || now === at) return at;
+      // Kept in order: another download on the site may have been counted meanwhile (`lastAt` reads the last).
+      const moved = times.map((time, i) => (i === index ? now : time)).sort((a, b) => a - b);
+      await siteDownloadsItem.set({ ...all, [String(sid)]: moved });
+      return now;
     });
   }
 

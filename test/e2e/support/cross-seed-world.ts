@@ -31,6 +31,7 @@ import { makeTorrent, TRACKERS, writeFolder, type Content, type ContentFile, typ
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { proxiedFetch } from '../../clients/proxy-fetch';
 import { addSeeding } from '../../clients/seeding';
+import { until } from './wait';
 import { FIXTURE_PAGES_DIR, type RecordedRequest } from '../harness/index.ts';
 import { DEMO_TOKEN, type ReferenceOptions } from '../../service/server';
 import { nexusDetailsPage, SERVICE_BASE_URL, startWorld, type World } from '../world';
@@ -95,6 +96,14 @@ export class TestTracker {
   readonly pageExtras = new Map<number, string>();
   /** What download.php does without a session: NexusPHP redirects to login.php; some forks show the login page. */
   loggedOut: 'redirect' | 'login-page' = 'redirect';
+  /**
+   * The user has not yet read the site's first-download notice (NexusPHP's `showdlnotice`):
+   * download.php without `letdown=1` sends them to downloadnotice.php (a 302, as NexusPHP's
+   * nexus_redirect does: 'redirect'), or shows that notice in place ('page', as some forks do).
+   */
+  firstDownloadNotice: false | 'redirect' | 'page' = false;
+  /** Every request this tracker got (any path), in order: a test's marker request shows what came before it. */
+  readonly requests: { path: string; at: number }[] = [];
   /** The user's passkey on this site (download.php?id=N&passkey=… works without a session). */
   readonly passkey = randomBytes(16).toString('hex');
   private readonly uid = String(10_000 + Math.floor(Math.random() * 80_000));
@@ -143,6 +152,7 @@ export class TestTracker {
   /** The router's handler for this host. */
   readonly handle = (_req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest): void => {
     const url = new URL(recorded.path, `http://${this.host}`);
+    this.requests.push({ path: recorded.path, at: performance.now() });
     const send = (status: number, type: string, body: string | Buffer, headers: Record<string, string | string[]> = {}) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
       res.end(body);
@@ -185,6 +195,10 @@ export class TestTracker {
       }
       if (!signed) return html('<h2>错误</h2><table><tr><td class="text">无效的下载链接</td></tr></table>');
       if (!listed) return html('<h1>Not Found</h1>', 404);
+      if (this.firstDownloadNotice && !byPasskey && url.searchParams.get('letdown') !== '1') {
+        if (this.firstDownloadNotice === 'page') return html(firstDownloadNoticePage(id));
+        return send(302, 'text/html; charset=utf-8', '', { location: `http://${this.host}/downloadnotice.php?torrentid=${id}&type=firsttime` });
+      }
       switch (this.nextAnswers.shift() ?? this.downloadAnswer) {
         case 'limit-page':
           return html('<h2>下载失败</h2><table><tr><td class="text">你今天的下载次数已达上限（60 个），请明天再来。</td></tr></table>');
@@ -209,8 +223,52 @@ export class TestTracker {
           return send(200, 'application/x-bittorrent', listed.torrent.bytes, { 'content-disposition': `attachment; filename="${id}.torrent"` });
       }
     }
+    if (url.pathname === '/downloadnotice.php') {
+      if (!loggedIn) return html(LOGIN_PAGE);
+      return html(firstDownloadNoticePage(Number(url.searchParams.get('torrentid')) || 0));
+    }
     return html('<h1>Not Found</h1>', 404);
   };
+}
+
+/**
+ * NexusPHP's downloadnotice.php for a first download (type=firsttime), in its Simplified Chinese
+ * words (lang/chs/lang_downloadnotice.php): the notice, the site's rules, and a form that posts
+ * back to download the torrent once read. Not a login form, not a limit: a page the user must see.
+ */
+export function firstDownloadNoticePage(torrentId: number): string {
+  return `<!DOCTYPE html>
+<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8" /><title>下载提示</title></head>
+<body><table class="mainouter"><tr><td class="embedded">
+<h2>第一次下载提示</h2>
+<table width="100%"><tr>
+<td colspan="2" class="text" align="left"><p>你好！<br />这可能是你<b>第一次</b>在本站下载种子。<br />在此之前请阅读以下几个简短的注意事项。</p></td></tr>
+<tr>
+<td class="text" align="left" valign="top" width="50%">
+<h3>这是非公开BT站点，有分享率要求</h3>
+<p>这是非公开BT站点（Private Tracker），即我们的Tracker<b>只</b>提供给注册会员使用。</p>
+<p>要维持你的会员资格，你<b>必须</b>保持一个最低要求的上传量/下载量的比值（即<b>分享率</b>）。分享率过低将导致你<span class='striking'>失去在这里的会员资格</span>。<i>(关于分享率要求，见<a class="faqlink" href="faq.php#id23" target="_blank">常见问题</a>)</i></p>
+<p>你当前的分享率会一直显示在导航菜单的正下面，请经常关注它。</p>
+<p><b>怎样才能获得良好的分享率？</b><br />最好的方式是<b>一直保持你的BT客户端处于运行状态</b>，为你下载的资源做种直到删除相应的文件为止。</p>
+</td>
+<td class="text" align="left" valign="top" width="50%">
+<h3>只能使用允许的BT客户端</h3>
+<p>BT客户端有很多种。但是在本站，我们<b>只</b>允许其中的部分。其它客户端（如qbittorrentEE，迅雷）属于<span class='striking'>被禁</span>范畴，我们的Tracker不会接受其连接请求。</p>
+</td>
+</tr>
+<tr>
+<td class="text" colspan="2">
+<form action="?" method="post"><p>了解更多信息，见<a class="faqlink" href="rules.php" target="_blank">规则</a>和<a class="faqlink" href="faq.php" target="_blank">常见问题</a><br />
+<input type="hidden" name="id" value="${torrentId}" />
+<input type="hidden" name="type" value="firsttime" />
+<input type="checkbox" name="hidenotice" id="hidenotice" value="1" checked="checked" /><label for="hidenotice">下次不显示此提示</label>
+</p>
+<div><input type="submit" name="submit" id="continuedownload" style="font-size: 20pt; height: 40px;" value="下载种子文件" /></div>
+</form>
+</td>
+</tr>
+</table>
+</td></tr></table></body></html>`;
 }
 
 /** One content and its torrents on both trackers. */
@@ -360,6 +418,246 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
     siteSettings: (extra = {}) => ({ list: siteList, ...extra }),
     placeContent,
     seed: (client, savePath, index = 0) => addSeeding(client, pairs[index]!.source, placeContent(savePath, index)),
+    siteFetch: () => nodeClientFetch({ inner: proxiedFetch(world.router.port) }),
+    async logIn(fetch, tracker) {
+      const answer = await fetch(tracker.loginUrl('https'), { credentials: 'include' });
+      await answer.arrayBuffer();
+      if (!answer.ok) throw new Error(`login on ${tracker.host} answered ${answer.status}`);
+    },
+    close: () => world.close(),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// A spread world: a client full of contents whose candidates sit on several held sites
+
+export interface SiteSpec {
+  site: string;
+  sid: number;
+  host: string;
+}
+
+/**
+ * Catalogued NexusPHP sites of a spread world (each in the catalog with the session download rule,
+ * and in the reference service's site list with a details page). Which one plays what is the test's choice.
+ */
+export const SPREAD_SITES = {
+  ourbits: CANDIDATE_SITE,
+  ssd: OTHER_SITE,
+  chdbits: { site: 'chdbits', sid: 25, host: 'ptchdbits.co' },
+  tjupt: { site: 'tjupt', sid: 5, host: 'tjupt.org' },
+  nanyangpt: { site: 'nanyangpt', sid: 15, host: 'nanyangpt.com' },
+  /** A site the user does not hold: its candidates are never in a preview. */
+  keepfrds: { site: 'keepfrds', sid: 1, host: 'pt.keepfrds.com' },
+} as const satisfies Record<string, SiteSpec>;
+
+export interface SpreadContentSpec {
+  /** The sites carrying a candidate of this content (same files, that site's own torrent). */
+  on: readonly SiteSpec[];
+  /**
+   * How its source (the page site's torrent) is in the client: 'seeded' (complete, the default),
+   * 'incomplete' (its last file is not on disk: the client's check stops short of 100 %), 'absent'
+   * (not in the client at all; the service still knows the group).
+   */
+  source?: 'seeded' | 'incomplete' | 'absent';
+  /** Sites whose candidate is in the client already (cross-seeded before), beside the source. */
+  held?: readonly SiteSpec[];
+}
+
+export interface SpreadCandidate {
+  sid: number;
+  id: number;
+  torrent: MadeTorrent;
+  ref: CrossSeedCandidate;
+}
+
+export interface SpreadContent {
+  index: number;
+  name: string;
+  files: ContentFile[];
+  seed: string;
+  /** Bytes of its files (what the preview counts for each of its candidates). */
+  size: number;
+  /** Its folder under the client's data folder: contents are spread over three, so "beside its source" means something. */
+  shelf: string;
+  spec: SpreadContentSpec;
+  /** On the page's site (PAGE_SITE). */
+  source: MadeTorrent;
+  sourceId: number;
+  candidates: SpreadCandidate[];
+  candidateOn(sid: number): SpreadCandidate | undefined;
+}
+
+export interface SpreadWorld {
+  world: World;
+  /** The page's site (HDSky): where the sources come from. */
+  page: TestTracker;
+  /** One tracker per site used, by sid. */
+  trackers: Map<number, TestTracker>;
+  tracker(sid: number): TestTracker;
+  contents: SpreadContent[];
+  /** Candidates with the name of content `of` and other files (only a download can tell). */
+  differentFiles: (SpreadCandidate & { of: number; files: ContentFile[] })[];
+  siteList: ServiceSite[];
+  /** Where content `index`'s files are (and so where its cross-seeds must go). */
+  savePathOf(dataDir: string, index: number): string;
+  /**
+   * Fills the client as the specs say: each content's files under its shelf, its source added (and
+   * its held candidates), then waits until the complete ones seed and the incomplete ones are checked.
+   */
+  fill(client: TorrentClient, dataDir: string): Promise<void>;
+  siteFetch(): JarFetch;
+  logIn(fetch: typeof globalThis.fetch, tracker: TestTracker): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SpreadWorldOptions {
+  contents: readonly SpreadContentSpec[];
+  /** Other-files candidates: on site `sid`, named as content `of`. */
+  differentFiles?: readonly { sid: number; of: number }[];
+  service?: Omit<ReferenceOptions, 'data'>;
+}
+
+/** A content's candidate id on any site (ids repeat across sites, as real sites' do). */
+export const SPREAD_CANDIDATE_ID = (index: number) => 20_001 + index;
+const SPREAD_SOURCE_ID = (index: number) => 10_001 + index;
+const SPREAD_DIFFERENT_ID = (k: number) => 29_001 + k;
+
+function spreadContent(index: number): { name: string; files: ContentFile[]; seed: string } {
+  return {
+    name: `Reseed Lens Spread ${String(index).padStart(3, '0')} (2024) [FLAC]`,
+    files: [
+      { path: '01 - 序曲.flac', size: 40_000 + index * 7 },
+      { path: 'cover.jpg', size: 6_000 },
+    ],
+    seed: `spread-${index}`,
+  };
+}
+
+function announceOf(site: SiteSpec): { announce: string; source: string } {
+  // Loopback's discard port, as TRACKERS: nothing is ever announced off this machine.
+  return { announce: `http://127.0.0.1:9/${site.site}/announce.php?passkey=${createHash('sha1').update(site.site).digest('hex').slice(0, 32)}`, source: site.site.toUpperCase() };
+}
+
+/**
+ * Many contents, each with a source on the page's site and candidates on the sites its spec names;
+ * the reference service knows every group (other-files candidates included). The user's session on
+ * each tracker is the test's to make (`logIn`).
+ */
+export async function startSpreadWorld(options: SpreadWorldOptions): Promise<SpreadWorld> {
+  const page = new TestTracker(PAGE_SITE.host, PAGE_SITE.sid, PAGE_SITE.site, true);
+  const trackers = new Map<number, TestTracker>();
+  const trackerOf = (site: SiteSpec): TestTracker => {
+    let tracker = trackers.get(site.sid);
+    if (!tracker) trackers.set(site.sid, (tracker = new TestTracker(site.host, site.sid, site.site)));
+    return tracker;
+  };
+  const contents: SpreadContent[] = options.contents.map((spec, index) => {
+    const made = spreadContent(index);
+    const content = asContent(made, '');
+    const source = makeTorrent(content, TRACKERS.alpha);
+    const sourceId = SPREAD_SOURCE_ID(index);
+    page.list(sourceId, source, made.name);
+    const candidates = spec.on.map((site): SpreadCandidate => {
+      const torrent = makeTorrent(content, announceOf(site));
+      const id = SPREAD_CANDIDATE_ID(index);
+      trackerOf(site).list(id, torrent, made.name);
+      return { sid: site.sid, id, torrent, ref: { sid: site.sid, torrentId: id, infoHash: torrent.hash } };
+    });
+    return {
+      index,
+      ...made,
+      size: made.files.reduce((sum, file) => sum + file.size, 0),
+      shelf: `shelf-${index % 3}`,
+      spec,
+      source,
+      sourceId,
+      candidates,
+      candidateOn: (sid: number) => candidates.find((candidate) => candidate.sid === sid),
+    };
+  });
+  const differentFiles = (options.differentFiles ?? []).map(({ sid, of }, k) => {
+    const main = contents[of]!;
+    const site = [...trackers.values()].find((tracker) => tracker.sid === sid);
+    if (!site) throw new Error(`no candidate site ${sid} in this world`);
+    // Same name; one size differs and one file is new.
+    const files: ContentFile[] = [{ ...main.files[0]!, size: main.files[0]!.size + 1 }, main.files[1]!, { path: 'extra.nfo', size: 700 }];
+    const torrent = makeTorrent(asContent({ name: main.name, files, seed: `${main.seed}-other` }, ''), announceOf(site));
+    const id = SPREAD_DIFFERENT_ID(k);
+    site.list(id, torrent, `${main.name} (other release)`);
+    return { sid, id, torrent, of, files, ref: { sid, torrentId: id, infoHash: torrent.hash } };
+  });
+
+  const groups: TorrentGroup[] = contents.map((content) => ({
+    title: content.name,
+    members: [
+      { site: PAGE_SITE.site, torrent_id: content.sourceId, info_hash: content.source.hash },
+      ...content.candidates.map((candidate) => ({ site: trackers.get(candidate.sid)!.site, torrent_id: candidate.id, info_hash: candidate.torrent.hash })),
+      ...differentFiles.filter((other) => other.of === content.index).map((other) => ({ site: trackers.get(other.sid)!.site, torrent_id: other.id, info_hash: other.torrent.hash })),
+    ],
+  }));
+  const data = referenceDataWith(groups);
+  const world = await startWorld({ service: { ...options.service, data, rateLimit: { max: 5000, ...options.service?.rateLimit } } });
+  world.router.setHost(page.host, page.handle);
+  for (const tracker of trackers.values()) world.router.setHost(tracker.host, tracker.handle);
+  const siteList = data.sites.flatMap((entry) => {
+    const parsed = serviceSiteSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+  const savePathOf = (dataDir: string, index: number) => join(dataDir, contents[index]!.shelf);
+
+  return {
+    world,
+    page,
+    trackers,
+    tracker: (sid) => {
+      const tracker = trackers.get(sid);
+      if (!tracker) throw new Error(`no tracker for site ${sid}`);
+      return tracker;
+    },
+    contents,
+    differentFiles,
+    siteList,
+    savePathOf,
+    async fill(client, dataDir) {
+      const seeding = new Set<string>();
+      const checked = new Set<string>();
+      const adds: { torrent: MadeTorrent; savePath: string; skipCheck: boolean }[] = [];
+      for (const content of contents) {
+        const state = content.spec.source ?? 'seeded';
+        if (state === 'absent') continue;
+        const savePath = savePathOf(dataDir, content.index);
+        // An incomplete source: its last file never reached the disk.
+        writeFolder(savePath, content.name, state === 'incomplete' ? content.files.slice(0, -1) : content.files, content.seed);
+        for (const torrent of [content.source, ...(content.spec.held ?? []).map((site) => content.candidateOn(site.sid)!.torrent)]) {
+          // A complete source is added as the user's old torrents are: known complete (its data was checked long ago;
+          // the cross-seeds' own checks read it for real). The incomplete one is checked, to be found short.
+          adds.push({ torrent, savePath, skipCheck: state !== 'incomplete' });
+          (state === 'incomplete' ? checked : seeding).add(torrent.hash);
+        }
+      }
+      // A few adds at a time (the client checks them side by side), then one wait for all.
+      for (let at = 0; at < adds.length; at += 6) {
+        await Promise.all(
+          adds.slice(at, at + 6).map(async ({ torrent, savePath, skipCheck }) => {
+            const result = await client.add(torrent.bytes, { savePath, paused: false, skipCheck });
+            if (result.hash !== torrent.hash) throw new Error(`the client added ${result.hash}, not ${torrent.hash}`);
+          }),
+        );
+      }
+      await until(
+        () => client.lookup([...seeding, ...checked]),
+        (found) =>
+          [...seeding].every((hash) => found.get(hash)?.progress === 1 && found.get(hash)?.state === 'seeding') &&
+          [...checked].every((hash) => {
+            const torrent = found.get(hash);
+            return torrent !== undefined && torrent.state !== 'checking' && torrent.progress > 0 && torrent.progress < 1;
+          }),
+        `${seeding.size} torrents seeding and ${checked.size} checked incomplete`,
+        180_000,
+        250,
+      );
+    },
     siteFetch: () => nodeClientFetch({ inner: proxiedFetch(world.router.port) }),
     async logIn(fetch, tracker) {
       const answer = await fetch(tracker.loginUrl('https'), { credentials: 'include' });
