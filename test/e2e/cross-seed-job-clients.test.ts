@@ -63,7 +63,7 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
   beforeAll(async () => {
     cross = await startCrossSeedWorld({ pairs: PAIRS, otherSite: true });
     // SpringSunday sends a logged-in user's download to its first-download notice.
-    cross.other!.tracker.downloadAnswer = 'notice-redirect';
+    cross.other!.tracker.firstDownloadNotice = 'redirect';
     daemon = await startClient(clientBuild);
     // The sources, as the user's own web UI added them: seeding at 100 % from the data folder.
     client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });

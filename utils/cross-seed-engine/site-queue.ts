@@ -115,7 +115,7 @@ const LIMIT_WORDS =
   /(?:下载|下載)[^<]{0,12}(?:次数|次數|数量|數量|频率|頻率|过快|過快|太快|上限|限制|过于频繁|過於頻繁)|(?:超过|超過|达到|達到)[^<]{0,12}(?:下载|下載)|\bdownload(?:s|ing)?\b[^<]{0,30}\b(?:limit|too (?:many|fast|frequent))|too many (?:downloads|requests)|rate.?limit/i;
 
 /** A notice the user must confirm before downloading: NexusPHP's downloadnotice.php (its "letdown" link), in the words sites use. */
-const NOTICE_PAGE = /downloadnotice\.php|[?&](?:amp;)?letdown=1|(?:第一次|首次)(?:在本站)?下[载載]|first[- ]time download|download notice/i;
+const NOTICE_PAGE = /downloadnotice\.php|[?&](?:amp;)?letdown=1|name=["']?hidenotice\b|(?:第一次|首次)(?:在本站)?下[载載]|first[- ]time download|download notice/i;
 /** A browser check in place of the page: Cloudflare's, DDoS-Guard's, and the words such pages show. */
 const CHALLENGE_PAGE = /\/cdn-cgi\/challenge-platform\/h\/|_cf_chl_opt|cf-browser-verification|<title>\s*(?:just a moment|attention required|ddos-guard)|checking your browser before accessing|正在(?:检查|檢查)(?:您的|你的)?浏览器/i;
 

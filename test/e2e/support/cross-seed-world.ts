@@ -50,15 +50,8 @@ export type DownloadAnswer =
   | 'http-403'
   | 'permission-page'
   | 'other-torrent'
-  /** NexusPHP's download.php for a user with `showdlnotice` on: 302 to downloadnotice.php?torrentid=N&type=firsttime (its page served there). */
-  | 'notice-redirect'
   /** Cloudflare's managed challenge in front of the site: 403, `cf-mitigated: challenge`, its "Just a moment..." page. */
   | 'challenge';
-
-/** NexusPHP's downloadnotice.php (type=firsttime), as its template shows it: the notice and the link that confirms it. */
-function downloadNoticePage(id: number): string {
-  return `<!DOCTYPE html><html><head><title>下载提示</title></head><body><h1>第一次下载提示</h1><table><tr><td class="text">你是第一次在本站下载种子。下载前请阅读<a href="rules.php">规则</a>和<a href="faq.php">常见问题</a>，并在客户端中正确设置。<br /><a href="download.php?id=${id}&amp;letdown=1">我已阅读并同意，下载种子</a></td></tr></table></body></html>`;
-}
 
 const CHALLENGE_PAGE = '<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head><body><div class="main-wrapper" role="main"><h1>Verifying you are human. This may take a few seconds.</h1></div><script>(function(){window._cf_chl_opt={cvId:"3",cType:"managed"};})();</script></body></html>';
 
@@ -180,10 +173,6 @@ export class TestTracker {
       if (extra) page = page.replace('</body>', `${extra}</body>`);
       return html(page);
     }
-    if (url.pathname === '/downloadnotice.php') {
-      if (!loggedIn) return html(LOGIN_PAGE);
-      return html(downloadNoticePage(Number(url.searchParams.get('torrentid'))));
-    }
     if (url.pathname === '/download.php') {
       const download: TrackerDownload = { id, path: recorded.path, at: performance.now(), served: false };
       this.downloads.push(download);
@@ -208,8 +197,6 @@ export class TestTracker {
           return send(403, 'text/html; charset=utf-8', '<h1>403 Forbidden</h1>');
         case 'permission-page':
           return html('<h2>错误！</h2><table><tr><td class="text">权限不足！</td></tr></table>');
-        case 'notice-redirect':
-          return send(302, 'text/html; charset=utf-8', '', { location: `http://${this.host}/downloadnotice.php?torrentid=${id}&type=firsttime` });
         case 'challenge':
           return send(403, 'text/html; charset=utf-8', CHALLENGE_PAGE, { 'cf-mitigated': 'challenge', server: 'cloudflare' });
         case 'other-torrent': {

@@ -337,7 +337,7 @@ describe('crossSeed and the candidate site (live qBittorrent, test trackers)', (
 
   it("a notice to confirm first (NexusPHP's first-download notice) or a browser check: said as such, not as a login or a refusal", LIVE, async () => {
     try {
-      s.cs.candidate.downloadAnswer = 'notice-redirect';
+      s.cs.candidate.firstDownloadNotice = 'redirect';
       // Node's fetch shows the redirect's Location: downloadnotice.php.
       expect(await crossSeed(page(), probe(), s.env())).toEqual({ kind: 'site-notice', evidence: 'redirect' });
       // A browser's does not (an opaque redirect): the details page, read once, shows the user is logged in.
@@ -355,9 +355,14 @@ describe('crossSeed and the candidate site (live qBittorrent, test trackers)', (
       s.cs.candidate.endSessions();
       expect(await crossSeed(page(), probe(), s.env({ fetch: browserLike }))).toEqual({ kind: 'not-logged-in', evidence: 'redirect' });
       await s.cs.logIn(s.siteFetch, s.cs.candidate);
+      // Shown in place (some forks): the page's own words.
+      s.cs.candidate.firstDownloadNotice = 'page';
+      expect(await crossSeed(page(), probe(), s.env())).toMatchObject({ kind: 'site-notice', evidence: 'page', siteWords: expect.stringContaining('第一次') });
+      s.cs.candidate.firstDownloadNotice = false;
       s.cs.candidate.downloadAnswer = 'challenge';
       expect(await crossSeed(page(), probe(), s.env())).toEqual({ kind: 'site-challenge', status: 403 });
     } finally {
+      s.cs.candidate.firstDownloadNotice = false;
       s.cs.candidate.downloadAnswer = 'torrent';
     }
   });

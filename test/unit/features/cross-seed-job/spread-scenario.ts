@@ -249,10 +249,10 @@ export function spreadScenario(title: string, start: () => Promise<RunningDaemon
       expect(site(L.sid).openUrl).toMatch(new RegExp(`^https?://${L.host.replaceAll('.', '\\.')}/details\\.php\\?id=${firstL.id}$`));
       expect(site(N.sid)).toMatchObject({ state: 'stopped', total: layout.notice, done: 1 });
       if (layout.noticeStyle === 'redirect') {
-        // NexusPHP's 302 to downloadnotice.php: a redirect the browser does not let the extension see the target of.
-        expect(site(N.sid).problem).toEqual({ kind: 'not-logged-in', evidence: 'redirect' });
+        // NexusPHP's 302 to downloadnotice.php: a notice to confirm, not a login.
+        expect(site(N.sid).problem).toEqual({ kind: 'site-notice', evidence: 'redirect' });
       } else {
-        expect(site(N.sid).problem).toMatchObject({ kind: 'site-refused', siteWords: expect.stringContaining('第一次') });
+        expect(site(N.sid).problem).toMatchObject({ kind: 'site-notice', evidence: 'page', siteWords: expect.stringContaining('第一次') });
       }
       expect(site(N.sid).openUrl).toMatch(new RegExp(`^https?://${N.host.replaceAll('.', '\\.')}/details\\.php\\?id=${firstN.id}$`));
 
