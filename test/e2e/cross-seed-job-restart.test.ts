@@ -41,6 +41,8 @@ const PAIRS = 4;
 const PACE = 10;
 /** The job is interrupted only while its next download is at least this far off (it sleeps, nothing in flight). */
 const MARGIN_MS = 2_000;
+/** "Downloads per day": above the candidates' count (a change from the default 20, saved with the pace). */
+const PER_DAY = 19;
 const SID = CANDIDATE_SITE.sid;
 const ROW = `tr.job-site[data-sid="${SID}"]`;
 
@@ -124,10 +126,10 @@ async function startJob(world: JobWorld): Promise<HarnessPage> {
   await page.click('#job-find');
   await page.waitForSelector(`${ROW}[data-readiness=ready]`, { timeoutMs: 30_000 });
   expect(await page.evaluate((css) => document.querySelector(css)?.querySelector('td.count')?.firstChild?.textContent?.trim(), ROW)).toBe(String(world.candidateIds.length));
-  await page.fill(`#seconds-${SID}`, String(PACE));
-  // Tab to the next field: the change is saved. (In Firefox a click on the page's title after
-  // Puppeteer's typing did not end the field's edit: nothing was saved.)
-  await (page.raw.keyboard as { press(key: string): Promise<void> }).press('Tab');
+  // The site's pace, as the row's fields send it when changed. Sent here rather than typed: in
+  // Firefox (Puppeteer's typing, then Tab or a click elsewhere) the fields' change saved nothing in
+  // this test, in Chromium it does; not investigated here (the pace UI is not this test's subject).
+  await message(browser, { type: 'job:site-pace', sid: SID, secondsBetween: PACE, perDay: PER_DAY });
   await until(
     () =>
       browser.evaluateInExtension(
