@@ -245,6 +245,7 @@ describe('chromium: the service worker stopped in the middle of a job', () => {
 
     const { served } = await betweenDownloads(world);
     const stoppedFrom = statuses.length;
+    const stoppedAt = Date.now();
     await devtools.send('ServiceWorker.stopWorker', { versionId: versionId! });
     // Really stopped: its version says so and its target is gone.
     await until(async () => statuses.slice(stoppedFrom), (seen) => seen.includes('stopped'), 'the worker stopped', 30_000);
@@ -259,6 +260,7 @@ describe('chromium: the service worker stopped in the middle of a job', () => {
     // Nothing is sent to the extension now: the job's alarm (every 30 s) starts the worker again,
     // and the job goes on from where it was to its end.
     await until(async () => statuses.slice(afterStop), (seen) => seen.includes('running'), 'the worker started again by the alarm', 120_000, 250);
+    console.log(`service worker stopped ${served} downloads in; running again after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
     const alarm = await world.browser.evaluateInExtension((api) => api.alarms.get('cross-seed-job'));
     expect(alarm?.periodInMinutes).toBe(0.5);
     await until(() => storedJob(world.browser), (job) => job?.state === 'done', 'the job done', 180_000, 250);
@@ -303,7 +305,9 @@ describe.each(BROWSER_KINDS)('%s: the browser restarted in the middle of a job',
       cross.candidate.handle(req, res, recorded);
     });
 
+    const restartedAt = Date.now();
     world.browser = await world.browser.restart(how);
+    const launchedAt = Date.now();
     // Where it was: the same job, still running, nothing done since, nothing in flight.
     const after = await storedJob(world.browser);
     expect(after?.state).toBe('running');
@@ -314,6 +318,7 @@ describe.each(BROWSER_KINDS)('%s: the browser restarted in the middle of a job',
     // By itself (no page of the extension opened, no message): the background asks for the next one.
     await until(async () => held, (count) => count >= 1, 'the next download asked for after the restart', 120_000, 250);
     expect(held).toBe(1);
+    console.log(`${kind} ${how} ${before.served} downloads in: relaunched in ${((launchedAt - restartedAt) / 1000).toFixed(1)} s, next download asked ${((Date.now() - launchedAt) / 1000).toFixed(1)} s after`);
 
     // The page offers the job where it was: running, the torrents done before counted.
     const page = await world.browser.openExtensionPage('cross-seed.html');
