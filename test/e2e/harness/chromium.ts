@@ -55,14 +55,15 @@ class ChromiumPage implements HarnessPage {
   }
 }
 
-export async function launchChromium(options: LaunchOptions = {}): Promise<HarnessBrowser> {
+/** `profileDir`: an existing profile to launch on again (HarnessBrowser.restart). */
+export async function launchChromium(options: LaunchOptions = {}, reuse?: { profileDir: string }): Promise<HarnessBrowser> {
   const started = Date.now();
   const extensionDir = options.extensionDir ?? DEFAULT_EXTENSION_DIRS.chromium;
   const withExtension = !options.withoutExtension;
   if (withExtension) assertBuilt('chromium', extensionDir);
   const timeoutMs = options.timeoutMs ?? 15_000;
   const lang = options.lang === 'zh-CN' ? 'zh-CN' : 'en-US';
-  const profileDir = createProfileDir('chromium');
+  const profileDir = reuse?.profileDir ?? createProfileDir('chromium');
   const args = [
     ...(withExtension ? [`--load-extension=${extensionDir}`, `--disable-extensions-except=${extensionDir}`] : ['--disable-extensions']),
     '--no-sandbox',
@@ -94,7 +95,8 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Harne
     await shutDown(profileDir, async () => {});
     throw error;
   }
-  const shut = () => shutDown(profileDir, () => context.close());
+  const shut = (how: 'close' | 'quit' | 'crash' = 'close') =>
+    how === 'crash' ? shutDown(profileDir, async () => {}, 0, true) : shutDown(profileDir, () => context.close(), 5_000, how === 'quit');
 
   let extensionId = '';
   if (withExtension) try {
@@ -154,6 +156,12 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Harne
     },
     tabIdOf(urlSubstring) {
       return resolveTabId(urlSubstring, async () => context.pages().map(adapt), browser.evaluateInExtension);
+    },
+    async restart(how) {
+      if (closed) throw new Error('restart() of a closed browser');
+      closed = true;
+      await shut(how);
+      return launchChromium(options, { profileDir });
     },
     async close() {
       if (closed) return;

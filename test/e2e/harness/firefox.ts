@@ -172,7 +172,8 @@ class FirefoxPage implements HarnessPage {
   }
 }
 
-export async function launchFirefox(options: LaunchOptions = {}): Promise<HarnessBrowser> {
+/** `reuse`: an existing profile and the extension's uuid there, to launch on again (HarnessBrowser.restart). */
+export async function launchFirefox(options: LaunchOptions = {}, reuse?: { profileDir: string; uuid: string }): Promise<HarnessBrowser> {
   const started = Date.now();
   const extensionDir = options.extensionDir ?? DEFAULT_EXTENSION_DIRS.firefox;
   const withExtension = !options.withoutExtension;
@@ -188,12 +189,17 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
     throw new Error('Firefox has no zh-CN language pack: install the Debian package firefox-esr-l10n-zh-cn (`npm test` does when it may).');
   }
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const uuid = randomUUID();
-  const profileDir = createProfileDir('firefox');
+  const uuid = reuse?.uuid ?? randomUUID();
+  const profileDir = reuse?.profileDir ?? createProfileDir('firefox');
 
   const prefs: Record<string, string | number | boolean> = {
     ...QUIET_PREFS,
     'extensions.webextensions.uuids': JSON.stringify({ [geckoId]: uuid }),
+    // A temporary add-on is uninstalled when the browser ends (or, after a crash, when it starts
+    // again) and installed anew by the next launch: its storage and origin are kept across that, as
+    // an installed add-on's are across a restart (HarnessBrowser.restart).
+    'extensions.webextensions.keepStorageOnUninstall': true,
+    'extensions.webextensions.keepUuidOnUninstall': true,
     'intl.locale.requested': lang === 'zh-CN' ? 'zh-CN' : 'en-US',
     'intl.accept_languages': lang === 'zh-CN' ? 'zh-CN, zh, en-US, en' : 'en-US, en',
   };
@@ -225,7 +231,8 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
     await shutDown(profileDir, async () => {});
     throw error;
   }
-  const shut = () => shutDown(profileDir, () => browser.close());
+  const shut = (how: 'close' | 'quit' | 'crash' = 'close') =>
+    how === 'crash' ? shutDown(profileDir, async () => {}, 0, true) : shutDown(profileDir, () => browser.close(), 5_000, how === 'quit');
   try {
     if (withExtension) await browser.installExtension(extensionDir);
   } catch (error) {
@@ -279,6 +286,12 @@ export async function launchFirefox(options: LaunchOptions = {}): Promise<Harnes
     },
     tabIdOf(urlSubstring) {
       return resolveTabId(urlSubstring, async () => (await browser.pages()).map(adapt), harness.evaluateInExtension);
+    },
+    async restart(how) {
+      if (closed) throw new Error('restart() of a closed browser');
+      closed = true;
+      await shut(how);
+      return launchFirefox(options, { profileDir, uuid });
     },
     async close() {
       if (closed) return;

@@ -40,13 +40,22 @@ export const BROWSER_KINDS: readonly BrowserKind[] = ['chromium', 'firefox'];
 const open = new Set<HarnessBrowser>();
 
 export async function launchBrowser(kind: BrowserKind, options: LaunchOptions = {}): Promise<HarnessBrowser> {
-  const browser = kind === 'chromium' ? await launchChromium(options) : await launchFirefox(options);
+  return tracked(kind === 'chromium' ? await launchChromium(options) : await launchFirefox(options));
+}
+
+/** Kept in `open` until closed; a restarted browser is the one tracked. */
+function tracked(browser: HarnessBrowser): HarnessBrowser {
   open.add(browser);
   const close = browser.close.bind(browser);
+  const restart = browser.restart.bind(browser);
   return Object.assign(browser, {
     close: async () => {
       open.delete(browser);
       await close();
+    },
+    restart: async (how: 'quit' | 'crash') => {
+      open.delete(browser);
+      return tracked(await restart(how));
     },
   });
 }

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { killBrowserProcesses } from './strays.mjs';
+import { findBrowserProcesses, killBrowserProcesses } from './strays.mjs';
 import type { BrowserKind } from './types.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
@@ -70,9 +70,16 @@ export function assertBuilt(kind: BrowserKind, dir: string): void {
 
 /**
  * Runs the browser's own close, but never waits more than `graceMs`; then kills whatever still
- * runs from this profile and deletes it.
+ * runs from this profile and deletes it (unless `keepProfile`). A crash: a close that does
+ * nothing and `graceMs` 0, so every process of the profile gets SIGKILL.
  */
-export async function shutDown(profileDir: string, gracefulClose: () => Promise<unknown>, graceMs = 5_000): Promise<void> {
+export async function shutDown(
+  profileDir: string,
+  gracefulClose: () => Promise<unknown>,
+  graceMs = 5_000,
+  /** Leave the profile on disk (a restart launches on it again); the exit hook still deletes it. */
+  keepProfile = false,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -84,6 +91,11 @@ export async function shutDown(profileDir: string, gracefulClose: () => Promise<
   } finally {
     clearTimeout(timer);
     killBrowserProcesses(profileDir);
+    if (keepProfile) {
+      // The profile is only free once every process of the old browser is gone (its lock files).
+      for (let tries = 0; findBrowserProcesses(profileDir).length && tries < 100; tries++) await new Promise((done) => setTimeout(done, 50));
+      return;
+    }
     liveProfiles.delete(profileDir);
     // Chromium may still be flushing files for a moment after exit; retry instead of failing.
     rmSync(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });

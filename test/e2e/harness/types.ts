@@ -96,6 +96,13 @@ export interface HarnessBrowser {
    * and asks for the active tab, so afterwards that tab is the active one.
    */
   tabIdOf(urlSubstring: string): Promise<number>;
+  /**
+   * Ends this browser and launches it again on the same profile with the same options, as a
+   * person's browser restarted: the extension keeps its id, origin and storage. 'quit': the
+   * browser's own close; 'crash': SIGKILL to every process of the profile, nothing flushed.
+   * This object is closed afterwards; use the one returned.
+   */
+  restart(how: 'quit' | 'crash'): Promise<HarnessBrowser>;
   /** Closes the browser, kills anything left of it, deletes the profile. Safe to call twice. */
   close(): Promise<void>;
 }
