@@ -90,9 +90,31 @@ async function startJobWorld(kind: BrowserKind, lang: 'en' | 'zh-CN'): Promise<J
 const message = <T,>(browser: HarnessBrowser, body: Record<string, unknown>) =>
   browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
 
-/** The job as stored, read by an extension page from storage.local (no message: the background is not woken). */
+/**
+ * The job as stored, read by an extension page from storage.local (no message: the background is not
+ * woken), put together from its parts as a new worker does (features/cross-seed-job/cross-seed-job.storage.ts
+ * JobStore.load): the header 'job:state', each site's queue the tail of 'job:queue:<sid>' from
+ * `parts.queues[sid]`, the outcomes from the chunks 'job:outcomes:<n>'.
+ */
 const storedJob = (browser: HarnessBrowser) =>
-  browser.evaluateInExtension((api) => api.storage.local.get('job:state').then((stored) => (stored['job:state'] ?? null) as StoredJob | null));
+  browser.evaluateInExtension((api) =>
+    api.storage.local.get(null).then((stored) => {
+      type Header = StoredJob & { parts?: { outcomes: number; queues: Record<string, number> } };
+      const header = stored['job:state'] as Header | undefined;
+      if (!header) return null;
+      const { parts, ...job } = header;
+      if (!parts) return job as StoredJob;
+      const chunks = Object.keys(stored)
+        .filter((key) => key.startsWith('job:outcomes:'))
+        .sort((a, b) => Number(a.slice(13)) - Number(b.slice(13)));
+      job.outcomes = chunks.flatMap((key) => stored[key] as StoredJob['outcomes']).slice(0, parts.outcomes);
+      job.sites = job.sites.map((site) => {
+        const base = (stored[`job:queue:${site.sid}`] ?? []) as StoredJob['sites'][number]['queue'];
+        return { ...site, queue: base.slice(parts.queues[String(site.sid)] ?? base.length) };
+      });
+      return job as StoredJob;
+    }),
+  );
 
 const candidateSite = (job: StoredJob | null) => job?.sites.find((site) => site.sid === SID) as StoredSite | undefined;
 
