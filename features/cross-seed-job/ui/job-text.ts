@@ -41,6 +41,10 @@ export const GROUPS: { group: JobOutcomeGroup; key: MessageKey }[] = [
   { group: 'other', key: 'jobGroupOther' },
 ];
 
+/**
+ * The report's groups, each in the order of its site and torrent id: outcomes land as their checks
+ * end (a site goes on while the client checks), which is no order a reader can follow.
+ */
 export function groupOutcomes(outcomes: JobOutcome[]): Map<JobOutcomeGroup, JobOutcome[]> {
   const groups = new Map<JobOutcomeGroup, JobOutcome[]>();
   for (const outcome of outcomes) {
@@ -48,6 +52,7 @@ export function groupOutcomes(outcomes: JobOutcome[]): Map<JobOutcomeGroup, JobO
     if (list) list.push(outcome);
     else groups.set(outcome.group, [outcome]);
   }
+  for (const list of groups.values()) list.sort((a, b) => a.sid - b.sid || a.torrentId - b.torrentId);
   return groups;
 }
 

@@ -486,6 +486,18 @@ describe('the job', () => {
     ]);
   });
 
+  it('lists each group by site and torrent id, whatever order the outcomes landed in (their checks end in any order)', async () => {
+    const { root } = await open();
+    const landed = [outcome(9, 2003, 'added'), outcome(7, 3002, 'added'), outcome(9, 2001, 'added'), outcome(7, 3001, 'added'), outcome(9, 2002, 'added')];
+    await announce({ ...DONE, outcomes: landed, total: 5, done: 5 });
+    const report = await waitFor(() => byId(root, 'job-report'), 'the report');
+    const ids = [...report.querySelectorAll('[data-group="added"] li.outcome a')].map((link) => Number(/id=(\d+)/.exec(link.getAttribute('href') ?? '')?.[1]));
+    expect(ids).toEqual([3001, 3002, 2001, 2002, 2003]);
+    await click(buttonNamed(report, 'Copy report'));
+    const rows = (await navigator.clipboard.readText()).split('\n').filter((line) => line.startsWith('- '));
+    expect(rows.map((line) => Number(/id=(\d+)/.exec(line)?.[1]))).toEqual([3001, 3002, 2001, 2002, 2003]);
+  });
+
   it('shows a large group 100 rows at first, all on "Show all", and copies them all', async () => {
     const { root } = await open();
     const many = Array.from({ length: 250 }, (_, index) => outcome(9, 5000 + index, 'waiting-for-tomorrow'));
