@@ -16,16 +16,14 @@
  * its source (the source's save path), at 100 %; the other release and the notice's torrent not added.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
-import type { IndexStatusView } from '../../features/client-index/client-index.messages';
 import type { JobView } from '../../features/cross-seed-job/cross-seed-job.messages';
 import { clientBuilds, startClient, type ClientBuild, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
-import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { BROWSER_KINDS, closeAllBrowsers, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from './support/client-options';
-import { CANDIDATE_SITE, crossSeedUserSettings, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, type CrossSeedWorld } from './support/cross-seed-world';
+import { openCrossSeedWithIndexOn, setUpCrossSeedUser, startCrossSeedBrowser, type CrossSeedBrowser } from './support/cross-seed-user';
 import { until } from './support/wait';
 import { uiText } from './support/messages';
 
@@ -49,6 +47,7 @@ const CASES = (
 describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kind with $label: the job through "Cross-seed your client"; a first-download notice stops its site alone', ({ kind, build: clientBuild }) => {
   const lang = kind === 'firefox' ? 'zh-CN' : 'en';
   const text = uiText(lang);
+  let started: CrossSeedBrowser | undefined;
   let cross: CrossSeedWorld;
   let daemon: RunningDaemon;
   let client: TorrentClient;
@@ -61,47 +60,30 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
   const downloadsOf = (tracker: CrossSeedWorld['candidate']) => tracker.downloads.filter((download) => download.path.startsWith('/download.php'));
 
   beforeAll(async () => {
-    cross = await startCrossSeedWorld({ pairs: PAIRS, otherSite: true });
+    // The sources in the client, as the user's own web UI added them: seeding at 100 % from the data folder.
+    started = await startCrossSeedBrowser(kind, lang, { pairs: PAIRS, otherSite: true }, () => startClient(clientBuild));
+    ({ cross, daemon, client, browser } = started);
     // SpringSunday sends a logged-in user's download to its first-download notice.
     cross.other!.tracker.firstDownloadNotice = 'redirect';
-    daemon = await startClient(clientBuild);
-    // The sources, as the user's own web UI added them: seeding at 100 % from the data folder.
-    client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
-    for (let index = 0; index < PAIRS; index++) await cross.seed(client, daemon.dataDir, index);
-
-    browser = await launchBrowser(kind, { proxyPort: cross.world.router.port, lang });
-    const settings = crossSeedUserSettings([NOTICE_SID]);
-    await message({ type: 'settings:save', update: { ...settings, heldSites: [...settings.heldSites, NOTICE_SID], privacyNoticeSeen: true } });
-    // The client, set up as a person does: the options page's form, Test client, Save client.
-    const options = await openClientsOptions(browser);
-    await fillClientForm(options, daemon);
-    expect(await pressTestClient(options)).toMatchObject({ ok: true });
-    await pressSaveClient(options);
-    await options.close();
-    // The user is logged in on both sites with finds, as in their own browser.
-    const login = await browser.newPage();
-    await login.goto(cross.candidate.loginUrl('http'));
-    await login.goto(cross.other!.tracker.loginUrl('http'));
-    await login.close();
+    // The user holds SpringSunday too and is logged in on both sites with finds, as in their own browser;
+    // the client set up as a person does: the options page's form, Test client, Save client.
+    await setUpCrossSeedUser(browser, cross, {
+      alsoHeld: [NOTICE_SID],
+      alsoLoggedInOn: [cross.other!.tracker],
+      client: async () => {
+        const options = await openClientsOptions(browser);
+        await fillClientForm(options, daemon);
+        expect(await pressTestClient(options)).toMatchObject({ ok: true });
+        await pressSaveClient(options);
+        await options.close();
+      },
+    });
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await cross?.close();
-    await daemon?.stop();
-  }, 60_000);
+  afterAll(() => started?.close(), 60_000);
 
   it('"Find what I can cross-seed" counts both sites\' finds, ready and ticked; "Start cross-seeding" runs the job to its end', async () => {
-    page = await browser.openExtensionPage('cross-seed.html');
-    await page.bringToFront();
-    await page.waitForSelector('#turn-on-index', { timeoutMs: 30_000 });
-    await page.click('#turn-on-index');
-    await until(
-      () => message<IndexStatusView>({ type: 'index:status' }),
-      (status) => !status.running && status.lastSync?.outcome === 'done',
-      'the first sync of the index',
-      60_000,
-    );
+    page = await openCrossSeedWithIndexOn(browser);
     await page.click('#job-find');
     const row = (sid: number) => `tr.job-site[data-sid="${sid}"]`;
     for (const sid of [SID, NOTICE_SID]) await page.waitForSelector(`${row(sid)}[data-readiness=ready]`, { timeoutMs: 30_000 });

@@ -20,14 +20,13 @@ import type { CDPSession, Page as PlaywrightPage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
-import type { ClientsAnswer } from '../../features/clients/clients.messages';
-import type { IndexStatusView } from '../../features/client-index/client-index.messages';
 import type { StoredJob } from '../../features/cross-seed-job/cross-seed-job.storage';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
 import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
-import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { CANDIDATE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { openCrossSeedWithIndexOn, setUpCrossSeedUser } from './support/cross-seed-user';
 import { until } from './support/wait';
 
 afterAll(closeAllBrowsers);
@@ -120,31 +119,13 @@ const candidateSite = (job: StoredJob | null) => job?.sites.find((site) => site.
 
 /** The user's settings, qBittorrent and the login on the candidate's site, as in their own browser. */
 async function setUpUser(world: JobWorld): Promise<void> {
-  const { browser, daemon, cross } = world;
-  await message(browser, { type: 'settings:save', update: { ...crossSeedUserSettings(), privacyNoticeSeen: true } });
-  const saved = await message<ClientsAnswer | { problem: unknown }>(browser, {
-    type: 'clients:save',
-    client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password },
-  });
-  if ('problem' in saved) throw new Error(`qBittorrent not saved: ${JSON.stringify(saved.problem)}`);
-  const login = await browser.newPage();
-  await login.goto(cross.candidate.loginUrl('http'));
-  await login.close();
+  await setUpCrossSeedUser(world.browser, world.cross, { client: world.daemon });
 }
 
 /** cross-seed.html: the index turned on, "Find what I can cross-seed", the site's pace set to PACE, "Start cross-seeding". */
 async function startJob(world: JobWorld): Promise<HarnessPage> {
   const { browser } = world;
-  const page = await browser.openExtensionPage('cross-seed.html');
-  await page.bringToFront();
-  await page.waitForSelector('#turn-on-index', { timeoutMs: 30_000 });
-  await page.click('#turn-on-index');
-  await until(
-    () => message<IndexStatusView>(browser, { type: 'index:status' }),
-    (status) => !status.running && status.lastSync?.outcome === 'done',
-    'the first sync of the index',
-    60_000,
-  );
+  const page = await openCrossSeedWithIndexOn(browser);
   await page.click('#job-find');
   await page.waitForSelector(`${ROW}[data-readiness=ready]`, { timeoutMs: 30_000 });
   expect(await page.evaluate((css) => document.querySelector(css)?.querySelector('td.count')?.firstChild?.textContent?.trim(), ROW)).toBe(String(world.candidateIds.length));

@@ -12,16 +12,13 @@
  * what I can cross-seed" counts the rest as still to do, and nothing more is downloaded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
-import type { ClientsAnswer } from '../../features/clients/clients.messages';
-import type { IndexStatusView } from '../../features/client-index/client-index.messages';
 import type { JobView } from '../../features/cross-seed-job/cross-seed-job.messages';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
-import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
-import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { BROWSER_KINDS, closeAllBrowsers, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { CANDIDATE_SITE, type CrossSeedWorld } from './support/cross-seed-world';
+import { openCrossSeedWithIndexOn, setUpCrossSeedUser, startCrossSeedBrowser, type CrossSeedBrowser } from './support/cross-seed-user';
 import { until } from './support/wait';
 import { uiText } from './support/messages';
 
@@ -37,6 +34,7 @@ const SID = CANDIDATE_SITE.sid;
 describe.each(BROWSER_KINDS)('%s: "Cross-seed your client" runs a paced, capped job', (kind) => {
   const lang = kind === 'firefox' ? 'zh-CN' : 'en';
   const text = uiText(lang);
+  let started: CrossSeedBrowser | undefined;
   let cross: CrossSeedWorld;
   let daemon: RunningDaemon;
   let client: TorrentClient;
@@ -49,44 +47,19 @@ describe.each(BROWSER_KINDS)('%s: "Cross-seed your client" runs a paced, capped 
   const served = () => cross.candidate.downloads.filter((download) => download.served);
 
   beforeAll(async () => {
-    cross = await startCrossSeedWorld({ pairs: PAIRS });
+    // The sources in qBittorrent, as the user's own web UI added them: seeding at 100 % from the data folder.
+    started = await startCrossSeedBrowser(kind, lang, { pairs: PAIRS }, () => startQbittorrent());
+    ({ cross, daemon, client, browser } = started);
     candidateIds = [...cross.pairs.map((pair) => pair.candidateId), cross.differentFiles.id].sort((a, b) => a - b);
-    daemon = await startQbittorrent();
-    // The sources, as the user's own web UI added them: seeding at 100 % from the data folder.
-    client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
-    for (let index = 0; index < PAIRS; index++) await cross.seed(client, daemon.dataDir, index);
-
-    browser = await launchBrowser(kind, { proxyPort: cross.world.router.port, lang });
-    await message({ type: 'settings:save', update: { ...crossSeedUserSettings(), privacyNoticeSeen: true } });
-    const saved = await message<ClientsAnswer | { problem: unknown }>({
-      type: 'clients:save',
-      client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password },
-    });
-    if ('problem' in saved) throw new Error(`qBittorrent not saved: ${JSON.stringify(saved.problem)}`);
-    // The user is logged in on the candidate's site, as in their own browser.
-    const login = await browser.newPage();
-    await login.goto(cross.candidate.loginUrl('http'));
-    await login.close();
+    // qBittorrent saved, and the user logged in on the candidate's site, as in their own browser.
+    await setUpCrossSeedUser(browser, cross, { client: daemon });
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await cross?.close();
-    await daemon?.stop();
-  }, 60_000);
+  afterAll(() => started?.close(), 60_000);
 
   it('with the index on, "Find what I can cross-seed" shows the exact count of the candidate\'s site, ready and ticked', async () => {
-    page = await browser.openExtensionPage('cross-seed.html');
-    await page.bringToFront();
     // The index off: the page's own offer turns it on; its first sync ends before the count is read.
-    await page.waitForSelector('#turn-on-index', { timeoutMs: 30_000 });
-    await page.click('#turn-on-index');
-    await until(
-      () => message<IndexStatusView>({ type: 'index:status' }),
-      (status) => !status.running && status.lastSync?.outcome === 'done',
-      'the first sync of the index',
-      60_000,
-    );
+    page = await openCrossSeedWithIndexOn(browser);
     expect(await page.textContent('#job-find')).toBe(text('jobFind'));
     await page.click('#job-find');
     const row = `tr.job-site[data-sid="${SID}"]`;

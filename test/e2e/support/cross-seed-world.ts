@@ -258,6 +258,13 @@ export function firstDownloadNoticePage(torrentId: number): string {
 </td></tr></table></body></html>`;
 }
 
+/** The user logged in on `tracker` through `fetch` (a jar keeps the session), as both worlds' logIn. */
+async function logInOn(fetch: typeof globalThis.fetch, tracker: TestTracker): Promise<void> {
+  const answer = await fetch(tracker.loginUrl('https'), { credentials: 'include' });
+  await answer.arrayBuffer();
+  if (!answer.ok) throw new Error(`login on ${tracker.host} answered ${answer.status}`);
+}
+
 /** One content and its torrents on both trackers. */
 /**
  * The settings of this world's user, for `settings:save`: the token, the page's and the candidate's
@@ -406,11 +413,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
     placeContent,
     seed: (client, savePath, index = 0) => addSeeding(client, pairs[index]!.source, placeContent(savePath, index)),
     siteFetch: () => nodeClientFetch({ inner: proxiedFetch(world.router.port) }),
-    async logIn(fetch, tracker) {
-      const answer = await fetch(tracker.loginUrl('https'), { credentials: 'include' });
-      await answer.arrayBuffer();
-      if (!answer.ok) throw new Error(`login on ${tracker.host} answered ${answer.status}`);
-    },
+    logIn: logInOn,
     close: () => world.close(),
   };
 }
@@ -646,11 +649,7 @@ export async function startSpreadWorld(options: SpreadWorldOptions): Promise<Spr
       );
     },
     siteFetch: () => nodeClientFetch({ inner: proxiedFetch(world.router.port) }),
-    async logIn(fetch, tracker) {
-      const answer = await fetch(tracker.loginUrl('https'), { credentials: 'include' });
-      await answer.arrayBuffer();
-      if (!answer.ok) throw new Error(`login on ${tracker.host} answered ${answer.status}`);
-    },
+    logIn: logInOn,
     close: () => world.close(),
   };
 }

@@ -8,7 +8,7 @@ import type { JobPreview } from '../../../../features/cross-seed-job/cross-seed-
 import { startQbittorrent } from '../../../clients/daemons';
 import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE } from '../../../e2e/support/cross-seed-world';
-import { hearJob, LIVE, setUpJob, type JobSetup } from './job-setup';
+import { LIVE, setUpJob, startThenAtFirstOutcome, type JobSetup } from './job-setup';
 
 const PAIRS = 3;
 const MARKER = 999_999;
@@ -23,19 +23,8 @@ afterAll(() => s?.close(), 30_000);
 describe('"Cancel" in the background', () => {
   it('downloads nothing after "Cancel"; what was added stays, the rest is not decided', LIVE, async () => {
     // A long pace: after the first add the site waits (Cancel wakes it); no second download can start first.
-    await s.fromPage({ type: 'job:site-pace', sid: CANDIDATE_SITE.sid, secondsBetween: 60, perDay: 100 });
     const before = s.downloads().length;
-    let cancelled!: () => void;
-    const cancelSent = new Promise<void>((resolve) => (cancelled = resolve));
-    let sent = false;
-    hearJob((view) => {
-      if (!sent && view.outcomes.length === 1) {
-        sent = true;
-        void s.command({ type: 'job:cancel' }).then(cancelled);
-      }
-    });
-    await s.command({ type: 'job:start', sids: [CANDIDATE_SITE.sid] });
-    await cancelSent;
+    await startThenAtFirstOutcome(s, 60, () => s.command({ type: 'job:cancel' }));
     const job = await s.finished();
     expect(job.state).toBe('cancelled');
     expect(job.outcomes.map((outcome) => [outcome.torrentId, outcome.group])).toEqual([[s.cs.pairs[0]!.candidateId, 'added']]);

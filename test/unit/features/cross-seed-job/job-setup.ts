@@ -4,7 +4,7 @@
  * a user logged in on the candidate's site, and a real BackgroundApp in the fake browser whose index of
  * that client is synced. Messages go through the router as cross-seed.html's do.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
@@ -14,8 +14,9 @@ import type { ClientsAnswer } from '../../../../features/clients/clients.message
 import type { JobChanged, JobOutcome, JobOutcomeGroup, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { applyJobChange } from '../../../../features/cross-seed-job/job-change';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
-import type { RunningDaemon } from '../../../clients/daemons';
+import { startTransmission, type RunningDaemon, type RunningTransmission } from '../../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
+import { untilSeeding } from '../../../clients/seeding';
 import { proxiedFetch } from '../../../clients/proxy-fetch';
 import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from '../../../e2e/support/cross-seed-world';
 import { SERVICE_BASE_URL } from '../../../e2e/world';
@@ -146,4 +147,66 @@ export async function setUpJob(start: () => Promise<RunningDaemon>, options: Job
     await daemon.stop();
     throw error;
   }
+}
+
+/**
+ * Starts the job on the candidate's site with a long pace (`secondsBetween`: after the first add the
+ * site waits) and runs `act` the moment the pages hear the job's first outcome; resolves once `act`
+ * has ended. Nothing in the job moves meanwhile: its site waits out the pace.
+ */
+export async function startThenAtFirstOutcome(s: JobSetup, secondsBetween: number, act: () => Promise<unknown>): Promise<void> {
+  await s.fromPage({ type: 'job:site-pace', sid: CANDIDATE_SITE.sid, secondsBetween, perDay: 100 });
+  let acted!: () => void;
+  const actDone = new Promise<void>((resolve) => (acted = resolve));
+  let once = false;
+  hearJob((view) => {
+    if (!once && view.outcomes.length === 1) {
+      once = true;
+      void act().then(() => acted());
+    }
+  });
+  await s.command({ type: 'job:start', sids: [CANDIDATE_SITE.sid] });
+  await actDone;
+}
+
+/**
+ * The client stopped (`stopClient`) after the job's first add, while its site waits out a long pace;
+ * the pace then set to 0 (which wakes the site): the job as it ends, paused by the client.
+ */
+export async function pausedByStoppedClient(s: JobSetup, stopClient: () => Promise<unknown>): Promise<JobView> {
+  await startThenAtFirstOutcome(s, 600, stopClient);
+  await s.fromPage({ type: 'job:site-pace', sid: CANDIDATE_SITE.sid, secondsBetween: 0, perDay: 100 });
+  return s.finished();
+}
+
+/**
+ * Once the client seeds every source again, "Resume" runs the job to its end: done, each pair's
+ * candidate added and the other release found to hold other files; each .torrent asked for once
+ * since the tracker's first `before` downloads (none twice); every candidate seeding beside its
+ * source at 100 %.
+ */
+export async function resumeToTheEnd(s: JobSetup, before: number): Promise<void> {
+  for (const pair of s.cs.pairs) await untilSeeding(s.readBack, pair.source.hash);
+  await s.command({ type: 'job:resume' });
+  const job = await s.finished();
+  expect(job.state).toBe('done');
+  expect(job.pausedBecause).toBeUndefined();
+  const ids = s.cs.pairs.map((pair) => pair.candidateId);
+  expect(inTakeOrder(job.outcomes)).toEqual([...ids.map((id) => [id, 'added']), [s.cs.differentFiles.id, 'files-differ']]);
+  expect(s.downloads().slice(before).map((download) => [download.id, download.served])).toEqual([...ids, s.cs.differentFiles.id].map((id) => [id, true]));
+  for (const pair of s.cs.pairs) expect(await untilSeeding(s.readBack, pair.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
+}
+
+/**
+ * The file's set-up for a job over a real Transmission the test stops and starts again: started
+ * before the file's tests (`ready` gets the set-up and the daemon), closed after them.
+ */
+export function setUpJobOnTransmission(pairs: number, ready: (s: JobSetup, daemon: RunningTransmission) => void): void {
+  let s: JobSetup | undefined;
+  beforeAll(async () => {
+    let daemon!: RunningTransmission;
+    s = await setUpJob(async () => (daemon = await startTransmission()), { pairs });
+    ready(s, daemon);
+  }, 180_000);
+  afterAll(() => s?.close(), 30_000);
 }
