@@ -25,15 +25,14 @@
 import { pathToFileURL } from 'node:url';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import { clientBuilds, startClient, type ClientBuild, type ClientGeneration, type RunningDaemon } from '../test/clients/daemons';
-import { nodeClientFetch } from '../test/clients/node-fetch';
 import { DEFAULT_EXTENSION_DIRS, launchBrowser, type HarnessBrowser, type HarnessPage } from '../test/e2e/harness/index.ts';
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from '../test/e2e/support/cross-seed-world';
 import { settledView } from '../test/e2e/support/popup';
 import { until } from '../test/e2e/support/wait';
-import { createClient } from '../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../utils/clients/client-types';
 import { SITE_GAP_MS } from '../utils/cross-seed-engine/site-queue';
 import { median, type BenchOutcome, type Figure } from './figures';
+import { ownClient } from '../test/clients/own-client';
 
 /** Clicks per build, each on a different candidate. */
 export const CLICKS = 20;
@@ -93,7 +92,7 @@ async function measureBuild(build: ClientBuild, cs: CrossSeedWorld, extensionDir
   try {
     daemon = await startClient(build);
     const label = buildLabel(build, daemon.version);
-    const reader = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const reader = ownClient(daemon);
     const dataDir = daemon.dataDir;
     // One at a time: twenty at once, Deluge 2.0.3 had not listed one of them after 60 s (a busy machine).
     for (const index of cs.pairs.keys()) await cs.seed(reader, dataDir, index);

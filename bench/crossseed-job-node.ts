@@ -35,6 +35,7 @@ import { pathToFileURL } from 'node:url';
 import { median, type Figure } from './figures';
 import { longestBlock, percentile, perTorrentOverhead } from './job-figures';
 import type { NodeBenchOutput } from './lookup-node';
+import { ownClient } from '../test/clients/own-client';
 
 // wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
 // fake before the modules that import it load (dynamic imports below).
@@ -83,7 +84,7 @@ async function overhead(): Promise<NodeBenchOutput> {
   const cs = await startCrossSeedWorld({ pairs: OVERHEAD_RUNS });
   const problems: string[] = [];
   try {
-    const own = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const own = ownClient(daemon);
     for (let index = 0; index < OVERHEAD_RUNS; index++) await cs.seed(own, daemon.dataDir, index);
     const siteFetch = cs.siteFetch();
     await cs.logIn(siteFetch, cs.candidate);

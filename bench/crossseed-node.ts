@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { median, type Figure } from './figures';
 import type { NodeBenchOutput } from './lookup-node';
+import { ownClient } from '../test/clients/own-client';
 
 // wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
 // fake before the modules that import it load (dynamic imports below).
@@ -64,7 +65,7 @@ async function throughBackground(kind: Kind): Promise<{ times: number[]; version
   const daemon = kind === 'qbittorrent' ? await startQbittorrent() : await startTransmission();
   const cs = await startCrossSeedWorld({ pairs: RUNS });
   try {
-    const own = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const own = ownClient(daemon);
     for (let index = 0; index < RUNS; index++) await cs.seed(own, daemon.dataDir, index);
     const siteFetch = cs.siteFetch();
     await cs.logIn(siteFetch, cs.candidate);

@@ -18,15 +18,14 @@
 import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/torrent-content';
 import { addSeeding } from '../test/clients/seeding';
 import { startQbittorrent } from '../test/clients/daemons';
-import { nodeClientFetch } from '../test/clients/node-fetch';
 import { launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';
 import { madeUpHash, referenceDataWith, type TorrentGroup } from '../test/e2e/support/tracker-pages';
 import { SERVICE_BASE_URL, SERVICE_HOST, startWorld } from '../test/e2e/world';
 import { nexusListPage } from '../test/fixtures/pages/generate';
 import { DEMO_TOKEN } from '../test/service/server';
-import { createClient } from '../utils/clients/index';
 import type { IndexPageAnswer, IndexStatusView } from '../features/client-index/client-index.messages';
 import { median, type BenchOutcome, type Figure } from './figures';
+import { ownClient } from '../test/clients/own-client';
 
 const HOST = 'ourbits.club';
 const SID = 9;
@@ -57,7 +56,7 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
   let world: Awaited<ReturnType<typeof startWorld>> | undefined;
   try {
     const list = nexusListPage({ rows: ROWS, seed: 404 });
-    const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const client = ownClient(daemon);
     const groups: TorrentGroup[] = [];
     const seeding: { torrent: ReturnType<typeof makeTorrent>; content: ReturnType<typeof writeFolder> }[] = [];
     list.rows.forEach((row, index) => {

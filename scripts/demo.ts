@@ -24,15 +24,14 @@ import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser } from '..
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn } from '../test/e2e/world';
 import { startQbittorrent, type RunningDaemon } from '../test/clients/daemons';
-import { nodeClientFetch } from '../test/clients/node-fetch';
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from '../test/e2e/support/client-options';
 import { CANDIDATE_SITE, PAGE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld } from '../test/e2e/support/cross-seed-world';
 import { until } from '../test/e2e/support/wait';
 import type { IndexStatusView } from '../features/client-index/client-index.messages';
 import type { JobView } from '../features/cross-seed-job/cross-seed-job.messages';
-import { createClient } from '../utils/clients/index';
 import type { TorrentClient } from '../utils/clients/client-types';
 import { ensureSystemPackages } from './system-packages.mjs';
+import { ownClient } from '../test/clients/own-client';
 
 const outDir = join(REPO_ROOT, '.output/demo');
 
@@ -140,7 +139,7 @@ async function main(): Promise<void> {
 async function crossSeedDemo(headless: boolean, stopFirst: () => Promise<void>): Promise<void> {
   say('\nCross-seeding into your own client: starting qBittorrent (CSRF protection on) and two test trackers…');
   const [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 1 + JOB_PAIRS }), startQbittorrent()]);
-  const qbittorrent = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  const qbittorrent = ownClient(daemon);
   const pair = cs.pairs[0]!;
   await cs.seed(qbittorrent, daemon.dataDir, 0);
   say(`  qBittorrent ${daemon.version} at ${daemon.url} seeds "${pair.title}" from ${PAGE_SITE.host} (#${pair.sourceId}); ${CANDIDATE_SITE.host} has the same files as #${pair.candidateId}.`);

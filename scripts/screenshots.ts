@@ -32,10 +32,8 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser, type UiLanguage } from '../test/e2e/harness/index.ts';
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn, type World } from '../test/e2e/world';
-import { createClient } from '../utils/clients/index';
 import { ensureSystemPackages } from './system-packages.mjs';
 import { startQbittorrent } from '../test/clients/daemons';
-import { nodeClientFetch } from '../test/clients/node-fetch';
 import { crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
 import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/torrent-content';
 import { addSeeding } from '../test/clients/seeding';
@@ -43,6 +41,7 @@ import { readFixture, referenceDataWith, servePage, type TorrentGroup } from '..
 import type { IndexStatusView } from '../features/client-index/client-index.messages';
 import type { JobView } from '../features/cross-seed-job/cross-seed-job.messages';
 import { CANDIDATE_SITE, OTHER_SITE } from '../test/e2e/support/cross-seed-world';
+import { ownClient } from '../test/clients/own-client';
 
 const OUT_DIR = join(REPO_ROOT, 'docs/screenshots');
 const SCALE = 2;
@@ -185,7 +184,7 @@ async function shootCrossSeed(lang: UiLanguage): Promise<void> {
   const [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 1 }), startQbittorrent()]);
   const browser = await launchBrowser('chromium', { proxyPort: cs.world.router.port, lang });
   try {
-    await cs.seed(createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) }), daemon.dataDir, 0);
+    await cs.seed(ownClient(daemon), daemon.dataDir, 0);
     await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), crossSeedUserSettings());
     for (const tracker of [cs.page, cs.candidate]) {
       const tab = await browser.newPage();
@@ -275,7 +274,7 @@ async function shootListPage(lang: UiLanguage): Promise<void> {
     ],
   });
   const daemon = await startQbittorrent();
-  const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  const client = ownClient(daemon);
   const groups: TorrentGroup[] = [];
   const swaps: [string, string][] = [];
   let index = 0;
@@ -381,7 +380,7 @@ async function shootJobPage(lang: UiLanguage): Promise<void> {
   const browser = await launchBrowser('chromium', { proxyPort: cs.world.router.port, lang });
   const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
   try {
-    const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const client = ownClient(daemon);
     for (let index = 0; index < JOB_PAIRS; index++) await cs.seed(client, daemon.dataDir, index);
     const settings = crossSeedUserSettings([OTHER_SITE.sid]);
     await message({ type: 'settings:save', update: { ...settings, heldSites: [...settings.heldSites, OTHER_SITE.sid], privacyNoticeSeen: true } });

@@ -12,12 +12,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { createClient } from '../../utils/clients/index';
 import type { ClientKind } from '../../utils/clients/client-types';
 import { makeTorrent, writeSampleContent } from './torrent-content';
 import { clientBuilds, startClient, type ClientGeneration } from './daemons';
-import { nodeClientFetch } from './node-fetch';
 import { untilSeeding } from './seeding';
+import { ownClient } from './own-client';
 
 export const QUIET_DEVICE = 'quiet0';
 /** TEST-NET-1 (RFC 5737): the dummy device's gateway; never a real host. */
@@ -45,7 +44,7 @@ const before = txPackets();
 const daemon = await startClient(build);
 let result: Record<string, unknown>;
 try {
-  const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  const client = ownClient(daemon);
   const content = writeSampleContent(daemon.dataDir).folder;
   // Public, so only the daemon's own DHT/LSD/PeX settings keep it off the network.
   const torrent = makeTorrent(content, { announce: 'http://127.0.0.1:9/announce', private: false, source: 'QUIET' });

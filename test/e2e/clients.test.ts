@@ -7,16 +7,15 @@
  * "In your client", seeding, and the save path, and marks the candidate the client also holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { ClientKind } from '../../utils/clients/client-types';
 import { makeTorrent, torrentOn, writeSampleContent, type MadeTorrent } from '../clients/torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { addSeeding } from '../clients/seeding';
 import { DEMO_TOKEN, loadReferenceData } from '../service/server';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { clientFieldLabels, fillClientForm, openClientsOptions, pressTestClient } from './support/client-options';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, type World } from './world';
+import { ownClient } from '../clients/own-client';
 
 afterAll(closeAllBrowsers);
 
@@ -41,7 +40,7 @@ async function seedingDaemon(kind: Extract<ClientKind, 'qbittorrent' | 'transmis
     absent: makeTorrent(folder, { announce: 'http://127.0.0.1:9/gamma/announce.php', source: 'GAMMA' }),
   };
   // As the user's own web UI added them (same-origin requests).
-  const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  const client = ownClient(daemon);
   await addSeeding(client, torrents.page, folder);
   await addSeeding(client, torrents.held, folder);
   return { daemon, torrents };

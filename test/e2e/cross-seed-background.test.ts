@@ -16,13 +16,12 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule, type OriginRule } from '../../utils/clients/csrf';
-import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import type { CrossSeedCandidate, CrossSeedResult } from '../../utils/cross-seed-engine/cross-seed';
 import type { SiteSettings } from '../../utils/cross-seed-engine/source';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
+import { ownClient } from '../clients/own-client';
 import { BROWSER_KINDS, launchBrowser, REPO_ROOT, type BrowserKind, type HarnessBrowser } from './harness/index.ts';
 import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
 
@@ -87,7 +86,7 @@ describe.each(BROWSER_KINDS)('%s: crossSeed() in the extension background', (kin
     cs = await startCrossSeedWorld({ pairs: 2 });
     // The router serves http only: the user's per-site override makes the links (and downloads) http.
     sites = cs.siteSettings({ overrides: { [String(CANDIDATE_SITE.sid)]: { scheme: 'http' }, [String(PAGE_SITE.sid)]: { scheme: 'http' } } });
-    node = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    node = ownClient(daemon);
     await cs.seed(node, daemon.dataDir, 0);
     await cs.seed(node, daemon.dataDir, 1);
     extensionDir = await probeExtension(kind);

@@ -18,16 +18,15 @@
  */
 import type { CDPSession, Page as PlaywrightPage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import type { StoredJob } from '../../features/cross-seed-job/cross-seed-job.storage';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { CANDIDATE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
 import { openCrossSeedWithIndexOn, setUpCrossSeedUser } from './support/cross-seed-user';
 import { until } from './support/wait';
+import { ownClient } from '../clients/own-client';
 
 afterAll(closeAllBrowsers);
 
@@ -65,7 +64,7 @@ async function startJobWorld(kind: BrowserKind, lang: 'en' | 'zh-CN'): Promise<J
   const cross = await startCrossSeedWorld({ pairs: PAIRS });
   const daemon = await startQbittorrent();
   // The sources, as the user's own web UI added them: seeding at 100 % from the data folder.
-  const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  const client = ownClient(daemon);
   for (let index = 0; index < PAIRS; index++) await cross.seed(client, daemon.dataDir, index);
   const browser = await launchBrowser(kind, { proxyPort: cross.world.router.port, lang });
   const addedIds = cross.pairs.map((pair) => pair.candidateId).sort((a, b) => a - b);

@@ -23,13 +23,12 @@ import { writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../utils/cross-seed-engine/site-queue';
 import type { TabView } from '../../features/lookup/lookup.messages';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { shareOfValidPieces } from '../clients/torrent-content';
-import { nodeClientFetch } from '../clients/node-fetch';
+import { ownClient } from '../clients/own-client';
 import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { clientFieldLabels, fillClientForm, openClientsOptions, pressSaveClient, pressTestClient, removeAllClients } from './support/client-options';
@@ -74,7 +73,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
   beforeAll(async () => {
     [cs, daemons.qbittorrent, daemons.transmission] = await Promise.all([startCrossSeedWorld({ pairs: 5, otherSite: true }), startQbittorrent(), startTransmission()]);
     for (const client of CLIENTS) {
-      readers[client] = createClient(daemons[client].config, { fetch: nodeClientFetch({ origin: 'same' }) });
+      readers[client] = ownClient(daemons[client]);
       for (const index of [0, 1, 2, 3, 4]) await cs.seed(readers[client], daemons[client].dataDir, index);
     }
     browser = await launchBrowser(kind, { proxyPort: cs.world.router.port });

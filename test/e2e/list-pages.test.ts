@@ -18,13 +18,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../features/clients/clients.messages';
 import type { IndexPageAnswer, IndexStatusView } from '../../features/client-index/client-index.messages';
 import { makeTorrent, tinyTorrents, TRACKERS, writeFolder, type ContentFile, type MadeTorrent } from '../clients/torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../clients/seeding';
 import { DEMO_TOKEN } from '../service/server';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
@@ -33,6 +31,7 @@ import { tabView } from './support/popup';
 import { readFixture, referenceDataWith, schemeFor, servePage, serveOverHttps, type ServedPage, type TorrentGroup } from './support/tracker-pages';
 import { until } from './support/wait';
 import { SERVICE_BASE_URL, SERVICE_HOST, startWorld, type World } from './world';
+import { ownClient } from '../clients/own-client';
 
 afterAll(closeAllBrowsers);
 
@@ -127,7 +126,7 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
   async function startDaemon(clientKind: 'qbittorrent' | 'transmission') {
     const daemon = clientKind === 'qbittorrent' ? await startQbittorrent() : await startTransmission();
     // As the user's own web UI added them (same-origin requests).
-    const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const client = ownClient(daemon);
     for (const pair of PAIRS) await addSeeding(client, pair.source, writeFolder(daemon.dataDir, pair.name, pair.files, pair.seed));
     for (const torrent of TINY) await client.add(torrent.bytes, { savePath: daemon.downloadDir, paused: true, skipCheck: false });
     return { daemon, client };

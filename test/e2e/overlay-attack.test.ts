@@ -12,12 +12,10 @@
 import type { Page as PlaywrightPage } from 'playwright-core';
 import type { Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../features/clients/clients.messages';
 import type { TabCrossSeeds } from '../../features/cross-seed/cross-seed.messages';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { confirmationFacts, confirmationFor, confirmCrossSeed, openConfirmations } from './support/confirm';
@@ -25,6 +23,7 @@ import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossS
 import { clickInPanel, settledView } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
+import { ownClient } from '../clients/own-client';
 
 afterAll(closeAllBrowsers);
 
@@ -59,7 +58,7 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
 
   beforeAll(async () => {
     [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 3 }), startQbittorrent()]);
-    readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    readBack = ownClient(daemon);
     for (const index of [0, 1, 2]) await cs.seed(readBack, daemon.dataDir, index);
     cs.page.pageExtras.set(cs.pairs[1]!.sourceId, CSS_TRICK);
     cs.page.pageExtras.set(cs.pairs[2]!.sourceId, WRAPPER_TRICK);

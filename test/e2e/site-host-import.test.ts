@@ -13,16 +13,15 @@
  */
 import type { Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../utils/clients/index';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
-import { nodeClientFetch } from '../clients/node-fetch';
 import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';
 import { importFile } from './support/import-file';
 import { settledView } from './support/popup';
 import { until } from './support/wait';
+import { ownClient } from '../clients/own-client';
 
 afterAll(closeAllBrowsers);
 
@@ -53,7 +52,7 @@ describe.each(BROWSER_KINDS)("%s: a settings file cannot move a site's passkey t
 
   beforeAll(async () => {
     [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 2 }), startQbittorrent()]);
-    reader = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    reader = ownClient(daemon);
     for (const index of [0, 1]) await cs.seed(reader, daemon.dataDir, index);
     // TJUPT would answer as a tracker does to a stranger: its login page. Anything reaching it is recorded.
     cs.world.router.setHost(OTHER_HOST, (_req, res) => {

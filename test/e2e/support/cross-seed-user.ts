@@ -3,14 +3,13 @@
  * browser: the e2e job tests share it.
  */
 import type { ClientsAnswer } from '../../../features/clients/clients.messages';
-import { createClient } from '../../../utils/clients/index';
 import type { TorrentClient } from '../../../utils/clients/client-types';
 import type { RunningDaemon } from '../../clients/daemons';
-import { nodeClientFetch } from '../../clients/node-fetch';
 import type { IndexStatusView } from '../../../features/client-index/client-index.messages';
 import { launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from '../harness/index.ts';
 import { crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type CrossSeedWorldOptions, type TestTracker } from './cross-seed-world';
 import { until } from './wait';
+import { ownClient } from '../../clients/own-client';
 
 /** The test trackers and reference service, a real client seeding the pairs' sources, and a browser with the built extension. */
 export interface CrossSeedBrowser {
@@ -44,7 +43,7 @@ export async function startCrossSeedBrowser(
   };
   try {
     daemon = await startDaemon();
-    const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const client = ownClient(daemon);
     for (let index = 0; index < world.pairs; index++) await cross.seed(client, daemon.dataDir, index);
     browser = await launchBrowser(kind, { proxyPort: cross.world.router.port, lang });
     return { cross, daemon, client, browser, close };

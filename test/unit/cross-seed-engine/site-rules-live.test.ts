@@ -17,7 +17,6 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../../utils/clients/index';
 import type { TorrentClient } from '../../../utils/clients/client-types';
 import { crossSeed, crossSeedAll, SitePace, type CrossSeedEnvironment, type CrossSeedResult } from '../../../utils/cross-seed-engine';
 import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
@@ -27,6 +26,7 @@ import { proxiedFetch } from '../../clients/proxy-fetch';
 import { addSeeding } from '../../clients/seeding';
 import { makeTorrent, TRACKERS, writeFolder, type MadeTorrent } from '../../clients/torrent-content';
 import { installI18n } from '../support/i18n';
+import { ownClient } from '../../clients/own-client';
 
 const LIVE = { timeout: 120_000 };
 const API_KEY = `mt-${randomBytes(16).toString('hex')}`;
@@ -131,7 +131,7 @@ beforeAll(async () => {
   port = (proxy.address() as AddressInfo).port;
 
   daemon = await startQbittorrent();
-  client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  client = ownClient(daemon);
   const content = writeFolder(daemon.dataDir, 'Rules.Test.2026.1080p.WEB-DL', [
     { path: 'Rules.Test.2026.1080p.WEB-DL.mkv', size: 96 * 1024 + 123 },
     { path: 'Rules.Test.2026.1080p.WEB-DL.nfo', size: 2048 },

@@ -17,7 +17,6 @@ import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { INDEX_JOB } from '../../../../features/client-index/client-index.feature';
 import { INDEX_RUNS_KEY } from '../../../../features/client-index/client-index.storage';
 import { routeMessage } from '../../../../entrypoints/background/router';
-import { createClient } from '../../../../utils/clients/index';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { IndexChanged, IndexCrossSeedAnswer, IndexMarks, IndexPageAnswer, IndexStatusView } from '../../../../features/client-index/client-index.messages';
 import type { TabView } from '../../../../features/lookup/lookup.messages';
@@ -25,13 +24,13 @@ import type { PageReading } from '../../../../utils/pages/page-types';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { tinyTorrents, torrentOn, writeSampleContent } from '../../../clients/torrent-content';
 import { startQbittorrent, startTransmission, type RunningDaemon } from '../../../clients/daemons';
-import { nodeClientFetch } from '../../../clients/node-fetch';
 import { addSeeding } from '../../../clients/seeding';
 import { DEMO_TOKEN, type ReferenceService } from '../../../service/server';
 import { hashOf, lookupsSeen, refuseIndexWrites, startServiceWith, storedKeys } from '../../client-index/support';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 import { grantOrigin } from '../../support/permissions';
+import { ownClient } from '../../../clients/own-client';
 
 const LIVE = { timeout: 90_000 };
 const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
@@ -55,7 +54,7 @@ beforeAll(async () => {
   for (const daemon of [qbittorrent, transmission]) {
     const content = writeSampleContent(daemon.dataDir);
     // As the user's own web UI added them (same-origin requests).
-    const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const client = ownClient(daemon);
     await addSeeding(client, torrentOn('alpha', content.folder), content.folder);
     await addSeeding(client, torrentOn('beta', content.folder), content.folder);
     await addSeeding(client, torrentOn('alpha', content.single), content.single);

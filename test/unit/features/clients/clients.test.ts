@@ -17,10 +17,10 @@ import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { torrentOn, writeSampleContent } from '../../../clients/torrent-content';
 import { clientBuilds, startQbittorrent, startTransmission, type ClientBuild, type RunningDaemon } from '../../../clients/daemons';
 import type { JarFetch } from '../../../clients/node-fetch';
-import { nodeClientFetch } from '../../../clients/node-fetch';
 import { addSeeding } from '../../../clients/seeding';
 import { currentSessionRules, extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
+import { ownClient } from '../../../clients/own-client';
 
 const LIVE = { timeout: 90_000 };
 const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
@@ -74,7 +74,7 @@ describe.each(PAIRS)('%s', (_, qbittorrentBuild, transmissionBuild) => {
     for (const daemon of [qbittorrent, transmission]) {
       const content = writeSampleContent(daemon.dataDir);
       // The test's own client, as a user's web UI would be: same-origin requests.
-      const client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+      const client = ownClient(daemon);
       await addSeeding(client, torrentOn('alpha', content.folder), content.folder);
       await addSeeding(client, torrentOn('beta', content.folder), content.folder);
       seeded = {

@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
-import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { JobPreview, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
@@ -19,7 +18,7 @@ import { siteDownloadsItem } from '../../../../features/cross-seed/cross-seed.st
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { SITE_GAP_MS } from '../../../../utils/cross-seed-engine/site-queue';
 import { startQbittorrent, type RunningDaemon } from '../../../clients/daemons';
-import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
+import { type JarFetch } from '../../../clients/node-fetch';
 import { proxiedFetch } from '../../../clients/proxy-fetch';
 import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../../e2e/support/cross-seed-world';
@@ -29,6 +28,7 @@ import { extensionClientFetch, installSessionRules } from '../../support/client-
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
 import { hearJob, inTakeOrder } from './job-setup';
+import { ownClient } from '../../../clients/own-client';
 
 const LIVE = { timeout: 180_000 };
 const PAIRS = 8;
@@ -45,7 +45,7 @@ let heard: JobView[];
 beforeAll(async () => {
   daemon = await startQbittorrent();
   cs = await startCrossSeedWorld({ pairs: PAIRS, otherSite: true });
-  readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  readBack = ownClient(daemon);
   for (let index = 0; index < PAIRS; index++) await cs.seed(readBack, daemon.dataDir, index);
   siteFetch = cs.siteFetch();
   // Logged in on the candidate's site only: the third site answers with its login page.

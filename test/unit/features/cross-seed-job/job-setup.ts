@@ -8,14 +8,13 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
-import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { JobChanged, JobOutcome, JobOutcomeGroup, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 import { applyJobChange } from '../../../../features/cross-seed-job/job-change';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { startTransmission, type RunningDaemon, type RunningTransmission } from '../../../clients/daemons';
-import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
+import { type JarFetch } from '../../../clients/node-fetch';
 import { untilSeeding } from '../../../clients/seeding';
 import { proxiedFetch } from '../../../clients/proxy-fetch';
 import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from '../../../e2e/support/cross-seed-world';
@@ -24,6 +23,7 @@ import { DEMO_TOKEN } from '../../../service/server';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
+import { ownClient } from '../../../clients/own-client';
 
 export const LIVE = { timeout: 180_000 };
 
@@ -92,7 +92,7 @@ export async function setUpJob(start: () => Promise<RunningDaemon>, options: Job
   let cs: CrossSeedWorld | undefined;
   try {
     cs = await startCrossSeedWorld({ pairs: options.pairs, otherSite: options.otherSite });
-    const readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+    const readBack = ownClient(daemon);
     for (let index = 0; index < (options.seeded ?? options.pairs); index++) await cs.seed(readBack, daemon.dataDir, index);
     const siteFetch = cs.siteFetch();
     await cs.logIn(siteFetch, cs.candidate);

@@ -20,7 +20,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
-import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
 import type { JobOutcomeGroup, JobPreview, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
@@ -37,6 +36,7 @@ import { DEMO_TOKEN } from '../../../service/server';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
+import { ownClient } from '../../../clients/own-client';
 
 const A = SPREAD_SITES.ourbits;
 const B = SPREAD_SITES.ssd;
@@ -161,7 +161,7 @@ export function spreadScenario(title: string, start: () => Promise<RunningDaemon
       daemon = await start();
       try {
         w = await startSpreadWorld({ contents: specs, differentFiles });
-        readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+        readBack = ownClient(daemon);
         await w.fill(readBack, daemon.dataDir);
         filled = performance.now() - began;
         siteFetch = w.siteFetch();

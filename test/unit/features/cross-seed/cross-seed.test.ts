@@ -10,7 +10,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
-import { createClient } from '../../../../utils/clients/index';
 import type { TorrentClient } from '../../../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../../../utils/cross-seed-engine/site-queue';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
@@ -19,7 +18,7 @@ import type { PageView } from '../../../../features/lookup/lookup.messages';
 import type { IndexCrossSeedAnswer, IndexPageAnswer } from '../../../../features/client-index/client-index.messages';
 import { SETTINGS_KEY } from '../../../../features/settings/settings.storage';
 import { startQbittorrent, type RunningDaemon } from '../../../clients/daemons';
-import { nodeClientFetch, type JarFetch } from '../../../clients/node-fetch';
+import { type JarFetch } from '../../../clients/node-fetch';
 import { proxiedFetch } from '../../../clients/proxy-fetch';
 import { untilSeeding } from '../../../clients/seeding';
 import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../../e2e/support/cross-seed-world';
@@ -29,6 +28,7 @@ import { extensionClientFetch, installSessionRules } from '../../support/client-
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
 import { pageView } from '../../../../features/lookup/panel-view';
+import { ownClient } from '../../../clients/own-client';
 
 const LIVE = { timeout: 90_000 };
 const extension = { id: fakeBrowser.runtime.id, origin: fakeBrowser.runtime.getURL('/') };
@@ -48,7 +48,7 @@ beforeAll(async () => {
   daemon = await startQbittorrent();
   // pairs[3] is the list row's (its candidate is cross-seeded by no other test).
   cs = await startCrossSeedWorld({ pairs: 4, otherSite: true });
-  readBack = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same' }) });
+  readBack = ownClient(daemon);
   for (const index of [0, 1, 2, 3]) await cs.seed(readBack, daemon.dataDir, index);
   // The user is logged in on the candidate's site (not on the third one, which is not theirs).
   siteFetch = cs.siteFetch();
