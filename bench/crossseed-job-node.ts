@@ -68,8 +68,6 @@ async function background() {
 async function overhead(): Promise<NodeBenchOutput> {
   const { extensionClientFetch } = await import('../test/unit/support/client-browser');
   const { startQbittorrent } = await import('../test/clients/daemons');
-  const { createClient } = await import('../utils/clients/index');
-  const { nodeClientFetch } = await import('../test/clients/node-fetch');
   const { proxiedFetch } = await import('../test/clients/proxy-fetch');
   const { startCrossSeedWorld, CANDIDATE_SITE, PAGE_SITE } = await import('../test/e2e/support/cross-seed-world');
   const { SERVICE_BASE_URL } = await import('../test/e2e/world');

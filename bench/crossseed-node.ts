@@ -47,8 +47,6 @@ async function throughBackground(kind: Kind): Promise<{ times: number[]; version
   const { installPermissions } = await import('../test/unit/support/permissions');
   const { installSessionRules, extensionClientFetch } = await import('../test/unit/support/client-browser');
   const { startQbittorrent, startTransmission } = await import('../test/clients/daemons');
-  const { createClient } = await import('../utils/clients/index');
-  const { nodeClientFetch } = await import('../test/clients/node-fetch');
   const { proxiedFetch } = await import('../test/clients/proxy-fetch');
   const { startCrossSeedWorld, CANDIDATE_SITE, PAGE_SITE } = await import('../test/e2e/support/cross-seed-world');
   const { SERVICE_BASE_URL } = await import('../test/e2e/world');
