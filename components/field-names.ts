@@ -13,6 +13,7 @@ const FIELD_KEYS: Record<string, MessageKey> = {
   siteOverrides: 'fieldSiteOverrides',
   sitePasskeys: 'fieldSitePasskeys',
   siteApiKeys: 'fieldSiteApiKeys',
+  piecesHashSites: 'piecesHashFieldSites',
   customHosts: 'fieldCustomHosts',
   privacyNoticeSeen: 'fieldPrivacyNoticeSeen',
   clientIndexEnabled: 'fieldClientIndexEnabled',

@@ -10,6 +10,7 @@ import { clientsMessages } from './clients/clients.messages';
 import { crossSeedMessages } from './cross-seed/cross-seed.messages';
 import { crossSeedJobMessages } from './cross-seed-job/cross-seed-job.messages';
 import { lookupMessages } from './lookup/lookup.messages';
+import { piecesHashMessages } from './pieces-hash/pieces-hash.messages';
 import { settingsMessages } from './settings/settings.messages';
 import { sitesMessages } from './sites/sites.messages';
 
@@ -22,6 +23,7 @@ export const protocol = {
   ...accountMessages,
   ...sitesMessages,
   ...settingsMessages,
+  ...piecesHashMessages,
 };
 
 export type Protocol = typeof protocol;

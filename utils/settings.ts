@@ -103,6 +103,27 @@ const credentialSchema = z
   .max(256)
   .regex(/^[\x21-\x7e]*$/, 'unexpected characters');
 
+/**
+ * A site's pieces-hash API path as the user typed it (utils/sites/pieces-hash-address.ts reads it
+ * against the site's hosts): a path on the site, or an http(s) address; printable, no spaces.
+ */
+export const piecesHashPathSchema = z
+  .string()
+  .trim()
+  .max(300)
+  .regex(/^[\x21-\x7e]*$/, 'unexpected characters')
+  .refine((path) => path === '' || /^\/(?!\/)/.test(path) || /^https?:\/\/[^/]/i.test(path), 'neither a path nor an http(s) address');
+
+/**
+ * Whether a site is asked by pieces hash (issue 18), and where when the user moved its API: `on` off
+ * until the user turns it on for that site, knowingly (it sends the pieces hashes of all the client's
+ * torrents to that site, signed with their passkey); an empty path is dropped (the definition's).
+ */
+export const piecesHashSiteSchema = z
+  .object({ on: z.boolean(), path: piecesHashPathSchema.optional() })
+  .transform(({ on, path }) => (path ? { on, path } : { on }));
+export type PiecesHashSite = z.infer<typeof piecesHashSiteSchema>;
+
 export const settingsFields = {
   baseUrl: baseUrlSchema.default(DEFAULT_SERVICE_BASE_URL),
   token: credentialSchema.default(''),
@@ -122,6 +143,18 @@ export const settingsFields = {
       const kept: Record<string, SiteOverride> = {};
       for (const [sid, value] of Object.entries(entries)) {
         const parsed = siteOverrideSchema.safeParse(value);
+        if (/^\d{1,12}$/.test(sid) && parsed.success) kept[sid] = parsed.data;
+      }
+      return kept;
+    })
+    .default({}),
+  /** Per site (keyed by sid), asked by pieces hash or not; not a credential. An unreadable entry is dropped alone. */
+  piecesHashSites: z
+    .record(z.string(), z.unknown())
+    .transform((entries) => {
+      const kept: Record<string, PiecesHashSite> = {};
+      for (const [sid, value] of Object.entries(entries)) {
+        const parsed = piecesHashSiteSchema.safeParse(value);
         if (/^\d{1,12}$/.test(sid) && parsed.success) kept[sid] = parsed.data;
       }
       return kept;

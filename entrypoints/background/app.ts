@@ -15,6 +15,7 @@ import { CrossSeeds } from '../../features/cross-seed/cross-seed.feature';
 import { CrossSeedJob, JOB_ALARM, JOB_ALARM_MINUTES } from '../../features/cross-seed-job/cross-seed-job.feature';
 import { CustomSites } from '../../features/sites/sites.feature';
 import { PageViews } from '../../features/lookup/lookup.feature';
+import { piecesHashTestHandlers } from '../../features/pieces-hash/site-test';
 import { Preferences } from '../../features/settings/settings.feature';
 import { SettingsStore } from '../../features/settings/settings-store';
 import type { BackgroundOptions, Feature, RepeatedJob, Shared } from './context';
@@ -102,6 +103,7 @@ export class BackgroundApp implements Shared {
     this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs }));
     this.customSites = this.register(new CustomSites(this));
     this.crossSeedJob = this.register(new CrossSeedJob(this, this.clients, this.crossSeeds, this.index));
+    this.register(piecesHashTestHandlers(this, { fetch: options.siteFetch }));
     this.handlers = Object.assign({}, ...this.features.map((feature) => feature.handlers)) as Handlers<Protocol>;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },

@@ -12,7 +12,8 @@ import type { CatalogSite, SiteDefinition } from './site-types';
 function catalogEntry({ download: _download, pages: _pages, ...definition }: SiteDefinition): CatalogSite {
   // A definition of an engine without a details page must give one (test/unit/sites/definitions.test.ts).
   const detailsPage = definition.detailsPage ?? engineSchemas[definition.engine].detailsPage ?? '';
-  return { ...definition, scheme: definition.scheme ?? 'https', detailsPage };
+  const piecesHashPath = definition.piecesHashPath ?? engineSchemas[definition.engine].piecesHashPath;
+  return { ...definition, scheme: definition.scheme ?? 'https', detailsPage, ...(piecesHashPath !== undefined ? { piecesHashPath } : {}) };
 }
 
 export const catalog: readonly CatalogSite[] = definitions.map(catalogEntry);

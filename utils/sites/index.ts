@@ -7,3 +7,4 @@ export { catalog, siteForHost, siteForName, siteForSid } from './catalog';
 export { downloadRuleOf } from './download-rules';
 export { contentScriptMatches, isHostName, normalizeHost, siteKeyForHost, type SiteKey } from './hosts';
 export { buildDetailsUrl, buildDetailsUrlFromCatalog, buildDownloadUrl, DEFAULT_DETAILS_PAGE, homeUrl, isSiteKey, isTorrentId } from './links';
+export { piecesHashAddress, type PiecesHashAddress } from './pieces-hash-address';

@@ -28,6 +28,13 @@ export interface CatalogSite {
   scheme: 'https' | 'http';
   /** Details page template relative to the site root; `{}` is the torrent id. */
   detailsPage: string;
+  /**
+   * Where the site answers NexusPHP's pieces-hash API (utils/pieces-hash/nexus-api.ts): a path on the
+   * site, or an absolute https URL on one of the site's own hosts or their subdomains (piggo's
+   * `https://api.piggo.me/…`). NexusPHP's `/api/pieces-hash` unless its definition moves it; none for
+   * sites of other engines unless their definition gives one (utils/sites/pieces-hash-address.ts).
+   */
+  piecesHashPath?: string;
 }
 
 /**
@@ -100,6 +107,8 @@ export interface EngineSchema {
   /** The details page of its sites; none when the engine fixes none (each site then gives its own). */
   detailsPage?: string;
   download: DownloadRule;
+  /** Where its sites answer the pieces-hash API, unless a site's definition says otherwise; none: not asked. */
+  piecesHashPath?: string;
 }
 
 /**

@@ -186,6 +186,10 @@ function shownValue(field: string, value: PreviewValue): string {
     if (!entries.length) return t('valueNone');
     // Passkeys and API keys come masked from the background (features/settings/settings.feature.ts): only which sites have one.
     if (field === 'sitePasskeys' || field === 'siteApiKeys') return entries.map(([sid]) => `${siteName(sid)}: ${t('valueSet')}`).join('; ');
+    // Asked by pieces hash or not, with the path the user moved its API to.
+    if (field === 'piecesHashSites') {
+      return (entries as [string, { on?: boolean; path?: string }][]).map(([sid, site]) => `${siteName(sid)}: ${[site?.on ? t('valueYes') : t('valueNo'), site?.path].filter(Boolean).join(' ')}`).join('; ');
+    }
     // Host overrides move a site's links: each one is named with its site.
     return entries.map(([sid, override]) => `${siteName(sid)}: ${[override?.scheme, override?.host].filter(Boolean).join('://') || t('valueNone')}`).join('; ');
   }

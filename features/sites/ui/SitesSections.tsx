@@ -11,11 +11,18 @@ import type { SettingsView } from '../../settings/settings.messages';
 import type { SiteChoice } from '../sites.messages';
 import { sendToBackground } from '../../send-to-background';
 import { siteForHost, siteForSid } from '../../../utils/sites/catalog';
+import type { CatalogSite } from '../../../utils/sites/site-types';
 import { catalogEntryOf } from '../../../utils/sites/pinning';
 import { downloadRuleOf } from '../../../utils/sites/download-rules';
 import { fieldLabel } from '../../../components/field-names';
 import { mirrorOf, parseOverride, type OverrideDraft } from './site-overrides';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
+import { browser } from 'wxt/browser';
+import { piecesHashAddress } from '../../../utils/sites/pieces-hash-address';
+import { permissionPattern } from '../../../utils/permission-pattern';
+import { piecesHashPathSchema, type PiecesHashSite, type SiteOverride } from '../../../utils/settings';
+import type { ClientKind } from '../../../utils/clients/client-types';
+import { PiecesHashFields, piecesHashTestStatus } from '../../pieces-hash/ui/PiecesHashFields';
 
 type SiteList = Reply<'sites:list'>;
 
@@ -185,15 +192,40 @@ const API_KEY = /^[A-Za-z0-9_-]{8,256}$/;
 /**
  * `confirm`: the user's yes to downloads from a mirror (their passkey and session go there).
  * `apiKey`: for a site whose download rule asks its API (M-Team), the key the user made there.
+ * `piecesHash`: whether the site is asked by pieces hash, and the API's path as typed (empty: the definition's).
  */
-type AddressDraft = OverrideDraft & { passkey: string; confirm: boolean; apiKey: string };
+type AddressDraft = OverrideDraft & { passkey: string; confirm: boolean; apiKey: string; piecesHash: { on: boolean; path: string } };
+
+/**
+ * The problem of a typed pieces-hash path for a site, in words, or undefined when it may be saved:
+ * the settings' own rule, then the address it makes must be the site's own (the passkey goes there).
+ */
+function piecesHashPathProblem(entry: CatalogSite | undefined, path: string, override: SiteOverride | undefined): string | undefined {
+  if (!piecesHashPathSchema.safeParse(path).success || !entry) return t('piecesHashPathBad');
+  const address = piecesHashAddress(entry, path, override);
+  if (!('problem' in address)) return undefined;
+  return address.problem === 'other-host' ? t('piecesHashPathOtherHost', address.host) : t('piecesHashPathBad');
+}
 
 function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList }) {
   const held = view.settings.heldSites ?? [];
   const saved = view.settings.siteOverrides;
   const savedKeys = view.settings.sitePasskeys;
   const savedApiKeys = view.settings.siteApiKeys;
+  const savedPiecesHash = view.settings.piecesHashSites;
   const [drafts, setDrafts] = useState<Record<string, AddressDraft>>({});
+  const [pathErrors, setPathErrors] = useState<Record<string, string>>({});
+  const [tests, setTests] = useState<Record<string, Status>>({});
+  // The default client, when it gives no piece hashes over its API: those sites are asked only with qBittorrent.
+  const [clientWithoutPieces, setClientWithoutPieces] = useState<ClientKind | undefined>();
+  useEffect(() => {
+    void sendToBackground('clients:list', {})
+      .then((answer) => {
+        const type = answer?.clients.find((client) => client.isDefault)?.type;
+        setClientWithoutPieces(type && type !== 'qbittorrent' ? type : undefined);
+      })
+      .catch(() => undefined);
+  }, []);
   const [errors, setErrors] = useState<Record<string, boolean>>({});
   const [keyErrors, setKeyErrors] = useState<Record<string, boolean>>({});
   const [apiKeyErrors, setApiKeyErrors] = useState<Record<string, boolean>>({});
@@ -208,6 +240,7 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
         passkey: savedKeys[String(sid)] ?? '',
         apiKey: savedApiKeys[String(sid)] ?? '',
         confirm: !!override?.host && override.confirmedHost === override.host,
+        piecesHash: { on: !!savedPiecesHash[String(sid)]?.on, path: savedPiecesHash[String(sid)]?.path ?? '' },
       }
     );
   };
@@ -223,6 +256,34 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     if (errors[sid]) setErrors({ ...errors, [sid]: false });
     if (keyErrors[sid] && change.passkey !== undefined) setKeyErrors({ ...keyErrors, [sid]: false });
     if (apiKeyErrors[sid] && change.apiKey !== undefined) setApiKeyErrors({ ...apiKeyErrors, [sid]: false });
+    if (pathErrors[sid] && change.piecesHash !== undefined) setPathErrors({ ...pathErrors, [sid]: '' });
+  };
+  /** Whether the site has a pieces-hash API to ask (a NexusPHP site, or one whose definition names one). */
+  const offersPiecesHash = (sid: number) => {
+    const entry = entryOf(sid);
+    if (!entry) return false;
+    const address = piecesHashAddress(entry, undefined);
+    return !('problem' in address && address.problem === 'not-nexusphp');
+  };
+  const editPiecesHash = (sid: number, change: Partial<AddressDraft['piecesHash']>) => edit(sid, { piecesHash: { ...draftFor(sid).piecesHash, ...change } });
+  /**
+   * "Test": the typed path and passkey, one request with a random pieces hash. A host the manifest
+   * does not hold (a confirmed mirror) is asked for within the click, before anything awaits.
+   */
+  const testPiecesHash = (sid: number) => {
+    const draft = draftFor(sid);
+    const entry = entryOf(sid);
+    const address = entry && piecesHashAddress(entry, draft.piecesHash.path, saved[String(sid)]);
+    const host = address && 'endpoint' in address ? new URL(address.endpoint).hostname : undefined;
+    const permission = address && 'endpoint' in address && host && !siteForHost(host) ? browser.permissions.request({ origins: [permissionPattern(address.endpoint)] }).catch(() => false) : Promise.resolve(true);
+    const show = (status: Status) => setTests((all) => ({ ...all, [sid]: status }));
+    show({ kind: 'working', text: t('piecesHashTesting', nameOf(sid)) });
+    void permission
+      .then(() => sendToBackground('pieces:test', { sid, path: draft.piecesHash.path, passkey: draft.passkey }))
+      .then(
+        (view) => show(piecesHashTestStatus(view, nameOf(sid))),
+        () => show(piecesHashTestStatus(undefined, nameOf(sid))),
+      );
   };
   /** Whether the site's .torrent files come through its API, with a key the user enters (M-Team). */
   const wantsApiKey = (sid: number) => {
@@ -238,6 +299,9 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     const next: Record<string, { host?: string; scheme?: 'http' | 'https' }> = { ...saved };
     const keys: Record<string, string> = { ...savedKeys };
     const apiKeys: Record<string, string> = { ...savedApiKeys };
+    // Sites no longer held keep their choice too, as their overrides do.
+    const piecesHashSites: Record<string, PiecesHashSite> = { ...savedPiecesHash };
+    const badPath: Record<string, string> = {};
     const badApiKey: Record<string, boolean> = {};
     const bad: Record<string, boolean> = {};
     const badKey: Record<string, boolean> = {};
@@ -254,6 +318,14 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
       if (passkey && !PASSKEY.test(passkey)) badKey[sid] = true;
       else if (passkey) keys[String(sid)] = passkey;
       else delete keys[String(sid)];
+      if (offersPiecesHash(sid)) {
+        const { on, path: typed } = draft.piecesHash;
+        const path = typed.trim();
+        const problem = path ? piecesHashPathProblem(entryOf(sid), path, next[String(sid)]) : undefined;
+        if (problem) badPath[sid] = problem;
+        else if (on || path) piecesHashSites[String(sid)] = path ? { on, path } : { on };
+        else delete piecesHashSites[String(sid)];
+      }
       if (!wantsApiKey(sid)) continue;
       const apiKey = draft.apiKey.trim();
       if (apiKey && !API_KEY.test(apiKey)) badApiKey[sid] = true;
@@ -263,14 +335,16 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     setErrors(bad);
     setKeyErrors(badKey);
     setApiKeyErrors(badApiKey);
-    const firstBad = held.find((sid) => bad[sid] || badKey[sid] || badApiKey[sid]);
+    setPathErrors(badPath);
+    const firstBad = held.find((sid) => bad[sid] || badKey[sid] || badApiKey[sid] || badPath[sid]);
     if (firstBad !== undefined) {
-      document.getElementById(bad[firstBad] ? `override-host-${firstBad}` : badKey[firstBad] ? `site-passkey-${firstBad}` : `site-api-key-${firstBad}`)?.focus();
+      const field = bad[firstBad] ? 'override-host' : badKey[firstBad] ? 'site-passkey' : badApiKey[firstBad] ? 'site-api-key' : 'pieces-hash-path';
+      document.getElementById(`${field}-${firstBad}`)?.focus();
       setStatus({ kind: 'problem', text: t('overridesFixErrors') });
       return;
     }
     setStatus({ kind: 'working', text: t('saving') });
-    const answer = await sendToBackground('settings:save', { update: { siteOverrides: next, sitePasskeys: keys, siteApiKeys: apiKeys } });
+    const answer = await sendToBackground('settings:save', { update: { siteOverrides: next, sitePasskeys: keys, siteApiKeys: apiKeys, piecesHashSites } });
     if (!answer || !('settings' in answer)) {
       setStatus({ kind: 'problem', text: t('fieldRefused', fieldLabel((answer && 'refused' in answer && answer.refused) || 'siteOverrides')) });
       return;
@@ -367,6 +441,19 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
                           </p>
                         )}
                       </>
+                    )}
+                    {offersPiecesHash(sid) && (
+                      <PiecesHashFields
+                        sid={sid}
+                        name={nameOf(sid)}
+                        draft={draft.piecesHash}
+                        definitionPath={entryOf(sid)?.piecesHashPath ?? ''}
+                        pathError={pathErrors[sid] || undefined}
+                        test={tests[sid] ?? IDLE}
+                        clientWithoutPieces={clientWithoutPieces}
+                        onChange={(change) => editPiecesHash(sid, change)}
+                        onTest={() => testPiecesHash(sid)}
+                      />
                     )}
                   </fieldset>
                 </li>

@@ -41,6 +41,11 @@ const validSettings: fc.Arbitrary<Settings> = fc.record({
   indexMarkHosts: fc.uniqueArray(host, { maxLength: 4 }),
   sitePasskeys: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), { maxKeys: 3 }),
   siteApiKeys: fc.dictionary(fc.nat({ max: 9999 }).map(String), fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), { maxKeys: 3 }),
+  piecesHashSites: fc.dictionary(
+    fc.nat({ max: 9999 }).map(String),
+    fc.record({ on: fc.boolean(), path: fc.constantFrom('/api/pieces-hash', '/nexusapi/pieces-hash', 'https://api.piggo.me/api/pieces-hash') }, { requiredKeys: ['on'] }),
+    { maxKeys: 3 },
+  ),
 });
 
 /** Values each field must refuse as a whole: wrong types and right types with wrong content. */
@@ -60,6 +65,7 @@ const JUNK: Record<SettingsField, unknown[]> = {
   indexMarkHosts: ['hdsky.me', { 0: 'hdsky.me' }, 5, null],
   sitePasskeys: [[], 'x', null, 7],
   siteApiKeys: [[], 'x', null, 7],
+  piecesHashSites: [[], 'x', null, 7],
 };
 
 /** Entries a list field must drop alone, keeping the rest. */

@@ -131,3 +131,55 @@ describe('exportSettings / lookupMode', () => {
     expect(lookupMode({ ...DEFAULT_SETTINGS, token: 't', appId: 'a', secret: 's' })).toBe('token');
   });
 });
+
+describe('piecesHashSites (issue 18)', () => {
+  it('is off for every site by default', () => {
+    expect(DEFAULT_SETTINGS.piecesHashSites).toEqual({});
+    expect(readSettings({ version: 1 }).settings.piecesHashSites).toEqual({});
+  });
+
+  it('reads entry by entry: a trimmed path on the site or an http(s) address is kept, an empty one dropped, a bad entry dropped alone', () => {
+    const loaded = readSettings({
+      version: 1,
+      piecesHashSites: {
+        '1': { on: true, path: ' /api/torrents/pieces-hash ' },
+        '69': { on: true, path: 'https://api.piggo.me/api/pieces-hash' },
+        '72': { on: false, path: '' },
+        '4': { on: true },
+        '5': { on: 'yes' },
+        '6': { on: true, path: 'api/pieces-hash' },
+        '7': { on: true, path: '//evil.example/api' },
+        '8': { on: true, path: 'javascript:alert(1)' },
+        '9': { on: true, path: `/${'x'.repeat(300)}` },
+        '10': { on: true, path: '/api/pieces hash' },
+        '11': { on: true, path: '/api/\u7a2e' },
+        abc: { on: true },
+        '12': 'on',
+      },
+    });
+    expect(loaded.settings.piecesHashSites).toEqual({
+      '1': { on: true, path: '/api/torrents/pieces-hash' },
+      '69': { on: true, path: 'https://api.piggo.me/api/pieces-hash' },
+      '72': { on: false },
+      '4': { on: true },
+    });
+    expect(loaded.repairedFields).toEqual(['piecesHashSites']);
+    expect(loaded.resetFields).toEqual([]);
+  });
+
+  it('a save that names it is checked by the same schema; other fields stay as they were', () => {
+    const current = { ...DEFAULT_SETTINGS, token: 'tok', sitePasskeys: { '4': '0123456789abcdef0123456789abcdef' } };
+    const next = applySettingsUpdate(current, { piecesHashSites: { '4': { on: true, path: '/npapi/pieces-hash' } } });
+    expect(next.piecesHashSites).toEqual({ '4': { on: true, path: '/npapi/pieces-hash' } });
+    expect(next.token).toBe('tok');
+    expect(next.sitePasskeys).toEqual(current.sitePasskeys);
+    expect(() => applySettingsUpdate(current, { piecesHashSites: [] })).toThrow();
+  });
+
+  it('is not a credential: exported with or without credentials, and round-trips', () => {
+    const settings = { ...DEFAULT_SETTINGS, piecesHashSites: { '72': { on: true, path: '/nexusapi/pieces-hash' } } };
+    expect(exportSettings(settings, false)).toMatchObject({ piecesHashSites: settings.piecesHashSites });
+    expect(exportSettings(settings, true)).toMatchObject({ piecesHashSites: settings.piecesHashSites });
+    expect(readSettings(storedSettings(settings)).settings).toEqual(settings);
+  });
+});

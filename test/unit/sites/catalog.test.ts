@@ -18,6 +18,7 @@ const KEYS: Record<string, 'required' | 'optional'> = {
   apiHosts: 'optional',
   scheme: 'required',
   detailsPage: 'required',
+  piecesHashPath: 'optional',
 };
 
 /** Every way a catalog entry (a site definition over its engine) can fail the CatalogSite contract, as readable messages. */
@@ -44,6 +45,7 @@ function contractProblems(entry: unknown): string[] {
   hostList('apiHosts', false);
   if (record.scheme !== 'https' && record.scheme !== 'http') problems.push('scheme');
   if (!text('detailsPage') || !/\{(id)?\}/.test(String(record.detailsPage))) problems.push('detailsPage without {} or {id}');
+  if ('piecesHashPath' in record && !/^(\/[^/]|https:\/\/)/.test(String(record.piecesHashPath))) problems.push('piecesHashPath neither a path nor an https address');
   return problems;
 }
 

@@ -4,6 +4,7 @@
  * A site that is its engine and nothing more is a row here (utils/sites/SOURCES.md says where each
  * fact comes from); a site with a rule of its own (a download path, a link on its details page,
  * pages at other paths) is a file of its own in this folder, listed here by name.
+ * `piecesHashPath` moves a NexusPHP site's pieces-hash API (keepfrds, piggo, hhanclub: SOURCES.md).
  * Adding a site: a row, or a file and its name here; then `npx tsx utils/sites/generate-site-indexes.ts`.
  */
 import type { SiteDefinition } from '../site-types';
@@ -16,7 +17,7 @@ import { pthome } from './pthome';
 import { ttg } from './ttg';
 
 export const definitions: readonly SiteDefinition[] = [
-  { sid: 1, site: 'keepfrds', nickname: 'FRDS', nameZh: '朋友', engine: 'nexusphp', hosts: ['pt.keepfrds.com'] },
+  { sid: 1, site: 'keepfrds', nickname: 'FRDS', nameZh: '朋友', engine: 'nexusphp', hosts: ['pt.keepfrds.com'], piecesHashPath: '/api/torrents/pieces-hash' },
   pthome,
   mteam,
   hdsky,
@@ -57,9 +58,9 @@ export const definitions: readonly SiteDefinition[] = [
   { sid: 64, site: 'greatposterwall', nickname: 'GreatPosterWall', nameZh: '海豹', engine: 'gazelle', hosts: ['greatposterwall.com'] },
   { sid: 67, site: 'hudbt', nickname: 'HUDBT', nameZh: '蝴蝶', engine: 'nexusphp', hosts: ['hudbt.hust.edu.cn'] },
   { sid: 68, site: 'audiences', nickname: 'Audiences', nameZh: '观众', engine: 'nexusphp', hosts: ['audiences.me'], oldHosts: ['cinefiles.info'] },
-  { sid: 69, site: 'piggo', nickname: 'Piggo', nameZh: '猪猪', engine: 'nexusphp', hosts: ['piggo.me'] },
+  { sid: 69, site: 'piggo', nickname: 'Piggo', nameZh: '猪猪', engine: 'nexusphp', hosts: ['piggo.me'], piecesHashPath: 'https://api.piggo.me/api/pieces-hash' },
   { sid: 70, site: 'wintersakura', nickname: 'WinterSakura', nameZh: '冬樱', engine: 'nexusphp', hosts: ['wintersakura.net'] },
-  { sid: 72, site: 'hhanclub', nickname: 'HHanClub', nameZh: '憨憨', engine: 'nexusphp', hosts: ['hhanclub.net', 'hhan.club'], oldHosts: ['hhanclub.top'] },
+  { sid: 72, site: 'hhanclub', nickname: 'HHanClub', nameZh: '憨憨', engine: 'nexusphp', hosts: ['hhanclub.net', 'hhan.club'], oldHosts: ['hhanclub.top'], piecesHashPath: '/nexusapi/pieces-hash' },
   { site: 'hdvideo', nickname: 'HDVideo', nameZh: '高清视频', engine: 'nexusphp', hosts: ['hdvideo.top'], oldHosts: ['hdvideo.one'] },
   { sid: 75, site: 'pt0ffcc', nickname: 'FreeFarm', nameZh: '自由农场', engine: 'nexusphp', hosts: ['pt.0ff.cc'] },
   { sid: 80, site: 'zhuque', nickname: 'Zhuque', nameZh: '朱雀', engine: 'other', hosts: ['zhuque.in'], detailsPage: 'torrent/info/{}' },

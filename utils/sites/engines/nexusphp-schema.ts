@@ -64,4 +64,6 @@ export const nexusphpSchema = {
     passkeyTemplate: 'download.php?id={}&passkey={passkey}',
     cookieTemplate: 'download.php?id={}',
   },
+  // NexusPHP >= 1.8.5's routes/api.php (utils/sites/SOURCES.md "Pieces-hash API").
+  piecesHashPath: '/api/pieces-hash',
 } satisfies EngineSchema;
