@@ -15,7 +15,7 @@ import { CrossSeeds } from '../../features/cross-seed/cross-seed.feature';
 import { CrossSeedJob, JOB_ALARM, JOB_ALARM_MINUTES } from '../../features/cross-seed-job/cross-seed-job.feature';
 import { CustomSites } from '../../features/sites/sites.feature';
 import { PageViews } from '../../features/lookup/lookup.feature';
-import { piecesHashTestHandlers } from '../../features/pieces-hash/site-test';
+import { PiecesHash } from '../../features/pieces-hash/pieces-hash.feature';
 import { Preferences } from '../../features/settings/settings.feature';
 import { SettingsStore } from '../../features/settings/settings-store';
 import type { BackgroundOptions, Feature, RepeatedJob, Shared } from './context';
@@ -63,6 +63,7 @@ export class BackgroundApp implements Shared {
   readonly crossSeeds: CrossSeeds;
   readonly crossSeedJob: CrossSeedJob;
   readonly index: ClientIndexFeature;
+  readonly piecesHash: PiecesHash;
 
   /** Every message's handler, from the features registered below (the router checks the message first). */
   readonly handlers: Handlers<Protocol>;
@@ -100,10 +101,11 @@ export class BackgroundApp implements Shared {
     this.clients = this.register(new Clients(this, { fetch: options.clientFetch, timeoutMs: options.clientTimeoutMs }));
     this.preferences = this.register(new Preferences(this, this.clients));
     this.crossSeeds = this.register(new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch }));
-    this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs }));
+    this.piecesHash = this.register(new PiecesHash(this, { fetch: options.siteFetch, paceMs: options.piecesPaceMs }));
+    this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs, pieces: this.piecesHash }));
+    this.pages.piecesPlaces = (hashes) => this.index.piecesPlaces(hashes);
     this.customSites = this.register(new CustomSites(this));
     this.crossSeedJob = this.register(new CrossSeedJob(this, this.clients, this.crossSeeds, this.index));
-    this.register(piecesHashTestHandlers(this, { fetch: options.siteFetch }));
     this.handlers = Object.assign({}, ...this.features.map((feature) => feature.handlers)) as Handlers<Protocol>;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },

@@ -29,6 +29,8 @@ export interface BackgroundOptions {
   siteFetch?: typeof fetch;
   /** The client index's pause between two batches of a sync (2 s when absent); tests and benches give 0. */
   indexPauseMs?: number;
+  /** The pace per site asked by pieces hash (2 s when absent); tests give less. */
+  piecesPaceMs?: number;
 }
 
 /** A job the background repeats on a browser alarm (it survives the worker's restarts). */

@@ -31,11 +31,13 @@ import type { clientIndexMessages } from './client-index.messages';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Settings } from '../../utils/settings';
 import type { Clients, StoredClient } from '../clients/clients.feature';
-import { clientKey } from '../clients/client-identity';
+import { clientIdentity, clientKey } from '../clients/client-identity';
+import { PiecesHash } from '../pieces-hash/pieces-hash.feature';
+import type { PiecesPlace } from '../lookup/candidates';
 import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import { ListPages } from './list-pages';
 import { MarksToPages } from './marks-to-pages';
-import { SyncRuns } from './sync-runs';
+import { SyncRuns, type SyncRunOptions } from './sync-runs';
 import type { RepeatedJob, Shared } from '../../entrypoints/background/context';
 
 export { INDEX_JOB, INDEX_RUNS_KEY, INDEX_SYNC_EVERY_MINUTES } from './sync-runs';
@@ -43,6 +45,8 @@ export { INDEX_JOB, INDEX_RUNS_KEY, INDEX_SYNC_EVERY_MINUTES } from './sync-runs
 export interface ClientIndexOptions {
   /** The sync's pause between two batches (the library's 2 s when absent; tests and the bench give 0). */
   pauseMs?: number;
+  /** The second source: sites asked by pieces hash during each sync. */
+  pieces?: SyncRunOptions['pieces'];
 }
 
 export class ClientIndexFeature {
@@ -57,7 +61,7 @@ export class ClientIndexFeature {
 
   constructor(
     private readonly shared: Shared,
-    clients: Clients,
+    private readonly clients: Clients,
     crossSeeds: Pick<CrossSeeds, 'run'>,
     options: ClientIndexOptions = {},
   ) {
@@ -65,7 +69,7 @@ export class ClientIndexFeature {
     this.indexes = new ClientIndexes({ settings: () => shared.settings.get(), now: shared.now });
     this.marks = new MarksToPages(shared);
     this.lists = new ListPages(shared, clients, this.indexes, this.marks, crossSeeds);
-    this.runs = new SyncRuns(shared, clients, this.indexes, { pauseMs: options.pauseMs, afterRun: async () => {
+    this.runs = new SyncRuns(shared, clients, this.indexes, { pauseMs: options.pauseMs, pieces: options.pieces, afterRun: async () => {
         await this.lists.refreshTabs();
         for (const listener of this.afterSync) await listener().catch(() => undefined);
       } });
@@ -98,6 +102,18 @@ export class ClientIndexFeature {
     return this.runs.run(job);
   }
 
+  /**
+   * The places sites asked by pieces hash named for these torrents of the client (a details page's
+   * hash in the client): for the popup's candidates only. Nothing while the index is off.
+   */
+  async piecesPlaces(hashes: readonly string[]): Promise<PiecesPlace[]> {
+    if (!(await this.shared.settings.get()).clientIndexEnabled) return [];
+    const chosen = await this.clients.defaultClient();
+    const index = chosen && (await this.indexes.open(clientIdentity(chosen.config)).catch(() => undefined));
+    if (!index) return [];
+    return hashes.flatMap((hash) => index.piecesPlaces(hash).map((place) => ({ forHash: hash, ...place })));
+  }
+
   /** The options page's view of the index. */
   status(): Promise<IndexStatusView> {
     return this.runs.status();
@@ -126,8 +142,21 @@ export class ClientIndexFeature {
         await this.runs.forgetRecords();
       } else void this.run('sync');
     }
+    // A site switched off as a pieces-hash source: its answers go; one switched on: a sync asks it.
+    const piecesBefore = PiecesHash.switchedOn(previous);
+    const piecesNow = PiecesHash.switchedOn(next);
+    const piecesChanged = piecesBefore.join() !== piecesNow.join();
+    if (next.clientIndexEnabled && piecesChanged) {
+      const dropped = piecesBefore.filter((sid) => !piecesNow.includes(sid));
+      if (dropped.length) {
+        const chosen = await this.clients.defaultClient();
+        const index = chosen && (await this.indexes.open(clientIdentity(chosen.config)).catch(() => undefined));
+        for (const sid of dropped) await index?.forgetFound(sid);
+      }
+      if (piecesNow.some((sid) => !piecesBefore.includes(sid))) void this.run('sync');
+    }
     const marksChanged = next.indexMarkHosts.join() !== previous.indexMarkHosts.join();
-    if (next.clientIndexEnabled !== previous.clientIndexEnabled || marksChanged) {
+    if (next.clientIndexEnabled !== previous.clientIndexEnabled || marksChanged || (next.clientIndexEnabled && piecesChanged)) {
       await this.lists.refreshTabs(previous);
       this.runs.announce();
     }

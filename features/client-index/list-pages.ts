@@ -207,7 +207,7 @@ export class ListPages {
     // No tab record: the answer goes to the popup alone (a list page hears nothing of the index).
     const { result, client } = await this.crossSeeds.run({
       sourceHash: match.clientTorrent.hash,
-      candidate: { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash },
+      candidate: { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash, ...(match.candidatePieces && { piecesHash: match.candidatePieces }) },
       siteName: name,
     });
     if ((result.kind === 'added' || result.kind === 'already-in-client') && client) {

@@ -17,6 +17,7 @@ import { clientIdentity, clientKey } from '../clients/client-identity';
 import type { RepeatedJob, Shared } from '../../entrypoints/background/context';
 import { announceToPages } from '../../entrypoints/background/announce';
 import { indexRunsItem, type StoredRuns } from './client-index.storage';
+import { PiecesHash } from '../pieces-hash/pieces-hash.feature';
 
 /** The alarm that keeps the index current. */
 export const INDEX_JOB = 'client-index-sync';
@@ -28,6 +29,8 @@ export interface SyncRunOptions {
   pauseMs?: number;
   /** After a run that changed the index: the open list pages are answered again. */
   afterRun: () => Promise<void>;
+  /** The second source (sites asked by pieces hash): what a sync of a client asks them, and the run's report in the options page's terms. */
+  pieces?: Pick<PiecesHash, 'stepFor' | 'runView'>;
 }
 
 interface Running {
@@ -136,10 +139,12 @@ export class SyncRuns {
       if (!index) return undefined;
       /** Requests spent before placing began (a placing run asks any new hash first). */
       let beforePlacing: number | undefined;
+      const pieces = (await this.options.pieces?.stepFor(found.client).catch(() => undefined)) ?? { unusable: [] };
       try {
         const report = await index.sync(found.client, this.shared.lookup, {
           signal: running.controller.signal,
           locate: running.job === 'place',
+          ...(pieces.step && { pieces: pieces.step }),
           ...(this.options.pauseMs !== undefined && { pauseMs: this.options.pauseMs }),
           onProgress: (progress: SyncProgress) => {
             if (progress.phase === 'locating' && beforePlacing === undefined) beforePlacing = progress.requests;
@@ -154,6 +159,8 @@ export class SyncRuns {
           if (report.asked) await this.recordRun(running.client, { ...common, job: 'sync', asked: report.asked, requests: syncRequests });
           view = { ...common, job: 'place', asked: report.locateAsked, requests: report.requests - syncRequests, located: report.located };
         } else view = { ...common, job: 'sync', asked: report.asked, requests: report.requests };
+        const piecesView = await this.options.pieces?.runView(report.pieces, pieces.unusable);
+        if (piecesView) view.pieces = piecesView;
       } catch (error) {
         // Turned off meanwhile: the index is gone, and nothing is recorded.
         if (error instanceof ClientIndexError && error.kind === 'disabled') return undefined;
@@ -195,7 +202,11 @@ export class SyncRuns {
     if (!found) return { ...base, problem: { kind: 'no-client' } };
     const key = clientKey(found.config);
     const view: IndexStatusView = { ...base, client: { id: found.config.id, type: found.config.type, url: found.config.url } };
-    if (lookupMode(settings) !== 'token') view.problem = { kind: 'needs-token' };
+    const piecesSites = PiecesHash.switchedOn(settings);
+    // Without a token the sites asked by pieces hash may fill the index alone (when the client gives pieces hashes).
+    const piecesClient = found.config.type === 'qbittorrent' ? 'supported' : 'unsupported';
+    if (piecesSites.length) view.pieces = { sites: piecesSites, client: piecesClient };
+    if (lookupMode(settings) !== 'token' && !(piecesSites.length && piecesClient === 'supported')) view.problem = { kind: 'needs-token' };
     const index = await this.indexes.open(clientIdentity(found.config)).catch(() => undefined);
     if (index) {
       const status = index.status();

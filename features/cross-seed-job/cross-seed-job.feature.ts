@@ -205,7 +205,16 @@ export class CrossSeedJob {
       const finds: SiteFinds = { sid, torrents: [], decided: 0 };
       for (const place of index.opportunities(sid)) {
         if (++seen % CHUNK === 0) await pause();
-        const torrent: JobTorrent = { sid, torrentId: place.torrentId, infoHash: place.hash, sourceHash: place.source.hash, name: place.source.name, bytes: place.source.size };
+        const torrent: JobTorrent = {
+          sid,
+          torrentId: place.torrentId,
+          infoHash: place.hash,
+          ...(place.piecesHash && { piecesHash: place.piecesHash }),
+          foundBy: place.foundBy,
+          sourceHash: place.source.hash,
+          name: place.source.name,
+          bytes: place.source.size,
+        };
         if (anyDecided && decided[decidedKey(torrent)]) {
           finds.decided++;
           continue;
@@ -475,7 +484,7 @@ export class CrossSeedJob {
       const addedStopped = new Promise<void>((resolve) => (movedOn = resolve));
       const run = this.crossSeeds.run({
         sourceHash: item.sourceHash,
-        candidate: { sid, torrentId: item.torrentId, infoHash: item.infoHash },
+        candidate: { sid, torrentId: item.torrentId, infoHash: item.infoHash, ...(item.piecesHash && { piecesHash: item.piecesHash }) },
         siteName: site.siteName,
         onSiteRequest: () =>
           this.update((job) => {
@@ -483,13 +492,13 @@ export class CrossSeedJob {
             if (at?.inFlight) at.inFlight.requested = true;
           }),
         // In the client stopped: kept as checking (written before the site's next download), and the site goes on.
-        onAddedStopped: async () => {
+        onAddedStopped: async (added) => {
           this.checks.set(key, settled);
           await this.update((job) => {
             const at = job.sites.find((entry) => entry.sid === sid);
             if (!at?.inFlight || decidedKey(at.inFlight) !== key) return;
             delete at.inFlight;
-            (at.checking ??= []).push(item);
+            (at.checking ??= []).push(item.infoHash ? item : { ...item, addedHash: added.hash });
           });
           movedOn();
         },
@@ -531,7 +540,7 @@ export class CrossSeedJob {
         if (this.checks.has(key)) continue;
         const sid = site.sid;
         const settled: Promise<void> = this.crossSeeds
-          .finishAddedStopped(item.infoHash)
+          .finishAddedStopped(item.addedHash ?? item.infoHash)
           .then((result) => (this.halted ? undefined : this.settle(sid, item, result)))
           .catch(() => undefined)
           .finally(() => {
@@ -678,7 +687,8 @@ export class CrossSeedJob {
     const chosen = await this.clients.defaultClient();
     let held: { hash: string; savePath: string } | undefined;
     try {
-      held = chosen ? (await chosen.client.lookup([item.infoHash])).get(item.infoHash) : undefined;
+      // Found by pieces hash, its info-hash unknown until its .torrent was read: nothing to look for.
+      held = chosen && item.infoHash ? (await chosen.client.lookup([item.infoHash])).get(item.infoHash) : undefined;
     } catch (error) {
       await this.update((job) => {
         if (job.state !== 'running') return;

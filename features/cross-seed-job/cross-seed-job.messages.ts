@@ -6,6 +6,7 @@
  * answer nothing of it.
  */
 import { z } from 'zod';
+import type { FoundBy } from '../../utils/client-index/model';
 import { event, message } from '../../utils/messaging/protocol';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine/cross-seed';
 import type { ClientSummary, ClientProblem } from '../clients/clients.messages';
@@ -62,7 +63,14 @@ export interface JobPreview {
 export interface JobTorrent {
   sid: number;
   torrentId: number;
+  /** '' for a torrent a site's pieces-hash API found: its info-hash is learnt from its .torrent. */
   infoHash: string;
+  /** Found by pieces hash: what its .torrent must carry. */
+  piecesHash?: string;
+  /** Who found it: the lookup service, a site asked by pieces hash, or both. */
+  foundBy?: FoundBy;
+  /** Once added stopped: the info-hash the client holds it under (a torrent found by pieces hash learns it then). */
+  addedHash?: string;
   /** The client torrent holding its data. */
   sourceHash: string;
   name: string;

@@ -70,7 +70,7 @@ export interface CrossSeedRequest {
    * checked, the add confirmed), before the client's check and the start at 100 % that end the run:
    * the job records it and lets its site go on. The run's outcome is still the whole result.
    */
-  onAddedStopped?: () => Promise<void>;
+  onAddedStopped?: (added: { hash: string; savePath: string }) => Promise<void>;
 }
 
 /** What one run gave: its result, and the client it went to (undefined when the user has none). */
@@ -170,8 +170,8 @@ export class CrossSeeds {
     const view = await this.shared.tabs.get(tabId);
     const candidate = view && this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId && entry.infoHash === wanted.infoHash);
     if (!view?.url || !candidate) return this.state(tabId);
-    const { sid, torrentId, infoHash } = candidate;
-    await this.run({ sourceHash: candidate.forHash, candidate: { sid, torrentId, infoHash }, siteName: candidate.siteName, tab: { tabId, url: view.url } });
+    const { sid, torrentId, infoHash, piecesHash } = candidate;
+    await this.run({ sourceHash: candidate.forHash, candidate: { sid, torrentId, infoHash, ...(piecesHash && { piecesHash }) }, siteName: candidate.siteName, tab: { tabId, url: view.url } });
     return this.state(tabId);
   }
 
@@ -250,7 +250,7 @@ export class CrossSeeds {
           }
         };
         const onAddedStopped = request.onAddedStopped;
-        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: () => onAddedStopped() }) });
+        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: (added: { hash: string; savePath: string }) => onAddedStopped(added) }) });
       })
       .catch(unexpected)
       .then((result): CrossSeedOutcome => ({ result, client: chosen?.client }));
@@ -333,7 +333,7 @@ export class CrossSeeds {
       let left = MAX_PER_CROSS_SEED_ALL;
       for (const [pageHash, group] of byHash) {
         const byKey = new Map(group.map((candidate) => [runKey(client, pageHash, candidate), candidate]));
-        const refs: CrossSeedCandidate[] = group.map(({ sid, torrentId, infoHash }) => ({ sid, torrentId, infoHash }));
+        const refs: CrossSeedCandidate[] = group.map(({ sid, torrentId, infoHash, piecesHash }) => ({ sid, torrentId, infoHash, ...(piecesHash && { piecesHash }) }));
         for await (const event of crossSeedAll(pageHash, refs, settings.heldSites, env, left)) {
           if (event.type === 'plan') {
             progress.total = (progress.total ?? 0) + event.total;

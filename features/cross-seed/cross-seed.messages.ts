@@ -79,7 +79,7 @@ export const crossSeedMessages = {
    * nothing once it is done (a second click while it runs joins it); the tab's cross-seeds come once,
    * as `crossseed:changed`. So does "Cross-seed all".
    */
-  'crossseed:one': message<void>()('extension', z.object({ tabId, sid, torrentId, infoHash: hash })),
+  'crossseed:one': message<void>()('extension', z.object({ tabId, sid, torrentId, infoHash: hash.or(z.literal('')) })),
   /** Popup "Cross-seed all": the candidates on the user's sites, at most 20, paced; progress is announced (CrossSeedsChanged). */
   'crossseed:all': message<void>()('extension', z.object({ tabId })),
   /**

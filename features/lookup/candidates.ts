@@ -99,6 +99,65 @@ export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, Ca
   );
 }
 
+/** A place a site asked by pieces hash named for one of the page's hashes (the client holds that torrent). */
+export interface PiecesPlace {
+  forHash: string;
+  sid: number;
+  torrentId: number;
+  piecesHash: string;
+  /** The client's own torrent at that place, when the client holds this content from that very site. */
+  heldHash?: string;
+}
+
+/**
+ * The service's candidates and the places sites asked by pieces hash named, as one list (popup
+ * only): a place both name is one candidate, found by both, with the service's info-hash; a place
+ * only the pieces hash found has no info-hash yet ('' — its .torrent tells it, and must carry that
+ * pieces hash). Ordered as buildCandidateViews orders.
+ */
+export function mergePiecesCandidates(views: readonly CandidateView[], places: readonly PiecesPlace[], context: SiteContext): CandidateView[] {
+  const merged = views.map((view) => ({ ...view, foundBy: view.foundBy ?? ('iyuu' as const) }));
+  if (!places.length) return merged;
+  const currentSid = sidForHost(context.host, context.sites);
+  const held = context.heldSites ? new Set(context.heldSites) : undefined;
+  for (const place of places) {
+    const same = merged.find((view) => view.sid === place.sid && view.torrentId === place.torrentId && view.forHash === place.forHash);
+    if (same) {
+      same.foundBy = same.foundBy === 'pieces' ? 'pieces' : 'both';
+      continue;
+    }
+    const override = context.overrides[String(place.sid)];
+    const listed = context.sites?.find((site) => site.id === place.sid);
+    const catalogued = siteForServiceSid(place.sid, context.sites);
+    const detailsUrl = listed
+      ? buildDetailsUrl(listed, place.torrentId, override)
+      : catalogued
+        ? buildDetailsUrlFromCatalog(catalogued, place.torrentId, override)
+        : undefined;
+    const { name, key: siteKey } = siteName(place.sid, context.sites);
+    merged.push({
+      sid: place.sid,
+      torrentId: place.torrentId,
+      infoHash: place.heldHash ?? '',
+      ...(!place.heldHash && { piecesHash: place.piecesHash }),
+      foundBy: 'pieces',
+      forHash: place.forHash,
+      siteName: name,
+      siteKey,
+      detailsUrl,
+      isCurrentSite: currentSid === place.sid,
+      held: held ? held.has(place.sid) : undefined,
+    });
+  }
+  return merged.sort(
+    (a, b) =>
+      Number(b.held ?? false) - Number(a.held ?? false) ||
+      a.siteName.localeCompare(b.siteName, 'zh-CN') ||
+      a.sid - b.sid ||
+      a.torrentId - b.torrentId,
+  );
+}
+
 export function recommendedViews(list: RecommendedSite[], sites: ServiceSite[] | undefined): RecommendedSiteView[] {
   return list.map((entry) => {
     const listed = sites?.find((site) => site.id === entry.id);

@@ -4,7 +4,7 @@
  * .torrent fallback, reading a page once on a toolbar click, hiding the panel on a site.
  */
 import { browser } from 'wxt/browser';
-import type { TabView } from './lookup.messages';
+import type { CandidateView, TabView } from './lookup.messages';
 import type { FoundHash, PageReading } from '../../utils/pages/page-types';
 import type { LookupOutcome } from '../../utils/lookup/lookup';
 import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
@@ -12,7 +12,7 @@ import { toFailure, type ServiceFailure } from '../../utils/iyuu/service-errors'
 import { lookupMode, type Settings } from '../../utils/settings';
 import { siteForHost } from '../../utils/sites';
 import { infoHashFromTorrent } from '../../utils/torrent/info-hash';
-import { buildCandidateViews } from './candidates';
+import { buildCandidateViews, mergePiecesCandidates, type PiecesPlace } from './candidates';
 import { readTabOnce } from '../sites/sites.feature';
 import { rememberSeen } from '../sites/seen-sites';
 import type { Shared } from '../../entrypoints/background/context';
@@ -70,6 +70,11 @@ function accessFor(settings: Settings, host: string | undefined): TabView['acces
 
 export class PageViews {
   readonly budget = new PageBudget();
+  /**
+   * The places sites asked by pieces hash named for these hashes (the client index, which holds
+   * their pieces hashes): merged into the popup's candidates, never into what a page is sent.
+   */
+  piecesPlaces: ((hashes: readonly string[]) => Promise<PiecesPlace[]>) | undefined;
 
   constructor(private readonly shared: Shared) {
     shared.settings.onChange(async (next, previous) => {
@@ -228,7 +233,13 @@ export class PageViews {
       torrentFileProblem: undefined,
     };
     if (!base.hashes.length) return tabs.set({ ...base, status: 'no-hash', error: undefined });
-    if (lookupMode(settings) === 'none') return tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined });
+    if (lookupMode(settings) === 'none') {
+      // No token: the sites asked by pieces hash may still name candidates (the page is told only what the service would).
+      const sites = await directory.sites.peek(settings.baseUrl);
+      const candidates = await this.withPieces([], base, settings, sites);
+      if (!candidates.length) return tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined, serviceStatus: undefined });
+      return tabs.set({ ...base, status: 'done', serviceStatus: 'no-credentials', candidates, error: undefined, fetchedAt: this.shared.now() });
+    }
 
     const hashes = base.hashes.map((found) => found.hash);
     const sitesPromise = directory.sites.get(settings.baseUrl, (operation) => lookup.call(operation, settings));
@@ -248,12 +259,17 @@ export class PageViews {
       return tabs.set(await this.failedView(base, settings, toFailure(error), sites));
     }
     const sites = await sitesPromise;
-    const candidates = buildCandidateViews(base.hashes, outcome.answers, {
-      sites: sites.value,
-      host: base.host,
-      heldSites: settings.heldSites,
-      overrides: settings.siteOverrides,
-    });
+    const candidates = await this.withPieces(
+      buildCandidateViews(base.hashes, outcome.answers, {
+        sites: sites.value,
+        host: base.host,
+        heldSites: settings.heldSites,
+        overrides: settings.siteOverrides,
+      }),
+      base,
+      settings,
+      sites.value,
+    );
     const fetchedAt = Math.min(...[...outcome.answers.values()].map((answer) => answer.fetchedAt));
     const current = await tabs.get(tabId);
     // The tab moved on to another page while we waited: do not paint an old answer over it.
@@ -261,6 +277,7 @@ export class PageViews {
     return tabs.set({
       ...base,
       status: 'done',
+      serviceStatus: undefined,
       candidates,
       error: undefined,
       retryAt: undefined,
@@ -290,6 +307,12 @@ export class PageViews {
       });
       fetchedAt = Math.min(...[...older.values()].map((answer) => answer.fetchedAt));
     }
-    return { ...base, candidates, fetchedAt };
+    return { ...base, candidates: await this.withPieces(candidates, base, settings, sites.value), fetchedAt };
+  }
+
+  /** The service's candidates with the places sites asked by pieces hash named for the page's hashes (popup only). */
+  private async withPieces(views: CandidateView[], base: TabView, settings: Settings, sites: ServiceSite[] | undefined): Promise<CandidateView[]> {
+    const places = this.piecesPlaces ? await this.piecesPlaces(base.hashes.map((found) => found.hash)).catch(() => []) : [];
+    return mergePiecesCandidates(views, places, { sites, host: base.host, heldSites: settings.heldSites, overrides: settings.siteOverrides });
   }
 }

@@ -13,7 +13,12 @@ import { hash, tabId } from '../../utils/messaging/fields';
 export interface CandidateView {
   sid: number;
   torrentId: number;
+  /** '' for a candidate only a site's pieces-hash API found (popup only: never sent to a page). */
   infoHash: string;
+  /** Found by pieces hash: what its .torrent must carry. */
+  piecesHash?: string;
+  /** Who found it (popup only): the lookup service, a site asked by pieces hash, or both. */
+  foundBy?: 'iyuu' | 'pieces' | 'both';
   /** The hash on this page it answers. */
   forHash: string;
   /** Display name of its site (nickname, else short name, else "Site #sid"). */
@@ -46,6 +51,11 @@ export interface TabView {
   /** The catalogued site this tab is on (display name), if recognised. */
   siteName?: string;
   status: TabStatus;
+  /**
+   * The status the service alone gives, when the candidates of sites asked by pieces hash changed
+   * it (no token: 'no-credentials', though those sites named some): what the page is told.
+   */
+  serviceStatus?: TabStatus;
   engine?: string;
   /** Why no hash could be had on a page the engine knows. */
   problem?: PageReading['problem'];

@@ -16,7 +16,7 @@ export function pageView(view: TabView): PageView {
   // Field by field, so nothing added to TabView later reaches the page unless it is added here.
   return {
     url: view.url,
-    status: view.status,
+    status: view.serviceStatus ?? view.status,
     problem: view.problem,
     torrentFileUrl: view.torrentFileUrl,
     torrentFileProblem: view.torrentFileProblem,
@@ -24,7 +24,9 @@ export function pageView(view: TabView): PageView {
     error: view.error,
     fetchedAt: view.fetchedAt,
     panel: view.panel,
+    // Only what the service named: a place only a site asked by pieces hash found tells what the client holds.
     candidates: view.candidates
+      .filter((candidate) => candidate.foundBy !== 'pieces')
       .map(({ sid, torrentId, infoHash, forHash, siteName, siteKey, detailsUrl, isCurrentSite }) => ({
         sid,
         torrentId,

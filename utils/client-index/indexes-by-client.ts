@@ -17,7 +17,7 @@ import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/client
 import type { Lookup } from '../lookup/lookup';
 import type { Settings } from '../settings';
 import { BUCKET_COUNT, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
-import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type RowKey, type RowMatch } from './model';
+import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type Opportunity, type RowKey, type RowMatch } from './model';
 import { IndexStore, isRoomError } from './store';
 import { legacyBucketId, legacyIndexBuckets, legacyIndexMetaItem } from './legacy-storage';
 import { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type SyncTarget } from './sync';
@@ -405,8 +405,20 @@ export class ClientIndex {
   }
 
   /** What site `sid` offers the client to cross-seed (IndexModel.opportunities); nothing once closed. */
-  opportunities(sid: number): Iterable<{ torrentId: number; hash: string; source: IndexedTorrent }> {
+  opportunities(sid: number): Iterable<Opportunity> {
     return this.closed ? [] : this.model.opportunities(sid);
+  }
+
+  /** The places sites asked by pieces hash named for this client torrent's content (IndexModel.piecesPlaces). */
+  piecesPlaces(hash: string): ReturnType<IndexModel['piecesPlaces']> {
+    return this.closed ? [] : this.model.piecesPlaces(hash.toLowerCase());
+  }
+
+  /** A site switched off as a pieces-hash source: what it answered goes, stored too. */
+  async forgetFound(sid: number): Promise<void> {
+    if (this.closed) return;
+    for (const hash of this.model.forgetFound(sid)) this.dirty.add(hash);
+    await this.flush();
   }
 
   torrent(hash: string): IndexedTorrent | undefined {

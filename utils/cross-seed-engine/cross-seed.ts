@@ -37,8 +37,13 @@ export interface CrossSeedCandidate {
   sid: number;
   /** Its torrent id on that site. */
   torrentId: number;
-  /** Its info-hash as the service gives it. */
+  /**
+   * Its info-hash as the service gives it; '' for a candidate found by a site's pieces-hash API,
+   * whose info-hash is learnt from its .torrent (which must then carry `piecesHash`).
+   */
   infoHash: string;
+  /** The pieces hash its .torrent must carry (a candidate found by pieces hash). */
+  piecesHash?: string;
 }
 
 /** The user's default client, as the clients feature hands it out. */
@@ -400,18 +405,30 @@ export async function finishAddedStopped(client: TorrentClient, hash: string, si
   }
 }
 
-async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, hash: string, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, known: string | undefined, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
   const { target, torrent: source } = prepared;
-  const existing = prepared.held.get(hash);
-  if (existing) return { kind: 'already-in-client', hash, savePath: existing.savePath };
+  const existing = known && prepared.held.get(known);
+  if (existing) return { kind: 'already-in-client', hash: existing.hash, savePath: existing.savePath };
 
   const fetched = await fetchCandidate(candidate, env);
   if (!('bytes' in fetched)) return fetched;
-  const checked = await checkCandidateFile(fetched.bytes, hash);
+  const pieces = hashOf(candidate.piecesHash);
+  const checked = await checkCandidateFile(fetched.bytes, known ?? { piecesHash: pieces ?? '' });
   if (!checked.ok) {
     if (checked.kind === 'other-torrent') return { kind: 'other-torrent', hash: checked.hash };
     if (checked.kind === 'unsafe-file') return { kind: 'unsafe-file', path: checked.path, element: checked.element, reason: checked.reason };
     return { kind: 'not-a-torrent', problem: checked.problem };
+  }
+  const hash = checked.hash;
+  if (!known) {
+    // Found by pieces hash: only now is its info-hash known, and the client may hold it already.
+    if (hash === source.hash) return { kind: 'already-in-client', hash, savePath: source.savePath };
+    try {
+      const held = (await target.client.lookup([hash])).get(hash);
+      if (held) return { kind: 'already-in-client', hash, savePath: held.savePath };
+    } catch (error) {
+      return clientFailed(error);
+    }
   }
   const comparison = compareFiles(checked.files, prepared.files);
   if (!comparison.same) return { kind: 'files-differ', differences: comparison.differences, more: comparison.more };
@@ -452,10 +469,12 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
 export async function crossSeed(pageHash: string, candidate: CrossSeedCandidate, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
   const page = hashOf(pageHash);
   const hash = hashOf(candidate.infoHash);
-  if (!page || !hash) return { kind: 'bad-request', detail: 'a hash is not 40 hex characters' };
+  // A candidate found by pieces hash comes with its pieces hash instead of an info-hash.
+  const byPieces = !candidate.infoHash && hashOf(candidate.piecesHash) !== undefined;
+  if (!page || (!hash && !byPieces)) return { kind: 'bad-request', detail: 'a hash is not 40 hex characters' };
   if (!Number.isSafeInteger(candidate.sid) || candidate.sid < 0) return { kind: 'bad-request', detail: 'the site id is not a number' };
   if (hash === page) return { kind: 'bad-request', detail: 'the candidate is the page’s own torrent' };
-  const prepared = await prepare(page, [hash], env);
+  const prepared = await prepare(page, hash ? [hash] : [], env);
   if (!('target' in prepared)) return prepared;
   return crossSeedPrepared(prepared, candidate, hash, env);
 }
@@ -506,18 +525,23 @@ export async function* crossSeedAll(
   }
   const held = new Set(heldSites);
   const seen = new Set<string>([page]);
+  /** `hash` '': found by pieces hash (its info-hash is learnt from its .torrent). */
   const mine: (CrossSeedCandidate & { hash: string })[] = [];
   let notYourSites = 0;
   for (const candidate of candidates) {
     const hash = hashOf(candidate.infoHash);
-    if (!hash || seen.has(hash)) continue;
-    seen.add(hash);
+    const place = `${candidate.sid}:${candidate.torrentId}`;
+    // One place once: a place both sources named comes with its info-hash first (merged upstream).
+    const key = hash ?? (!candidate.infoHash && hashOf(candidate.piecesHash) ? place : undefined);
+    if (!key || seen.has(key) || seen.has(place)) continue;
+    seen.add(key);
+    seen.add(place);
     if (!held.has(candidate.sid)) notYourSites++;
-    else mine.push({ ...candidate, hash });
+    else mine.push({ ...candidate, hash: hash ?? '' });
   }
   const prepared = await prepare(
     page,
-    mine.map((candidate) => candidate.hash),
+    mine.flatMap((candidate) => (candidate.hash ? [candidate.hash] : [])),
     env,
   );
   if (!('target' in prepared)) {
@@ -534,7 +558,7 @@ export async function* crossSeedAll(
     const after = failedSites.get(candidate.sid);
     const result: CrossSeedResult = after
       ? { kind: 'site-skipped', after }
-      : ((await env.beforeCandidate?.(candidate)) ?? (await crossSeedPrepared(prepared, candidate, hash, env)));
+      : ((await env.beforeCandidate?.(candidate)) ?? (await crossSeedPrepared(prepared, candidate, hash || undefined, env)));
     yield { type: 'result', index, total: taken.length, candidate, result };
     if (STOPS_EVERYTHING.has(result.kind)) {
       yield { type: 'stopped', result };

@@ -10,6 +10,7 @@
  */
 import type { ClientFile } from '../clients/client-types';
 import { infoHashFromTorrent } from '../torrent/info-hash';
+import { piecesHashFromTorrent } from '../torrent/pieces-hash';
 import { torrentFiles, type TorrentFile, type UnsafeElement } from '../torrent/files';
 
 /** How many differences are listed; the rest are counted. */
@@ -24,11 +25,22 @@ export type CandidateFile =
   /** A file the client would store under another name, or outside the torrent's folder. */
   | { ok: false; kind: 'unsafe-file'; path: string; element: string; reason: UnsafeElement };
 
-/** The downloaded file, if it is the candidate's torrent: its files. */
-export async function checkCandidateFile(bytes: Uint8Array, expectedHash: string): Promise<CandidateFile> {
+/**
+ * The downloaded file, if it is the candidate's torrent: its files. The candidate is known by its
+ * info-hash (the service named it), or, found by a site's pieces-hash API, by its pieces hash (its
+ * info-hash is learnt here): the same pieces are the same data cut the same way, and the files are
+ * still compared byte for byte after.
+ */
+export async function checkCandidateFile(bytes: Uint8Array, expected: string | { piecesHash: string }): Promise<CandidateFile> {
   const hashed = await infoHashFromTorrent(bytes);
   if ('error' in hashed) return { ok: false, kind: 'not-a-torrent', problem: hashed.error };
-  if (hashed.hash !== expectedHash.toLowerCase()) return { ok: false, kind: 'other-torrent', hash: hashed.hash };
+  if (typeof expected === 'string') {
+    if (hashed.hash !== expected.toLowerCase()) return { ok: false, kind: 'other-torrent', hash: hashed.hash };
+  } else {
+    const pieces = await piecesHashFromTorrent(bytes);
+    if (!('piecesHash' in pieces)) return { ok: false, kind: 'not-a-torrent', problem: pieces.error === 'v2-only' ? 'v2-only' : 'malformed' };
+    if (pieces.piecesHash !== expected.piecesHash.toLowerCase()) return { ok: false, kind: 'other-torrent', hash: hashed.hash };
+  }
   const listed = torrentFiles(bytes);
   if ('error' in listed) {
     if (listed.error === 'unsafe-path') return { ok: false, kind: 'unsafe-file', path: listed.path, element: listed.element, reason: listed.reason };

@@ -33,8 +33,19 @@ interface Props {
 /** Text, or in the page the same words as generated content (see Props.inPage). */
 const words = (text: string, inPage?: boolean) => (inPage ? { 'data-text': text } : { children: text });
 
+/** Where a candidate was found, in a few words (the popup, when a site asked by pieces hash named any). */
+function FoundBy({ by }: { by: NonNullable<CandidateView['foundBy']> }) {
+  const [label, title] =
+    by === 'pieces' ? [t('foundByPieces'), t('foundByPiecesTitle')] : by === 'both' ? [t('foundByBoth'), t('foundByBothTitle')] : [t('foundByIyuu'), t('foundByIyuuTitle')];
+  return (
+    <span class="tag found-by" data-found-by={by} title={title}>
+      {label}
+    </span>
+  );
+}
+
 /** One site on one line where it fits: its name, "this site", each torrent's link with a copy button, "Open all". */
-function Group({ group, onOpenAll, showForHash, inPage, inClient, extra }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
+function Group({ group, onOpenAll, showForHash, inPage, inClient, extra, showFoundBy }: { group: SiteGroup; showFoundBy?: boolean } & Omit<Props, 'candidates'>) {
   const urls = group.candidates.flatMap((candidate) => (candidate.detailsUrl ? [candidate.detailsUrl] : []));
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
@@ -61,6 +72,7 @@ function Group({ group, onOpenAll, showForHash, inPage, inClient, extra }: { gro
               <span class="candidate-nolink" title={t('noLinkForSite')} {...words(`#${candidate.torrentId}`, inPage)} />
             )}
             {showForHash && <code class="for-hash" {...words(candidate.forHash.slice(0, 8), inPage)} />}
+            {!inPage && showFoundBy && candidate.foundBy && <FoundBy by={candidate.foundBy} />}
             {inClient?.has(candidate.infoHash) && <span class="tag in-client">{t('clientInYour')}</span>}
             {candidate.detailsUrl && (
               <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} tabIndex={inPage ? -1 : undefined} />
@@ -90,10 +102,12 @@ function Group({ group, onOpenAll, showForHash, inPage, inClient, extra }: { gro
 export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage, inClient, extra }: Props) {
   const groups = groupBySite(candidates);
   const { shown, folded } = inPage ? { shown: currentSiteLast(groups), folded: [] } : splitByHeld(groups);
+  // Each candidate says where it was found once a second source named any (never in the page: it never gets those).
+  const showFoundBy = !inPage && candidates.some((candidate) => candidate.foundBy === 'pieces' || candidate.foundBy === 'both');
   const list = (groups: SiteGroup[]) => (
     <ul class="sites">
       {groups.map((group) => (
-        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} inClient={inClient} extra={extra} />
+        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} inClient={inClient} extra={extra} showFoundBy={showFoundBy} />
       ))}
     </ul>
   );
