@@ -44,7 +44,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const match = /^https?:\/\/([^/:]+)(?::\d+)?(\/.*)?$/.exec(req.url ?? '');
       const host = match?.[1]?.toLowerCase() ?? '';
-      const recorded: RecordedRequest = { seq: ++seq, method: req.method ?? 'GET', url: req.url ?? '', host, path: match?.[2] ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), via: 'proxy', route: host };
+      const recorded: RecordedRequest = { seq: ++seq, method: req.method ?? 'GET', url: req.url ?? '', host, path: match?.[2] ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), via: 'proxy', route: host, time: Date.now() };
       if (host === hdsky?.host) hdsky.handle(req, res, recorded);
       else res.writeHead(502).end();
     });
