@@ -7,6 +7,7 @@
  * hdsky.me, through the e2e router) and says its answer in English and in Chinese.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { SitesSections } from '../../../../features/sites/ui/SitesSections';
 import { CLIENTS_KEY } from '../../../../features/clients/clients.storage';
 import { loadMessages } from '../../support/i18n';
@@ -27,6 +28,8 @@ const zh = say(loadMessages('zh_CN'));
 
 let world: OptionsWorld | undefined;
 let hdsky: PiecesHashSite;
+/** A mirror of HDSky the user confirmed (not a catalogued host: the manifest does not hold it). */
+let mirror: PiecesHashSite | undefined;
 
 /**
  * The site's host as the browser's proxy reaches it: a loopback server taking absolute-form
@@ -45,7 +48,8 @@ beforeAll(async () => {
       const match = /^https?:\/\/([^/:]+)(?::\d+)?(\/.*)?$/.exec(req.url ?? '');
       const host = match?.[1]?.toLowerCase() ?? '';
       const recorded: RecordedRequest = { seq: ++seq, method: req.method ?? 'GET', url: req.url ?? '', host, path: match?.[2] ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), via: 'proxy', route: host, time: Date.now() };
-      if (host === hdsky?.host) hdsky.handle(req, res, recorded);
+      const site = host === hdsky?.host ? hdsky : host === mirror?.host ? mirror : undefined;
+      if (site) site.handle(req, res, recorded);
       else res.writeHead(502).end();
     });
   });
@@ -57,6 +61,8 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
   hdsky?.release();
+  mirror?.release();
+  mirror = undefined;
 });
 
 afterAll(async () => {
@@ -178,6 +184,19 @@ describe("a site's pieces-hash switch", () => {
     await click($(page, '#overrides-save'));
     await waitFor(() => page.querySelector(`#pieces-hash-path-error-${HDSKY}`), 'the error');
     expect(text(page, `#pieces-hash-path-error-${HDSKY}`)).toBe(zh('piecesHashPathBad'));
+  });
+
+  it('Test of a site on a confirmed mirror asks the browser for that host within the click, then asks the mirror', async () => {
+    const page = await renderSites({ settings: { siteOverrides: { [HDSKY]: { host: 'mirror.hdsky-test.example', confirmedHost: 'mirror.hdsky-test.example' } } } });
+    mirror = new PiecesHashSite('mirror.hdsky-test.example');
+    const pattern = { origins: ['https://mirror.hdsky-test.example/*'] };
+    expect(await fakeBrowser.permissions.contains(pattern)).toBe(false);
+    await type($(page, `#site-passkey-${HDSKY}`), mirror.passkey);
+    await click($(page, `#pieces-hash-test-${HDSKY}`));
+    await waitFor(() => page.querySelector(`#pieces-hash-test-status-${HDSKY}.ok`), 'works');
+    expect(await fakeBrowser.permissions.contains(pattern)).toBe(true);
+    expect(mirror.requests).toHaveLength(1);
+    expect(hdsky.requests).toHaveLength(0);
   });
 
   it('says under the switch that a default Transmission or Deluge client gives no piece hashes; nothing for qBittorrent', async () => {
