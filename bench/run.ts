@@ -3,7 +3,7 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, crossseed, job
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, crossseed, job, pieces
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
  * Exits 1 when a figure is over its budget or a benchmark could not measure (it says why).
@@ -190,6 +190,20 @@ async function main(): Promise<number> {
         report: parts.flatMap((part) => part.report ?? []),
         problems: parts.flatMap((part) => part.problems ?? []),
         details: { overhead: parts[0]!.details, preview: parts[1]!.details, state: parts[2]!.details },
+      };
+    });
+  }
+
+  if (wants('pieces')) {
+    log('pieces: 10,000 client torrents asked of one test NexusPHP site at the 2 s pace (simulated clock), pieces hashes read from a real qBittorrent 4.5 holding 1,000 torrents (Node)…');
+    await record('pieces', async () => {
+      const parts: NodeBenchOutput[] = [];
+      for (const mode of ['site', 'client']) parts.push(await nodeBench([mode], 'bench/pieces-hash-node.ts'));
+      return {
+        figures: parts.flatMap((part) => part.figures),
+        report: parts.flatMap((part) => part.report ?? []),
+        problems: parts.flatMap((part) => part.problems ?? []),
+        details: { site: parts[0]!.details, client: parts[1]!.details },
       };
     });
   }

@@ -20,12 +20,35 @@ export type IndexJob = 'sync' | 'place';
 /** A run under way. */
 export interface IndexProgressView {
   job: IndexJob;
-  phase: 'reading-client' | 'asking' | 'locating' | 'done';
+  /** reading-pieces: the client's torrents' pieces hashes read; asking-sites: a site asked by pieces hash (`sid`). */
+  phase: 'reading-client' | 'asking' | 'locating' | 'reading-pieces' | 'asking-sites' | 'done';
   /** Hashes done of `total` in this phase. */
   done: number;
   total: number;
-  /** Requests to the lookup service so far in this run. */
+  /** Requests to the lookup service so far in this run (asking-sites: to that site). */
   requests: number;
+  sid?: number;
+}
+
+/** How asking one site by pieces hash ended in a run, in kinds only (never the site's words: its error pages echo the passkey). */
+export interface PiecesSiteRunView {
+  sid: number;
+  siteName: string;
+  outcome: 'done' | 'cancelled' | 'wrong-passkey' | 'no-api' | 'rate-limited' | 'refused' | 'site-error' | 'unreachable' | 'needs-passkey' | 'no-permission' | 'bad-path';
+  /** Pieces hashes sent, requests made, and the site's torrents found. */
+  asked: number;
+  requests: number;
+  found: number;
+  retryAfterSeconds?: number;
+  status?: number;
+}
+
+/** What the sites asked by pieces hash did in the last run, and whether the client can give pieces hashes at all. */
+export interface PiecesRunView {
+  /** Torrents whose pieces hash was read in that run, and those without metadata (read next time). */
+  read: number;
+  skipped: number;
+  sites: PiecesSiteRunView[];
 }
 
 /** A finished run. */
@@ -43,6 +66,8 @@ export interface IndexRunView {
   /** Placing: the client's torrents whose own page was found. */
   located?: number;
   problem?: IndexProblem;
+  /** The sites asked by pieces hash (when any is switched on). */
+  pieces?: PiecesRunView;
 }
 
 export interface IndexCounts {
@@ -75,6 +100,11 @@ export interface IndexStatusView {
   lastPlacing?: IndexRunView;
   /** Hosts with row marks on. */
   markHosts: string[];
+  /**
+   * The second source: sites switched on to be asked by pieces hash, and whether the default client
+   * gives pieces hashes (qBittorrent does; Transmission and Deluge give none over their APIs).
+   */
+  pieces?: { sites: number[]; client: 'supported' | 'unsupported' };
   /** Increases with every status the background gives: the higher one is the newer. */
   revision?: number;
 }

@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { TORRENT_STATES, type TorrentState } from '../clients/client-types';
-import { progressInThousandths, type IndexRecord, type Member, type Place } from './model';
+import { progressInThousandths, type FoundBySite, type IndexRecord, type Member, type Place } from './model';
 
 export const BUCKET_COUNT = 64;
 const MINUTE_MS = 60_000;
@@ -260,25 +260,30 @@ export type IndexMeta = z.infer<typeof indexMetaSchema>;
 /**
  * A client torrent as IndexedDB keeps it, one object per torrent under the key [slot, hash]:
  *   s: the client's slot; h: the hash, 27 characters of base64url;
- *   r: [name, save path, state index, progress in thousandths, size, answer, located]
- *      (answer and located as in a bucket's row);
+ *   r: [name, save path, state index, progress in thousandths, size, answer, located(, pieces, found)]
+ *      (answer and located as in a bucket's row; the last two only once the torrent's pieces hash
+ *      was read: pieces `[pieces hash packed, sid of its tracker's site?]`, found `0 | [sid, minute,
+ *      torrent id (0: none), …]`, what the sites asked by pieces hash answered);
  *   k: the places the record names, `slot:sid:torrentId` (its answer's members and its own located
  *      places): a multi-entry index on it finds, for one list row, exactly the records that say
  *      something about it, so a list page is answered without reading the whole index;
  *   a: the slot again, only once the service has answered (an index on it tells "nothing answered
  *      yet" with one key read).
  */
+type StoredPieces = 0 | [string] | [string, number];
+type StoredFound = 0 | number[];
+
 export interface StoredRecord {
   s: number;
   h: string;
-  r: [string, string, number, number, number, StoredAnswer, StoredLocated];
+  r: [string, string, number, number, number, StoredAnswer, StoredLocated] | [string, string, number, number, number, StoredAnswer, StoredLocated, StoredPieces, StoredFound];
   k?: string[];
   a?: number;
 }
 
 export const placeKey = (slot: number, sid: number, torrentId: number | string) => `${slot}:${sid}:${torrentId}`;
 
-export function encodeRecord(slot: number, { torrent, answer, located }: IndexRecord): StoredRecord | undefined {
+export function encodeRecord(slot: number, { torrent, answer, located, pieces, found }: IndexRecord): StoredRecord | undefined {
   const hash = packHash(torrent.hash);
   if (!hash) return undefined;
   const places = new Set<string>();
@@ -305,8 +310,20 @@ export function encodeRecord(slot: number, { torrent, answer, located }: IndexRe
     h: hash,
     r: [torrent.name, torrent.savePath, TORRENT_STATES.indexOf(torrent.state), progressInThousandths(torrent.progress), torrent.size, storedAnswer, storedLocated],
   };
+  const packedPieces = pieces && packHash(pieces.hash);
+  if (packedPieces) {
+    let storedFound: StoredFound = 0;
+    if (found?.length) {
+      storedFound = [];
+      for (const entry of found) {
+        storedFound.push(entry.sid, minutes(entry.at), entry.torrentId);
+        if (entry.torrentId) places.add(placeKey(slot, entry.sid, entry.torrentId));
+      }
+    }
+    stored.r.push(pieces.fromSid === undefined ? [packedPieces] : [packedPieces, pieces.fromSid], storedFound);
+  }
   if (places.size) stored.k = [...places];
-  if (answer) stored.a = slot;
+  if (answer || found?.length) stored.a = slot;
   return stored;
 }
 
@@ -314,9 +331,9 @@ export function encodeRecord(slot: number, { torrent, answer, located }: IndexRe
 export function decodeRecord(value: unknown, slot: number): IndexRecord | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const { s, h, r } = value as Partial<StoredRecord>;
-  if (s !== slot || !Array.isArray(r) || r.length !== 7) return undefined;
+  if (s !== slot || !Array.isArray(r) || (r.length !== 7 && r.length !== 9)) return undefined;
   const hash = unpackHash(h);
-  const [name, savePath, state, progress, size, storedAnswer, storedLocated] = r as unknown[];
+  const [name, savePath, state, progress, size, storedAnswer, storedLocated, storedPieces, storedFound] = r as unknown[];
   if (!hash || typeof name !== 'string' || typeof savePath !== 'string' || savePath.length > 4096) return undefined;
   if (!isId(state) || state >= TORRENT_STATES.length || !isId(progress) || progress > 1000 || !isId(size)) return undefined;
   const answer = decodeAnswer(storedAnswer);
@@ -325,7 +342,34 @@ export function decodeRecord(value: unknown, slot: number): IndexRecord | undefi
   const record: IndexRecord = { torrent: { hash, name, savePath, state: TORRENT_STATES[state] as TorrentState, progress: progress / 1000, size } };
   if (answer) record.answer = answer;
   if (located) record.located = located;
+  if (r.length === 9) {
+    const pieces = decodePieces(storedPieces);
+    const found = decodeFound(storedFound);
+    if (!pieces || found === false) return undefined;
+    record.pieces = pieces;
+    if (found) record.found = found;
+  }
   return record;
+}
+
+function decodePieces(value: unknown): IndexRecord['pieces'] | undefined {
+  if (!Array.isArray(value) || value.length < 1 || value.length > 2) return undefined;
+  const hash = unpackHash(value[0]);
+  if (!hash) return undefined;
+  if (value.length === 1) return { hash };
+  return isId(value[1]) ? { hash, fromSid: value[1] } : undefined;
+}
+
+function decodeFound(value: unknown): IndexRecord['found'] | false {
+  if (value === 0) return undefined;
+  if (!Array.isArray(value) || !value.length || value.length % 3 !== 0) return false;
+  const found: FoundBySite[] = [];
+  for (let i = 0; i < value.length; i += 3) {
+    const [sid, at, torrentId] = [value[i], value[i + 1], value[i + 2]];
+    if (!isId(sid) || !isId(at) || !isId(torrentId) || found.some((entry) => entry.sid === sid)) return false;
+    found.push({ sid, at: at * MINUTE_MS, torrentId });
+  }
+  return found;
 }
 
 /** UTF-8 bytes of a string, without allocating its encoding. */

@@ -68,11 +68,38 @@ export interface Located {
   places: Place[];
 }
 
+/**
+ * The torrent's pieces hash (SHA-1 of its raw `info.pieces`), read once from the client (qBittorrent
+ * only: the others give no piece hashes over their APIs), and the site its tracker belongs to, when
+ * the catalog knows the tracker's host: that site is never asked about it (the torrent is its own).
+ */
+export interface PiecesOf {
+  /** 40 lowercase hex. */
+  hash: string;
+  fromSid?: number;
+}
+
+/** What a site asked by pieces hash answered about this content: when, and its torrent id there (0: none). */
+export interface FoundBySite {
+  sid: number;
+  at: number;
+  torrentId: number;
+}
+
 export interface IndexRecord {
   torrent: IndexedTorrent;
   answer?: ServiceAnswer;
   located?: Located;
+  pieces?: PiecesOf;
+  /** The answers of the sites asked by pieces hash (one per site), for this torrent's pieces hash. */
+  found?: FoundBySite[];
 }
+
+/** Where a place was found: by the lookup service (IYUU), by a site's pieces-hash API, or both. */
+export type FoundBy = 'iyuu' | 'pieces' | 'both';
+
+/** A site's pieces-hash answer counts for this long; then it is asked again. */
+export const PIECES_ANSWER_MAX_AGE_MS = 7 * DAY_MS;
 
 export type RowKind = 'in-client' | 'can-cross-seed';
 
@@ -81,16 +108,39 @@ export interface RowMatch {
   kind: RowKind;
   /** in-client: the torrent itself; can-cross-seed: the complete client torrent to cross-seed from. */
   clientTorrent: IndexedTorrent;
-  /** The info-hash of the row's torrent on this site (what its .torrent must hash to). */
+  /**
+   * The info-hash of the row's torrent on this site (what its .torrent must hash to); '' when only a
+   * site's pieces-hash API named the place (its info-hash is learnt from its .torrent, which must
+   * then have `candidatePieces`).
+   */
   candidateHash: string;
+  /** The pieces hash its .torrent must have, when the place was found by pieces hash. */
+  candidatePieces?: string;
+  /** Who named the place (absent: the row shows its own hash, which the client holds). */
+  foundBy?: FoundBy;
+}
+
+/** A torrent on a site the client can cross-seed (IndexModel.opportunities). */
+export interface Opportunity {
+  torrentId: number;
+  /** Its info-hash there; '' when only a pieces-hash answer named it. */
+  hash: string;
+  /** With hash '': the pieces hash its .torrent must carry. */
+  piecesHash?: string;
+  source: IndexedTorrent;
+  foundBy: FoundBy;
 }
 
 /** A list row as the engines give it (ListRow: id digits, hash when the row shows one), or just its id. */
 export type RowKey = string | number | { id: string | number; hash?: string };
 
 interface SiteEntry {
-  /** The info-hash of the torrent at this place. */
+  /** The info-hash of the torrent at this place; '' while only a pieces-hash answer named it. */
   hash: string;
+  /** The pieces hash a site's pieces-hash API answered this place for. */
+  pieces?: string;
+  /** Bit 1: the service named it; bit 2: a pieces-hash answer did. */
+  by: number;
   /** The client hashes holding its content (shared with other entries until one needs its own). */
   sources?: string[];
   ownSources?: boolean;
@@ -360,17 +410,26 @@ export class IndexModel {
       const id = typeof row === 'object' ? row.id : row;
       const rowHash = typeof row === 'object' && row.hash ? row.hash.toLowerCase() : undefined;
       let entry = site?.get(typeof id === 'number' ? id : Number(id));
-      if (rowHash && entry && entry.hash !== rowHash) entry = undefined;
-      const candidateHash = rowHash ?? entry?.hash;
-      if (!candidateHash) continue;
+      if (rowHash && entry?.hash && entry.hash !== rowHash) entry = undefined;
+      const candidateHash = rowHash ?? entry?.hash ?? '';
+      if (!candidateHash && !entry?.pieces) continue;
       const key = String(id);
-      const held = this.records.get(candidateHash);
+      const by = entry ? foundByOf(entry.by) : undefined;
+      const held = candidateHash ? this.records.get(candidateHash) : undefined;
       if (held) {
-        found.set(key, { kind: 'in-client', clientTorrent: held.torrent, candidateHash });
+        found.set(key, { kind: 'in-client', clientTorrent: held.torrent, candidateHash, ...(by && { foundBy: by }) });
         continue;
       }
       const source = entry?.sources && this.bestSource(entry.sources);
-      if (source) found.set(key, { kind: 'can-cross-seed', clientTorrent: source, candidateHash });
+      if (source) {
+        found.set(key, {
+          kind: 'can-cross-seed',
+          clientTorrent: source,
+          candidateHash,
+          ...(entry?.pieces && !candidateHash && { candidatePieces: entry.pieces }),
+          ...(by && { foundBy: by }),
+        });
+      }
     }
     return found;
   }
@@ -378,21 +437,146 @@ export class IndexModel {
   /**
    * Every torrent on site `sid` the client can cross-seed: the client does not hold it, and a
    * complete client torrent holds its content (the same rule as a list row's "can cross-seed").
-   * Lazy, so a caller can yield between chunks of a large index.
+   * Lazy, so a caller can yield between chunks of a large index. `hash` is '' for a place only a
+   * pieces-hash answer named (`piecesHash` then says what its .torrent must carry).
    */
-  *opportunities(sid: number): Generator<{ torrentId: number; hash: string; source: IndexedTorrent }> {
+  *opportunities(sid: number): Generator<Opportunity> {
     const site = this.siteMap().get(sid);
     if (!site) return;
     for (const [torrentId, entry] of site) {
-      if (this.records.has(entry.hash)) continue;
+      if (entry.hash && this.records.has(entry.hash)) continue;
       const source = entry.sources && this.bestSource(entry.sources);
-      if (source) yield { torrentId, hash: entry.hash, source };
+      if (!source) continue;
+      const foundBy = foundByOf(entry.by);
+      yield entry.hash ? { torrentId, hash: entry.hash, source, foundBy } : { torrentId, hash: '', piecesHash: entry.pieces, source, foundBy };
     }
+  }
+
+  /**
+   * The places sites asked by pieces hash named for one client torrent's content, with the client
+   * torrent held there when the client has this content from that very site (its tracker's site).
+   */
+  piecesPlaces(hash: string): { sid: number; torrentId: number; piecesHash: string; heldHash?: string }[] {
+    const record = this.records.get(hash);
+    const pieces = record?.pieces?.hash;
+    if (!record?.found?.length || !pieces) return [];
+    const group = this.piecesGroup(pieces);
+    const places: { sid: number; torrentId: number; piecesHash: string; heldHash?: string }[] = [];
+    for (const found of record.found) {
+      if (!found.torrentId) continue;
+      const heldHash = group.find((member) => this.records.get(member)?.pieces?.fromSid === found.sid);
+      places.push({ sid: found.sid, torrentId: found.torrentId, piecesHash: pieces, ...(heldHash && { heldHash }) });
+    }
+    return places;
+  }
+
+  // --------------------------------------------------------------------------------------------
+  // The second source: sites asked by pieces hash
+
+  /** Client torrents whose pieces hash has not been read yet: complete ones first (what a cross-seed starts from), then by hash. */
+  piecesToRead(): string[] {
+    const unread: IndexedTorrent[] = [];
+    for (const record of this.records.values()) if (!record.pieces) unread.push(record.torrent);
+    const rank = (torrent: IndexedTorrent) => (usableSource(torrent) ? 0 : 1);
+    return unread.sort((a, b) => rank(a) - rank(b) || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)).map((torrent) => torrent.hash);
+  }
+
+  /** Records a torrent's pieces hash (read from the client); false when it has gone meanwhile or is unchanged. */
+  applyPieces(hash: string, pieces: PiecesOf): boolean {
+    const record = this.records.get(hash);
+    if (!record || (record.pieces?.hash === pieces.hash && record.pieces.fromSid === pieces.fromSid)) return false;
+    record.pieces = pieces.fromSid === undefined ? { hash: pieces.hash } : { hash: pieces.hash, fromSid: pieces.fromSid };
+    if (record.found?.length) this.invalidate();
+    return true;
+  }
+
+  /**
+   * What to ask site `sid` now, as pieces hashes (each once), in hash order: the content of complete
+   * client torrents not from that site, that the site has not answered about within a week. A
+   * torrent whose content another client torrent already has a fresh answer for takes that answer
+   * (`changed`) without a request.
+   */
+  piecesDue(sid: number, now: number): { ask: string[]; changed: string[] } {
+    const ask: string[] = [];
+    const changed: string[] = [];
+    const fresh = (found: FoundBySite | undefined) => !!found && now - found.at < PIECES_ANSWER_MAX_AGE_MS && found.at <= now + DAY_MS;
+    for (const [pieces, group] of this.piecesGroups()) {
+      let worthAsking = false;
+      let answer: FoundBySite | undefined;
+      for (const hash of group) {
+        const record = this.records.get(hash)!;
+        if (record.pieces!.fromSid !== sid && usableSource(record.torrent)) worthAsking = true;
+        const found = record.found?.find((entry) => entry.sid === sid);
+        if (fresh(found) && (!answer || found!.at > answer.at)) answer = found;
+      }
+      if (!answer) {
+        if (worthAsking) ask.push(pieces);
+        continue;
+      }
+      for (const hash of group) {
+        const record = this.records.get(hash)!;
+        const found = record.found?.find((entry) => entry.sid === sid);
+        if (found && fresh(found)) continue;
+        setFound(record, { ...answer });
+        changed.push(hash);
+        this.invalidate();
+      }
+    }
+    return { ask: ask.sort(), changed };
+  }
+
+  /** Records site `sid`'s answer for the pieces hashes `asked` (`ids`: those it holds, with their torrent id there). */
+  applyFound(sid: number, asked: readonly string[], ids: ReadonlyMap<string, number>, at: number): string[] {
+    const changed: string[] = [];
+    const groups = this.piecesGroups();
+    for (const pieces of asked) {
+      const torrentId = ids.get(pieces) ?? 0;
+      for (const hash of groups.get(pieces) ?? []) {
+        const record = this.records.get(hash)!;
+        const before = record.found?.find((entry) => entry.sid === sid)?.torrentId;
+        setFound(record, { sid, at, torrentId });
+        if (before !== torrentId) this.invalidate();
+        changed.push(hash);
+      }
+    }
+    return changed;
+  }
+
+  /** Forgets what site `sid` answered by pieces hash (the user switched it off): its places go. */
+  forgetFound(sid: number): string[] {
+    const changed: string[] = [];
+    for (const [hash, record] of this.records) {
+      if (!record.found?.some((entry) => entry.sid === sid)) continue;
+      record.found = record.found.filter((entry) => entry.sid !== sid);
+      if (!record.found.length) delete record.found;
+      changed.push(hash);
+    }
+    if (changed.length) this.invalidate();
+    return changed;
+  }
+
+  /** Pieces hash → the client hashes with that content. */
+  private piecesGroups(): Map<string, string[]> {
+    const groups = new Map<string, string[]>();
+    for (const [hash, record] of this.records) {
+      const pieces = record.pieces?.hash;
+      if (!pieces) continue;
+      const group = groups.get(pieces);
+      if (group) group.push(hash);
+      else groups.set(pieces, [hash]);
+    }
+    return groups;
+  }
+
+  private piecesGroup(pieces: string): string[] {
+    const group: string[] = [];
+    for (const [hash, record] of this.records) if (record.pieces?.hash === pieces) group.push(hash);
+    return group;
   }
 
   /** Whether the service has answered for any torrent yet (a list page before the first answers says nothing). */
   anyAnswered(): boolean {
-    for (const record of this.records.values()) if (record.answer) return true;
+    for (const record of this.records.values()) if (record.answer || record.found?.length) return true;
     return false;
   }
 
@@ -406,7 +590,7 @@ export class IndexModel {
     for (const site of this.siteMap().values()) {
       for (const entry of site.values()) {
         places++;
-        if (this.records.has(entry.hash)) inClient++;
+        if (entry.hash && this.records.has(entry.hash)) inClient++;
         else if (entry.sources && this.bestSource(entry.sources)) canCrossSeed++;
       }
     }
@@ -473,14 +657,32 @@ export class IndexModel {
 class SiteMapBuild {
   readonly sites = new Map<number, Map<number, SiteEntry>>();
   readonly placed = new Set<string>();
+  /** Pieces hash → client hashes with that content (only when some record has a pieces-hash answer). */
+  private readonly groups = new Map<string, string[]>();
 
-  constructor(private readonly records: ReadonlyMap<string, IndexRecord>) {}
+  constructor(private readonly records: ReadonlyMap<string, IndexRecord>) {
+    let anyFound = false;
+    for (const record of records.values()) if (record.found?.length) anyFound = true;
+    if (!anyFound) return;
+    for (const [hash, record] of records) {
+      const pieces = record.pieces?.hash;
+      if (!pieces) continue;
+      const group = this.groups.get(pieces);
+      if (group) group.push(hash);
+      else this.groups.set(pieces, [hash]);
+    }
+  }
 
-  private entryAt(sid: number, torrentId: number, hash: string): SiteEntry {
+  private entryAt(sid: number, torrentId: number, hash: string, by: number): SiteEntry {
     let site = this.sites.get(sid);
     if (!site) this.sites.set(sid, (site = new Map()));
     let entry = site.get(torrentId);
-    if (!entry) site.set(torrentId, (entry = { hash }));
+    if (!entry) site.set(torrentId, (entry = { hash, by }));
+    else {
+      entry.by |= by;
+      // A place a pieces-hash answer named first: the service (or the client's own torrent there) gives its info-hash.
+      if (!entry.hash && hash) entry.hash = hash;
+    }
     return entry;
   }
 
@@ -491,7 +693,7 @@ class SiteMapBuild {
       const held = [hash];
       for (const member of members) if (this.records.has(member.hash) && !held.includes(member.hash)) held.push(member.hash);
       for (const member of members) {
-        const entry = this.entryAt(member.sid, member.torrentId, member.hash);
+        const entry = this.entryAt(member.sid, member.torrentId, member.hash, BY_SERVICE);
         // Two answers naming different hashes for one place: the first stands (a cross-seed checks the hash anyway).
         if (entry.hash !== member.hash) continue;
         if (this.records.has(member.hash)) this.placed.add(member.hash);
@@ -499,9 +701,38 @@ class SiteMapBuild {
       }
     }
     for (const place of record.located?.places ?? []) {
-      if (this.entryAt(place.sid, place.torrentId, hash).hash === hash) this.placed.add(hash);
+      if (this.entryAt(place.sid, place.torrentId, hash, BY_SERVICE).hash === hash) this.placed.add(hash);
+    }
+    const pieces = record.pieces?.hash;
+    if (!pieces || !record.found?.length) return;
+    const group = this.groups.get(pieces) ?? [hash];
+    for (const found of record.found) {
+      if (!found.torrentId) continue;
+      // The client holds this content from that very site: the torrent there is that one.
+      const own = group.find((member) => this.records.get(member)?.pieces?.fromSid === found.sid);
+      const entry = this.entryAt(found.sid, found.torrentId, own ?? '', BY_PIECES);
+      entry.pieces ??= pieces;
+      if (own) {
+        if (entry.hash === own) this.placed.add(own);
+        continue;
+      }
+      if (entry.hash && this.records.has(entry.hash)) continue;
+      addSources(entry, group);
     }
   }
+}
+
+const BY_SERVICE = 1;
+const BY_PIECES = 2;
+
+function foundByOf(by: number): FoundBy {
+  return by === (BY_SERVICE | BY_PIECES) ? 'both' : by === BY_PIECES ? 'pieces' : 'iyuu';
+}
+
+/** One answer per site: replaces the site's earlier one. */
+function setFound(record: IndexRecord, found: FoundBySite): void {
+  const others = record.found?.filter((entry) => entry.sid !== found.sid) ?? [];
+  record.found = [...others, found];
 }
 
 /** Most entries of a group share the group's one list of sources; an entry copies it only when it must differ. */

@@ -53,10 +53,50 @@ export interface SyncOptions {
    * large client is indexed (10,000 torrents: about three minutes, once).
    */
   pauseMs?: number;
+  /**
+   * The second source: the sites the user switched on to be asked by pieces hash, and the client's
+   * way to read pieces hashes (absent: no site on, or a client that gives none). With it, a sync
+   * needs no token: without one the service is not asked, and the sites alone fill the index.
+   */
+  pieces?: PiecesStep;
+}
+
+/** A site to ask by pieces hash, as the background resolved it (its address checked to be the site's own). */
+export interface PiecesSite {
+  sid: number;
+  endpoint: string;
+  passkey: string;
+}
+
+/** How one site's asking ended (the runner's words: utils/pieces-hash/ask-site.ts). */
+export interface PiecesSiteEnd {
+  kind: 'done' | 'stopped' | 'cancelled';
+  requests: number;
+  asked: number;
+  found: number;
+  /** `stopped`: why (wrong-passkey, no-api, rate-limited, …); never site text. */
+  answer?: { kind: string; retryAfterSeconds?: number; status?: number; ret?: number };
+}
+
+export interface PiecesStep {
+  /** One torrent's pieces hash and its tracker's site; `skipped` for a torrent without metadata (asked again next sync). */
+  read(hash: string): Promise<{ hash: string; fromSid?: number } | { skipped: string }>;
+  sites: readonly PiecesSite[];
+  /** Asks one site for these pieces hashes; each batch's hits go to `onBatch` as they come. */
+  ask(site: PiecesSite, hashes: readonly string[], onBatch: (batch: { asked: readonly string[]; ids: ReadonlyMap<string, number> }) => Promise<void>, signal?: AbortSignal): Promise<PiecesSiteEnd>;
+}
+
+/** What a sync did with the sites asked by pieces hash. */
+export interface PiecesReport {
+  read: number;
+  skipped: number;
+  sites: ({ sid: number } & PiecesSiteEnd)[];
 }
 
 export interface SyncProgress {
-  phase: 'reading-client' | 'asking' | 'locating' | 'done';
+  phase: 'reading-client' | 'asking' | 'locating' | 'reading-pieces' | 'asking-sites' | 'done';
+  /** asking-sites: the site being asked. */
+  sid?: number;
   /** Hashes done in this phase, of `total`. */
   done: number;
   total: number;
@@ -81,6 +121,8 @@ export interface SyncReport {
   unanswered: number;
   /** Requests to the service (lookups, and a site report when one was needed). */
   requests: number;
+  /** The sites asked by pieces hash, when any is on. */
+  pieces?: PiecesReport;
 }
 
 /** What the sync needs of the index it fills (ClientIndex gives it). */
@@ -124,10 +166,14 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
   const { signal } = options;
   const progress = (phase: SyncProgress['phase'], done: number, total: number) => target.progress({ phase, done, total, requests: report.requests });
 
+  const piecesStep = options.pieces?.sites.length ? options.pieces : undefined;
+  /** Whether the service is asked this sync: with a token (without one, the sites asked by pieces hash may fill the index alone). */
+  let withService = true;
   const mayGoOn = async () => {
     const settings = await target.settings();
     if (!settings.clientIndexEnabled || !target.isOpen()) throw new ClientIndexError('disabled', 'the client index is off');
-    if (lookupMode(settings) !== 'token') {
+    withService = lookupMode(settings) === 'token';
+    if (!withService && !piecesStep) {
       throw new ClientIndexError('needs-token', 'indexing a client needs a token: App ID lookups ask one hash per request');
     }
   };
@@ -177,11 +223,18 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
     target.changed([...change.changed, ...change.removed]);
     await target.flush();
 
-    const { fresh, due } = target.model.toAsk(target.now(), (options.maxRecheckRequests ?? DEFAULT_RECHECK_REQUESTS) * batchSize);
-    const hashes = [...fresh, ...due];
-    let complete = await ask('asking', hashes, (answers) => target.model.applyAnswers(answers, target.now()));
+    let complete = true;
+    if (withService) {
+      const { fresh, due } = target.model.toAsk(target.now(), (options.maxRecheckRequests ?? DEFAULT_RECHECK_REQUESTS) * batchSize);
+      const hashes = [...fresh, ...due];
+      complete = await ask('asking', hashes, (answers) => target.model.applyAnswers(answers, target.now()));
+    }
+    if (complete && piecesStep) {
+      report.pieces = { read: 0, skipped: 0, sites: [] };
+      complete = await askByPieces(target, piecesStep, report.pieces, mayGoOn, signal);
+    }
 
-    if (complete && options.locate !== false) {
+    if (complete && withService && options.locate !== false) {
       const asks = target.model.toLocate(target.now());
       // In the order of the client torrents they place, so a batch rewrites few storage buckets.
       const candidates = [...asks].sort((a, b) => (a[1][0]! < b[1][0]! ? -1 : a[1][0]! > b[1][0]! ? 1 : 0)).map(([hash]) => hash);
@@ -209,6 +262,68 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
       })
       .catch(() => undefined);
   }
+}
+
+/** How many torrents' pieces hashes are read between two writes of the index. */
+const PIECES_READ_CHUNK = 100;
+
+/**
+ * The second source: the pieces hash of every torrent not read yet (each read once, kept in the
+ * index), then each site switched on, one after another, asked only what it has not answered
+ * within a week. Each site's answers are stored batch by batch; a site that stops (wrong passkey,
+ * no such API, rate limit) stops alone. False when cancelled.
+ */
+async function askByPieces(target: SyncTarget, step: PiecesStep, report: PiecesReport, mayGoOn: () => Promise<void>, signal?: AbortSignal): Promise<boolean> {
+  const toRead = target.model.piecesToRead();
+  const progress = (phase: 'reading-pieces' | 'asking-sites', done: number, total: number, sid?: number) =>
+    target.progress({ phase, done, total, requests: report.sites.reduce((sum, site) => sum + site.requests, 0), ...(sid !== undefined && { sid }) });
+  progress('reading-pieces', 0, toRead.length);
+  const changed: string[] = [];
+  for (const [at, hash] of toRead.entries()) {
+    if (signal?.aborted) return false;
+    const read = await step.read(hash);
+    if ('skipped' in read) report.skipped++;
+    else {
+      report.read++;
+      if (target.model.applyPieces(hash, read)) changed.push(hash);
+    }
+    if ((at + 1) % PIECES_READ_CHUNK === 0 || at === toRead.length - 1) {
+      await mayGoOn();
+      target.changed(changed.splice(0));
+      await target.flush();
+      progress('reading-pieces', at + 1, toRead.length);
+    }
+  }
+  for (const site of step.sites) {
+    if (signal?.aborted) return false;
+    await mayGoOn();
+    const due = target.model.piecesDue(site.sid, target.now());
+    if (due.changed.length) {
+      target.changed(due.changed);
+      await target.flush();
+    }
+    if (!due.ask.length) {
+      report.sites.push({ sid: site.sid, kind: 'done', requests: 0, asked: 0, found: 0 });
+      continue;
+    }
+    let done = 0;
+    progress('asking-sites', 0, due.ask.length, site.sid);
+    const end = await step.ask(
+      site,
+      due.ask,
+      async ({ asked, ids }) => {
+        await mayGoOn();
+        target.changed(target.model.applyFound(site.sid, asked, ids, target.now()));
+        await target.flush();
+        done += asked.length;
+        progress('asking-sites', Math.min(done, due.ask.length), due.ask.length, site.sid);
+      },
+      signal,
+    );
+    report.sites.push({ sid: site.sid, ...end });
+    if (end.kind === 'cancelled') return false;
+  }
+  return true;
 }
 
 function placedCount(model: IndexModel): number {

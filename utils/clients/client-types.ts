@@ -55,6 +55,8 @@ export interface ClientTorrent {
   tags?: string[];
   /** The client's own words about an error state, when it gave any. */
   error?: string;
+  /** The tracker the client is announcing to, when it says (qBittorrent's `tracker`: empty until one works). */
+  tracker?: string;
 }
 
 export interface ClientFile {
@@ -132,7 +134,8 @@ export interface TorrentClient {
 export type PieceHashSource = 'export' | 'pieceHashes';
 
 export type ClientPiecesHash =
-  | { piecesHash: string; pieces: number; via: PieceHashSource }
+  /** `announce`: the tracker address of the exported .torrent (export only: it tells which site the torrent is from). */
+  | { piecesHash: string; pieces: number; via: PieceHashSource; announce?: string }
   /** Skipped, this torrent alone: no metadata yet (a magnet still looking), not held by the client, or an answer that does not read. */
   | { skipped: 'no-metadata' | 'not-found' | 'unreadable'; via: PieceHashSource };
 

@@ -67,6 +67,7 @@ const torrentEntrySchema = z.object({
   name: z.string().catch(''),
   save_path: z.string().catch(''),
   content_path: z.string().optional().catch(undefined),
+  tracker: z.string().max(2048).optional().catch(undefined),
   size: z.number().catch(0),
   total_size: z.number().optional().catch(undefined),
   state: z.string().catch('unknown'),
@@ -129,7 +130,7 @@ function torrentFrom(entry: unknown): ClientTorrent | undefined {
   if (!parsed.success) return undefined;
   const hash = reportedHash(parsed.data.hash);
   if (!hash) return undefined; // strict on hashes: an entry without a v1 hash is skipped alone
-  const { name, save_path, content_path, size, total_size, state, progress, category, tags } = parsed.data;
+  const { name, save_path, content_path, tracker, size, total_size, state, progress, category, tags } = parsed.data;
   const torrent: ClientTorrent = {
     hash,
     name,
@@ -139,6 +140,7 @@ function torrentFrom(entry: unknown): ClientTorrent | undefined {
     progress: fraction(progress),
   };
   if (content_path) torrent.contentPath = content_path;
+  if (tracker) torrent.tracker = tracker;
   if (category) torrent.category = category;
   const tagList = (tags ?? '')
     .split(',')
@@ -456,7 +458,7 @@ export class QbittorrentClient implements TorrentClient {
 
 /** A pieces-hash reading as the client's result: an empty pieces list is a torrent without metadata. */
 function piecesOf(result: PiecesHashResult, via: PieceHashSource): ClientPiecesHash {
-  if ('piecesHash' in result) return { piecesHash: result.piecesHash, pieces: result.pieces, via };
+  if ('piecesHash' in result) return { piecesHash: result.piecesHash, pieces: result.pieces, via, ...(result.announce && { announce: result.announce }) };
   return { skipped: result.error === 'no-pieces' ? 'no-metadata' : 'unreadable', via };
 }
 

@@ -13,7 +13,8 @@ import { sha1HexOfBytes } from '../sha1';
 import { eachEntry, stringAt } from './info-hash';
 
 export type PiecesHashResult =
-  | { piecesHash: string; pieces: number }
+  /** `announce`: the .torrent's tracker address (its `announce`, else the first of `announce-list`), when it has one. */
+  | { piecesHash: string; pieces: number; announce?: string }
   /** `no-pieces`: an empty `pieces` string or list; `malformed`: not bencode, `pieces` not whole 20-byte hashes, or a list entry that is not 40 hex. */
   | { error: 'not-a-torrent' | 'v2-only' | 'malformed' | 'no-pieces' | 'too-many-pieces' };
 
@@ -29,11 +30,17 @@ const HEX_PIECE = /^[0-9a-fA-F]{40}$/;
 export async function piecesHashFromTorrent(bytes: Uint8Array): Promise<PiecesHashResult> {
   if (bytes.length < 2 || bytes[0] !== 0x64 /* d */) return { error: 'not-a-torrent' };
   let pieces: [number, number] | undefined;
+  let announce: string | undefined;
   try {
     let info: [number, number] | undefined;
+    let list: number | undefined;
     eachEntry(bytes, 0, (key, start, end) => {
       if (key === 'info' && !info) info = [start, end];
+      if (key === 'announce' && bytes[start] !== 0x6c) announce = textAt(bytes, start);
+      if (key === 'announce-list' && bytes[start] === 0x6c /* l */) list = start;
     });
+    // The first tracker of the first tier: `announce-list` is a list of lists of strings.
+    if (!announce && list !== undefined && bytes[list + 1] === 0x6c && bytes[list + 2] !== 0x65 /* e */) announce = textAt(bytes, list + 2);
     if (!info) return { error: 'not-a-torrent' };
     let metaVersion = 1;
     eachEntry(bytes, info[0], (key, start) => {
@@ -48,7 +55,20 @@ export async function piecesHashFromTorrent(bytes: Uint8Array): Promise<PiecesHa
   if (length === 0) return { error: 'no-pieces' };
   if (length % PIECE_HASH_BYTES !== 0) return { error: 'malformed' };
   if (length / PIECE_HASH_BYTES > MAX_PIECES) return { error: 'too-many-pieces' };
-  return { piecesHash: await sha1HexOfBytes(bytes.subarray(pieces[0], pieces[1])), pieces: length / PIECE_HASH_BYTES };
+  const piecesHash = await sha1HexOfBytes(bytes.subarray(pieces[0], pieces[1]));
+  return announce ? { piecesHash, pieces: length / PIECE_HASH_BYTES, announce } : { piecesHash, pieces: length / PIECE_HASH_BYTES };
+}
+
+/** A bencoded string at `at` as text (a tracker address: short, printable), or undefined. */
+function textAt(bytes: Uint8Array, at: number): string | undefined {
+  try {
+    const [start, end] = stringAt(bytes, at);
+    if (end - start > 2048) return undefined;
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, end));
+    return /^[\x21-\x7e]+$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A hex digit's value (the caller has checked it is one): 0-9, a-f, A-F. */

@@ -85,7 +85,7 @@ describe('rows of a list page', () => {
     const model = await indexedModel();
     // m-team carries the album: cross-seedable from the complete hdsky copy (seeding preferred over the paused pthome one).
     expect(model.query(SITES['m-team'], ['301'])).toEqual(
-      new Map([['301', { kind: 'can-cross-seed', clientTorrent: expect.objectContaining({ hash: ALBUM.hdsky, savePath: '/data/Album (2024) [FLAC]' }), candidateHash: ALBUM.mteam }]]),
+      new Map([['301', { kind: 'can-cross-seed', clientTorrent: expect.objectContaining({ hash: ALBUM.hdsky, savePath: '/data/Album (2024) [FLAC]' }), candidateHash: ALBUM.mteam, foundBy: 'iyuu' }]]),
     );
     // The client holds the album twice, so each answer names the other's place: both are in the client.
     expect(model.query(SITES.hdsky, ['101']).get('101')).toMatchObject({ kind: 'in-client', candidateHash: ALBUM.hdsky, clientTorrent: { hash: ALBUM.hdsky } });
