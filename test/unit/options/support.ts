@@ -51,7 +51,7 @@ export function startService(): Promise<ReferenceService> {
  * demo token unless `settings` says otherwise), and the real background answering the page.
  */
 export async function startOptionsWorld(
-  options: { settings?: Record<string, unknown>; storage?: Record<string, unknown>; locale?: 'en' | 'zh_CN'; clientFetch?: typeof fetch } = {},
+  options: { settings?: Record<string, unknown>; storage?: Record<string, unknown>; locale?: 'en' | 'zh_CN'; clientFetch?: typeof fetch; siteFetch?: typeof fetch } = {},
 ): Promise<OptionsWorld> {
   fakeBrowser.reset();
   // A world is a fresh profile: its storage.local is emptied above, and so is its IndexedDB (the
@@ -76,7 +76,7 @@ export async function startOptionsWorld(
     void call.catch(() => undefined).finally(() => pending.delete(call));
     return call;
   };
-  const app = new BackgroundApp({ retryDelaysMs: [], minIntervalMs: 0, fetch: tracked, clientFetch: options.clientFetch });
+  const app = new BackgroundApp({ retryDelaysMs: [], minIntervalMs: 0, fetch: tracked, clientFetch: options.clientFetch, siteFetch: options.siteFetch });
   const messages: { type: string }[] = [];
   fakeBrowser.runtime.onMessage.addListener((message: unknown) => {
     messages.push(message as { type: string });

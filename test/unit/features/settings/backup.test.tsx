@@ -383,3 +383,19 @@ describe('torrent clients in the file', () => {
     expect((await clientsStored()).map((client) => client.id)).toEqual([QB.id]);
   });
 });
+
+describe('sites asked by pieces hash in the file (issue 18)', () => {
+  it('are exported without asking for credentials, previewed per site as on or off with their path, and imported', async () => {
+    world = await startOptionsWorld({ settings: { piecesHashSites: { '1': { on: true } } } });
+    const page = await openOptions();
+    expect((await exported(page)).piecesHashSites).toEqual({ '1': { on: true } });
+    const next = { '1': { on: false }, '72': { on: true, path: '/npapi/pieces-hash' } };
+    await importFile(page, JSON.stringify({ app: 'reseed-lens', version: 1, piecesHashSites: next }));
+    const [before, after] = previewRows(page).piecesHashSites!.split(' → ');
+    expect(before).toMatch(new RegExp(`: ${en.valueYes!.message}$`));
+    expect(after).toMatch(new RegExp(`: ${en.valueNo!.message}; .+: ${en.valueYes!.message} /npapi/pieces-hash$`));
+    expect(text(page, '#import-preview')).toContain(en.piecesHashFieldSites!.message);
+    await applyImport(page);
+    expect((await storedSettings()).piecesHashSites).toEqual(next);
+  });
+});
