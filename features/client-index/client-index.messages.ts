@@ -28,6 +28,8 @@ export interface IndexProgressView {
   /** Requests to the lookup service so far in this run (asking-sites: to that site). */
   requests: number;
   sid?: number;
+  /** asking-sites: the site's name as the user knows it. */
+  siteName?: string;
 }
 
 /** How asking one site by pieces hash ended in a run, in kinds only (never the site's words: its error pages echo the passkey). */

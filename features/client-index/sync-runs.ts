@@ -18,6 +18,7 @@ import type { RepeatedJob, Shared } from '../../entrypoints/background/context';
 import { announceToPages } from '../../entrypoints/background/announce';
 import { indexRunsItem, type StoredRuns } from './client-index.storage';
 import { PiecesHash } from '../pieces-hash/pieces-hash.feature';
+import { siteName } from '../lookup/candidates';
 
 /** The alarm that keeps the index current. */
 export const INDEX_JOB = 'client-index-sync';
@@ -140,6 +141,7 @@ export class SyncRuns {
       /** Requests spent before placing began (a placing run asks any new hash first). */
       let beforePlacing: number | undefined;
       const pieces = (await this.options.pieces?.stepFor(found.client).catch(() => undefined)) ?? { unusable: [] };
+      const sitesForNames = await this.shared.directory.sites.peek((await this.shared.settings.get()).baseUrl);
       try {
         const report = await index.sync(found.client, this.shared.lookup, {
           signal: running.controller.signal,
@@ -148,7 +150,7 @@ export class SyncRuns {
           ...(this.options.pauseMs !== undefined && { pauseMs: this.options.pauseMs }),
           onProgress: (progress: SyncProgress) => {
             if (progress.phase === 'locating' && beforePlacing === undefined) beforePlacing = progress.requests;
-            running.progress = { job: running.job, ...progress };
+            running.progress = { job: running.job, ...progress, ...(progress.sid !== undefined && { siteName: siteName(progress.sid, sitesForNames).name }) };
             this.announce();
           },
         });

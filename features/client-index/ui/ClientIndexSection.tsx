@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { formatAge, formatNumber, describeFailure, t } from '../../../utils/i18n';
-import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from '../client-index.messages';
+import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView, PiecesSiteRunView } from '../client-index.messages';
 import { sendToBackground } from '../../send-to-background';
 import { clientProblemText } from '../../clients/ui/client-text';
 import { CLIENT_NAMES } from '../../../utils/clients/client-types';
@@ -35,8 +35,71 @@ function progressText(progress: IndexProgressView): string {
   const requests = formatNumber(progress.requests);
   if (progress.phase === 'reading-client') return t('indexProgressReading');
   if (progress.phase === 'locating') return t('indexProgressPlacing', done, total, requests);
+  if (progress.phase === 'reading-pieces') return t('indexProgressReadingPieces', done, total);
+  if (progress.phase === 'asking-sites') return t('indexProgressAskingSite', progress.siteName ?? `#${progress.sid ?? ''}`, done, total, requests);
   if (progress.phase === 'done') return t('indexProgressDone', requests);
   return t('indexProgressAsking', done, total, requests);
+}
+
+/** How asking one site by pieces hash went in the last sync, in one sentence (the Test's words where they say the same). */
+export function piecesSiteText(site: PiecesSiteRunView): string {
+  const name = site.siteName;
+  switch (site.outcome) {
+    case 'done':
+      return t('indexPiecesSiteDone', name, formatNumber(site.found), formatNumber(site.asked), formatNumber(site.requests));
+    case 'cancelled':
+      return t('indexPiecesSiteCancelled', name, formatNumber(site.found));
+    case 'wrong-passkey':
+      return t('piecesHashWrongPasskey', name);
+    case 'no-api':
+      return t('piecesHashNoApi', name);
+    case 'rate-limited':
+      return site.retryAfterSeconds !== undefined ? t('indexPiecesSiteRateLimitedFor', name, formatNumber(site.retryAfterSeconds)) : t('indexPiecesSiteRateLimited', name);
+    case 'refused':
+      return t('indexPiecesSiteRefused', name);
+    case 'site-error':
+      return t('piecesHashSiteError', name, String(site.status ?? ''));
+    case 'unreachable':
+      return t('piecesHashUnreachable', name);
+    case 'needs-passkey':
+      return t('indexPiecesSiteNeedsPasskey', name);
+    case 'no-permission':
+      return t('piecesHashNoPermission', name);
+    case 'bad-path':
+      return t('indexPiecesSiteBadPath', name);
+  }
+}
+
+/** The sites asked by pieces hash: why none is asked with this client, or how each went in the last sync. */
+function PiecesSites({ status }: { status: IndexStatusView }) {
+  const pieces = status.pieces;
+  const last = status.lastSync?.pieces;
+  if (!pieces && !last) return null;
+  return (
+    <div class="index-pieces" id="index-pieces">
+      {pieces?.client === 'unsupported' && status.client && (
+        <p class="hint warn-text" id="index-pieces-unsupported">
+          {t('indexPiecesUnsupported', CLIENT_NAMES[status.client.type])}
+        </p>
+      )}
+      {last && (
+        <>
+          {last.read + last.skipped > 0 && (
+            <p class="hint" id="index-pieces-read">
+              {t('indexPiecesRead', formatNumber(last.read), formatNumber(last.skipped))}
+            </p>
+          )}
+          <ul class="index-pieces-sites" id="index-pieces-sites" aria-label={t('piecesHashFieldSites')}>
+            {last.sites.map((site) => (
+              <li key={site.sid} data-sid={site.sid} data-outcome={site.outcome} class={site.outcome === 'done' ? undefined : 'warn-text'}>
+                {piecesSiteText(site)}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
 }
 
 function runText(run: IndexRunView, now: number): string {
@@ -166,6 +229,7 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
             </p>
           )}
           {!!status.lastSync?.leftOut && <p class="hint">{t('indexLeftOut', formatNumber(status.lastSync.leftOut))}</p>}
+          {!running && <PiecesSites status={status} />}
           {status.storage && status.storage !== 'ok' && (
             <p class="hint warn-text" id="index-storage" data-storage={status.storage}>
               {t(status.storage === 'full' ? 'indexStorageFull' : 'indexStorageFailed')}
