@@ -102,7 +102,7 @@ export class ListPages {
     for (const row of context.view.rows) {
       const match: RowMatch | undefined = matches.get(row.id);
       if (!match) continue;
-      const entry: IndexRowView = { id: row.id, ...(row.title && { title: row.title }), clientTorrent: heldTorrent(match.clientTorrent) };
+      const entry: IndexRowView = { id: row.id, ...(row.title && { title: row.title }), clientTorrent: heldTorrent(match.clientTorrent), ...(match.foundBy && { foundBy: match.foundBy }) };
       if (match.kind === 'in-client') inClient.push(entry);
       else canCrossSeed.push(entry);
       marks[row.id] = match.kind === 'in-client' ? 'i' : 'c';
