@@ -131,7 +131,7 @@ async function site(): Promise<NodeBenchOutput> {
       { id: 'pieces.site.real', bench: 'pieces', label: '  … of it real (requests on loopback through the router, answers read, hits stored)', value: round(realMs), unit: 'ms' },
       { id: 'pieces.site.found', bench: 'pieces', label: `  … hits found (copies on the site: ${SITE_COPIES.toLocaleString('en')})`, value: end.found, unit: 'count' },
       { id: 'pieces.site.limited', bench: 'pieces', label: '  … 429s from the site (60 requests a minute allowed)', value: limited, unit: 'count', budget: { op: '<=', limit: 0 } },
-      { id: 'pieces.site.bytes', bench: 'pieces', label: `  … bytes kept per torrent (20-byte pieces hash + {at, id} for the one site; JSON estimate), mean (a hit ${hit} B, a miss ${miss} B)`, value: round(total / SITE_TORRENTS), unit: 'bytes' },
+      { id: 'pieces.site.bytes', bench: 'pieces', label: `  … bytes kept per torrent (the index codec: packed pieces hash + [sid, minute, id] for the one site, a hit also its place-index entry), mean (a hit ${hit} B, a miss ${miss} B)`, value: round(total / SITE_TORRENTS), unit: 'bytes' },
       { id: 'pieces.site.bytes.total', bench: 'pieces', label: `  … for all ${n}`, value: total, unit: 'bytes' },
     ];
     const report = [

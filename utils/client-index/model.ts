@@ -303,14 +303,24 @@ export class IndexModel {
   /**
    * One torrent the client now holds (a cross-seed just added): recorded as not answered yet, so a
    * list row whose torrent has this hash reads "in the client" at once, with no request; the next
-   * sync asks the service about it as about any new torrent. False when it was already recorded.
+   * sync asks the service about it as about any new torrent. `place`: where it is on its site (the
+   * candidate it was added as), noted as its own place, so a place a pieces-hash answer named (whose
+   * info-hash was not known) reads "in the client" too. False when nothing changed.
    */
-  hold(source: ClientTorrent): boolean {
+  hold(source: ClientTorrent, place?: Place, at = 0): boolean {
     const hash = source.hash.toLowerCase();
-    if (this.records.has(hash)) return false;
-    this.records.set(hash, { torrent: indexedTorrent(source) });
-    this.invalidate();
-    return true;
+    let record = this.records.get(hash);
+    let changed = false;
+    if (!record) {
+      this.records.set(hash, (record = { torrent: indexedTorrent(source) }));
+      changed = true;
+    }
+    if (place && !record.located?.places.some((known) => known.sid === place.sid && known.torrentId === place.torrentId)) {
+      record.located = { at: record.located?.at ?? at, places: [...(record.located?.places ?? []), { sid: place.sid, torrentId: place.torrentId }] };
+      changed = true;
+    }
+    if (changed) this.invalidate();
+    return changed;
   }
 
   /**
