@@ -710,8 +710,9 @@ class SiteMapBuild {
         else addSources(entry, held);
       }
     }
+    // A torrent's own place (placing asked the service, or a cross-seed added it there) says who found nothing.
     for (const place of record.located?.places ?? []) {
-      if (this.entryAt(place.sid, place.torrentId, hash, BY_SERVICE).hash === hash) this.placed.add(hash);
+      if (this.entryAt(place.sid, place.torrentId, hash, 0).hash === hash) this.placed.add(hash);
     }
     const pieces = record.pieces?.hash;
     if (!pieces || !record.found?.length) return;
@@ -738,6 +739,7 @@ const BY_PIECES = 2;
 function foundByOf(by: number): FoundBy {
   return by === (BY_SERVICE | BY_PIECES) ? 'both' : by === BY_PIECES ? 'pieces' : 'iyuu';
 }
+// (An entry only a torrent's own place made, by 0, reads as the service's: placing is the service's answer.)
 
 /** One answer per site: replaces the site's earlier one. */
 function setFound(record: IndexRecord, found: FoundBySite): void {

@@ -311,15 +311,17 @@ describe.each(builds.map((build) => [build.label, build] as const))('%s: copies 
     expect(run.pieces).toMatchObject({ read: 4, skipped: 0, sites: [{ requests: 0 }, { requests: 0 }] });
     expect(site('ourbits').api.requests.length + site('hhanclub').api.requests.length).toBe(before);
     expect((await status()).counts).toMatchObject({ torrents: 8 });
-    // Not asserted: which of the places the job filled count as in the client. The index ties a place only
-    // a pieces hash named to a client torrent by that torrent's tracker (its site); these copies announce on
-    // loopback (no test reaches a real tracker), and the info-hash the job learnt is not kept for the place,
-    // so 2001-2003 and 7004 still count as "can cross-seed" here (reported to the lead).
-    // A row's "Cross-seed" on one of them adds nothing twice: its .torrent is the client's already.
-    const tab = await listOf(32, SITES.ourbits.host, [2003]);
-    expect(tab.state).toBe('answered');
+    // Every place the job filled is the client's now: the index noted each add at its place (its info-hash learnt
+    // from the .torrent), though these copies announce on loopback (no tracker host to tell their site by).
+    const tab = await listOf(32, SITES.ourbits.host, [2001, 2002, 2003]);
+    expect(tab.state === 'answered' && { can: tab.canCrossSeed.map((row) => row.id), held: tab.inClient.map((row) => row.id) }).toEqual({ can: [], held: ['2001', '2002', '2003'] });
+    const held = await query(SITES.hhanclub.sid, [7004]);
+    expect(held['7004']).toMatchObject({ kind: 'in-client', candidateHash: copy(3, 'hhanclub').torrent.hash });
+    // A row's "Cross-seed" on one of them downloads nothing and adds nothing: the index answers it.
+    const served = site('ourbits').tracker.downloads.length;
     const again = await fromPage<{ result: { kind: string; hash?: string } }>({ type: 'index:cross-seed', tabId: 32, rowId: '2003' });
     expect(again.result).toMatchObject({ kind: 'already-in-client', hash: copy(2, 'ourbits').torrent.hash });
+    expect(site('ourbits').tracker.downloads.length).toBe(served);
     expect((await readBack.list()).length).toBe(8);
   });
 
@@ -350,8 +352,8 @@ describe.each(builds.map((build) => [build.label, build] as const))('%s: copies 
     expect(Object.fromEntries(Object.entries(rows).map(([id, row]) => [id, [row.kind, row.foundBy]]))).toEqual({
       '2001': ['in-client', 'both'],
       '2002': ['in-client', 'both'],
-      // Found by pieces hash only: see (b) for why the index cannot yet say it is in the client.
-      '2003': [expect.any(String), 'pieces'],
+      // Found by pieces hash only, in the client since (b)'s job.
+      '2003': ['in-client', 'pieces'],
     });
   });
 
