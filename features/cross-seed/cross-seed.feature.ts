@@ -186,7 +186,9 @@ export class CrossSeeds {
     const view = await this.shared.tabs.get(from.tabId);
     // The view of this tab's page (a single-page site may have moved on within its origin).
     if (!view?.url || !sameOrigin(view.url, from.url)) return undefined;
-    const candidate = this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId);
+    // Only a candidate the page was shown: one only a site asked by pieces hash found is the popup's
+    // (a window opening for a guessed place would tell the page what the client holds).
+    const candidate = this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId && entry.foundBy !== 'pieces');
     if (candidate) await this.confirmations.show(from.tabId, candidate).catch(() => undefined);
     return undefined;
   }
