@@ -71,7 +71,11 @@ export class TabViews {
     return undefined;
   }
 
-  async set(view: TabView): Promise<TabView> {
+  /**
+   * `popupOnly`: the change is one the page's view does not have (the popup's candidates of sites
+   * asked by pieces hash): the tab's page hears nothing of it, not even that something changed.
+   */
+  async set(view: TabView, options: { popupOnly?: boolean } = {}): Promise<TabView> {
     this.views.set(view.tabId, view);
     // Listeners first: the announcement waits for the tab's content script and the extension's
     // pages to take it (tens of ms on a busy machine), and the client index's badge for a list page
@@ -83,7 +87,7 @@ export class TabViews {
         // A listener's failure is its own.
       }
     }
-    await Promise.allSettled([this.persist(view), this.paintBadge(view), this.announce(view)]);
+    await Promise.allSettled([this.persist(view), this.paintBadge(view), this.announce(view, options.popupOnly)]);
     return view;
   }
 
@@ -117,8 +121,9 @@ export class TabViews {
    * Tells the popup (extension pages) the whole view, and the tab's own panel only what a page may
    * learn (see features/lookup/panel-view.ts). Nobody listening is fine.
    */
-  private async announce(view: TabView): Promise<void> {
+  private async announce(view: TabView, popupOnly = false): Promise<void> {
     const message: ViewChanged = { type: 'view:changed', view };
+    if (popupOnly) return announceToPages(message);
     const toPage: PageViewChanged = { type: 'view:changed', view: pageView(view) };
     await Promise.all([announceToPages(message), announceToTab(view.tabId, toPage)]);
   }

@@ -233,14 +233,7 @@ export class PageViews {
       torrentFileProblem: undefined,
     };
     if (!base.hashes.length) return tabs.set({ ...base, status: 'no-hash', error: undefined });
-    if (lookupMode(settings) === 'none') {
-      // No token: the sites asked by pieces hash may still name candidates (the page is told only what the service would).
-      const sites = await directory.sites.peek(settings.baseUrl);
-      const candidates = await this.withPieces([], base, settings, sites);
-      if (!candidates.length) return tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined, serviceStatus: undefined });
-      return tabs.set({ ...base, status: 'done', serviceStatus: 'no-credentials', candidates, error: undefined, fetchedAt: this.shared.now() });
-    }
-
+    if (lookupMode(settings) === 'none') return this.withPieces(await tabs.set({ ...base, status: 'no-credentials', candidates: [], error: undefined }));
     const hashes = base.hashes.map((found) => found.hash);
     const sitesPromise = directory.sites.get(settings.baseUrl, (operation) => lookup.call(operation, settings));
     let outcome: LookupOutcome;
@@ -255,36 +248,30 @@ export class PageViews {
       });
     } catch (error) {
       const sites = await sitesPromise;
-      if (error instanceof BudgetSpent) return tabs.set({ ...(await this.withOlderAnswers(base, settings, sites)), status: 'waiting-for-user', error: undefined });
-      return tabs.set(await this.failedView(base, settings, toFailure(error), sites));
+      if (error instanceof BudgetSpent) return this.withPieces(await tabs.set({ ...(await this.withOlderAnswers(base, settings, sites)), status: 'waiting-for-user', error: undefined }));
+      return this.withPieces(await tabs.set(await this.failedView(base, settings, toFailure(error), sites)));
     }
     const sites = await sitesPromise;
-    const candidates = await this.withPieces(
-      buildCandidateViews(base.hashes, outcome.answers, {
-        sites: sites.value,
-        host: base.host,
-        heldSites: settings.heldSites,
-        overrides: settings.siteOverrides,
-      }),
-      base,
-      settings,
-      sites.value,
-    );
+    const candidates = buildCandidateViews(base.hashes, outcome.answers, {
+      sites: sites.value,
+      host: base.host,
+      heldSites: settings.heldSites,
+      overrides: settings.siteOverrides,
+    });
     const fetchedAt = Math.min(...[...outcome.answers.values()].map((answer) => answer.fetchedAt));
     const current = await tabs.get(tabId);
     // The tab moved on to another page while we waited: do not paint an old answer over it.
     if (current && current.url !== base.url) return current;
-    return tabs.set({
+    return this.withPieces(await tabs.set({
       ...base,
       status: 'done',
-      serviceStatus: undefined,
       candidates,
       error: undefined,
       retryAt: undefined,
       fetchedAt: Number.isFinite(fetchedAt) ? fetchedAt : this.shared.now(),
       fromCache: outcome.fromCache,
       clockSkewSeconds: outcome.clockSkewSeconds,
-    });
+    }));
   }
 
   /** An error view still shows whatever older answer the cache holds: nothing is lost. */
@@ -307,12 +294,29 @@ export class PageViews {
       });
       fetchedAt = Math.min(...[...older.values()].map((answer) => answer.fetchedAt));
     }
-    return { ...base, candidates: await this.withPieces(candidates, base, settings, sites.value), fetchedAt };
+    return { ...base, candidates, fetchedAt };
   }
 
-  /** The service's candidates with the places sites asked by pieces hash named for the page's hashes (popup only). */
-  private async withPieces(views: CandidateView[], base: TabView, settings: Settings, sites: ServiceSite[] | undefined): Promise<CandidateView[]> {
-    const places = this.piecesPlaces ? await this.piecesPlaces(base.hashes.map((found) => found.hash)).catch(() => []) : [];
-    return mergePiecesCandidates(views, places, { sites, host: base.host, heldSites: settings.heldSites, overrides: settings.siteOverrides });
+  /**
+   * After the view is set and announced as the service alone makes it (what the page is told, at
+   * the same moment whatever the client holds): the places sites asked by pieces hash named for the
+   * page's hashes, merged into the popup's candidates only. No token, and those sites named some:
+   * the popup shows them as an answer ('done'), the page still hears 'no-credentials'.
+   */
+  private async withPieces(view: TabView): Promise<TabView> {
+    if (!this.piecesPlaces || !view.hashes.length) return view;
+    const places = await this.piecesPlaces(view.hashes.map((found) => found.hash)).catch(() => []);
+    if (!places.length) return view;
+    const settings = await this.shared.settings.get();
+    const sites = await this.shared.directory.sites.peek(settings.baseUrl);
+    const candidates = mergePiecesCandidates(view.candidates, places, { sites, host: view.host, heldSites: settings.heldSites, overrides: settings.siteOverrides });
+    const current = await this.shared.tabs.get(view.tabId);
+    // The tab moved on meanwhile: its own view stands.
+    if (current !== view) return current ?? view;
+    const noCredentials = view.status === 'no-credentials';
+    return this.shared.tabs.set(
+      { ...view, candidates, ...(noCredentials && { status: 'done', serviceStatus: 'no-credentials', fetchedAt: this.shared.now() }) },
+      { popupOnly: true },
+    );
   }
 }
