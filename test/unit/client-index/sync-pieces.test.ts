@@ -19,7 +19,7 @@ import { proxiedFetch } from '../../clients/proxy-fetch';
 import { startRouter, type Router } from '../../e2e/harness/index.ts';
 import { PiecesHashSite } from '../../e2e/support/pieces-hash-site';
 import type { ReferenceService } from '../../service/server';
-import { SITES, hashOf, makeWorld, startServiceWith, type World } from './support';
+import { QBITTORRENT, SITES, hashOf, makeWorld, restart, startServiceWith, type World } from './support';
 
 const T0 = 1_700_000_000_000;
 
@@ -326,5 +326,46 @@ describe('cancelling and stopping (a hand step)', () => {
       { sid: 1, kind: 'done', requests: 0, asked: 0, found: 0 },
       { sid: 2, kind: 'done', requests: 1, asked: 3, found: 0 },
     ]);
+  });
+});
+
+describe('stored and read back (IndexedDB)', () => {
+  it('a restarted background answers list rows with pieces places the same: from the store before the index loads, and once loaded', async () => {
+    const FILM_HDSKY = torrent('film@hdsky', { state: 'paused' });
+    const FILM_PRIVATE = torrent('film@private');
+    const SONG = torrent('song@private');
+    const client = [FILM_HDSKY, FILM_PRIVATE, SONG];
+    const film = piecesOf(FILM_HDSKY.hash);
+    const pieces = new Map<string, { hash: string; fromSid?: number }>([
+      [FILM_HDSKY.hash, { hash: film, fromSid: SITES.hdsky }],
+      [FILM_PRIVATE.hash, { hash: film }],
+      [SONG.hash, { hash: piecesOf(SONG.hash) }],
+    ]);
+    const hdsky = nexus(SITES.hdsky);
+    hdsky.site.list(film, 101);
+    const pter = nexus(SITES.pterclub);
+    pter.site.list(film, 900);
+    pter.site.list(piecesOf(SONG.hash), 901);
+
+    const index = (await world.indexes.open(QBITTORRENT))!;
+    await index.sync(listing(client), world.lookup, { pieces: realStep([hdsky.as, pter.as], pieces), pauseMs: 0 });
+    const asked = [
+      [SITES.hdsky, [101, 102]],
+      [SITES.pterclub, [900, 901, 902]],
+    ] as const;
+    const expected = asked.map(([sid, ids]) => index.query(sid, ids));
+    expect(expected[0]!.get('101')).toMatchObject({ kind: 'in-client', candidateHash: FILM_HDSKY.hash, foundBy: 'pieces' });
+    expect(expected[1]!.get('900')).toMatchObject({ kind: 'can-cross-seed', candidateHash: '', candidatePieces: film, clientTorrent: { hash: FILM_PRIVATE.hash } });
+    expect(expected[1]!.get('901')).toMatchObject({ kind: 'can-cross-seed', clientTorrent: { hash: SONG.hash } });
+
+    // A restarted service worker: the first list page is answered from IndexedDB.
+    const again = restart(world);
+    for (const [i, [sid, ids]] of asked.entries()) {
+      const fromStore = await again.indexes.rows(QBITTORRENT, sid, ids);
+      expect(fromStore, `site ${sid} from the store`).toEqual({ matches: expected[i], answered: true });
+    }
+    const loaded = (await again.indexes.open(QBITTORRENT))!;
+    expect(asked.map(([sid, ids]) => loaded.query(sid, ids))).toEqual(expected);
+    expect(serviceRequests()).toEqual([]);
   });
 });
