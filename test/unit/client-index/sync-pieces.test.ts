@@ -313,6 +313,37 @@ describe('cancelling and stopping (a hand step)', () => {
     expect(calls.filter((call) => call.startsWith('ask'))).toEqual(['ask 1']);
   });
 
+  it('the client failing during the reading: the sync fails with its error, and the pieces hashes read before are marked to be stored', async () => {
+    const reads: string[] = [];
+    const step: PiecesStep = {
+      sites: [{ sid: 1, endpoint: 'https://site-1.test/api/pieces-hash', passkey: 'p'.repeat(32) }],
+      read: async (hash) => {
+        if (reads.length === 2) throw new Error('qBittorrent went away');
+        reads.push(hash);
+        return { hash: piecesOf(hash) };
+      },
+      ask: async () => {
+        throw new Error('not reached');
+      },
+    };
+    let marked: string[] = [];
+    // Torrents the index already holds (a sync before the site was switched on): the list changes nothing.
+    const model = new IndexModel();
+    model.applyClientList(CLIENT, UNBOUNDED);
+    const t = target(world, model);
+    const changed = t.changed;
+    t.changed = (hashes) => {
+      marked.push(...hashes);
+      changed(hashes);
+    };
+    await expect(syncIndex(t, listing(CLIENT), world.lookup, { pieces: step, pauseMs: 0 })).rejects.toThrow('qBittorrent went away');
+    expect(t.finishedWith).toEqual([expect.objectContaining({ outcome: 'failed', error: 'unknown' })]);
+    // Both reads are in the model, and marked changed (the next flush stores them: they are not read again).
+    for (const hash of reads) expect(t.model.records.get(hash)!.pieces).toEqual({ hash: piecesOf(hash) });
+    expect(marked).toEqual(expect.arrayContaining(reads));
+    marked = [];
+  });
+
   it("a content answered by one site this week is not asked of it again, but still of a site that has not answered", async () => {
     const { step, calls } = handStep([1, 2]);
     const t = target(world);
