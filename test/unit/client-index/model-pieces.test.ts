@@ -431,4 +431,31 @@ describe('property: one map however it is built', () => {
       { numRuns: 300 },
     );
   });
+
+  it('piecesDue: each content asked at most once, only with a complete copy not from that site; once answered, nothing is due within the week, and every copy holds the answer', () => {
+    fc.assert(
+      fc.property(worldSpec, fc.constantFrom(...SIDS), fc.integer({ min: 0, max: 14 }), (spec, sid, days) => {
+        const model = modelOf(recordsOf(spec));
+        const now = T0 + days * DAY;
+        const { ask, changed } = model.piecesDue(sid, now);
+        expect(ask).toEqual([...new Set(ask)].sort());
+        for (const pieces of ask) {
+          const group = [...model.records.values()].filter((record) => record.pieces?.hash === pieces);
+          expect(group.some((record) => record.pieces!.fromSid !== sid && record.torrent.progress === 1 && ['seeding', 'paused', 'downloading'].includes(record.torrent.state))).toBe(true);
+        }
+        for (const hash of changed) expect(model.records.get(hash)!.found?.some((found) => found.sid === sid)).toBe(true);
+        // The site answers: the first place of each content on it.
+        const ids = new Map<string, number>();
+        for (const place of spec.places) if (place.sid === sid && !ids.has(contentPieces(place.content))) ids.set(contentPieces(place.content), place.torrentId);
+        model.applyFound(sid, ask, ids, now);
+        expect(model.piecesDue(sid, now + DAY)).toEqual({ ask: [], changed: [] });
+        for (const pieces of ask) {
+          for (const record of model.records.values()) {
+            if (record.pieces?.hash === pieces) expect(record.found?.find((found) => found.sid === sid)).toEqual({ sid, at: now, torrentId: ids.get(pieces) ?? 0 });
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
