@@ -12,6 +12,7 @@ import { crossSeed, crossSeedAll, SitePace, type CrossSeedAllEvent, type CrossSe
 import { checkCandidateFile } from '../../../utils/cross-seed-engine/verify';
 import { piecesHashFromTorrent } from '../../../utils/torrent/pieces-hash';
 import { startQbittorrent, type RunningDaemon } from '../../clients/daemons';
+import { makeTorrent, TRACKERS } from '../../clients/torrent-content';
 import { nodeClientFetch } from '../../clients/node-fetch';
 import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../e2e/support/cross-seed-world';
 
@@ -115,6 +116,20 @@ describe('crossSeed of a candidate known by its pieces hash (live qBittorrent, t
     expect(await crossSeed(pair.source.hash, wrong, env())).toEqual({ kind: 'other-torrent', hash: cs.differentFiles.torrent.hash });
     expect(adds.length).toBe(addsBefore);
     expect((await client.lookup([cs.differentFiles.torrent.hash])).size).toBe(0);
+  });
+
+  it('the same pieces under another folder name: the files are still compared, files-differ, nothing added', LIVE, async () => {
+    const pair = cs.pairs[1]!;
+    // The same bytes cut the same way, in a folder renamed: the pieces hash cannot tell, the file paths can.
+    const renamed = makeTorrent({ savePath: '', name: `${pair.name} (renamed)`, files: pair.files, single: false, seed: pair.seed }, TRACKERS.beta);
+    expect(await piecesOf(renamed.bytes)).toBe(await piecesOf(pair.candidate.bytes));
+    cs.candidate.list(2950, renamed, renamed.name);
+    const addsBefore = adds.length;
+    const result = await crossSeed(pair.source.hash, await byPieces(1, 2950), env());
+    expect(result).toMatchObject({ kind: 'files-differ' });
+    expect(result.kind === 'files-differ' && result.differences.map((difference) => difference.kind)).toContain('missing');
+    expect(adds.length).toBe(addsBefore);
+    expect((await client.lookup([renamed.hash])).size).toBe(0);
   });
 
   it('no info-hash and no (usable) pieces hash: bad-request, nothing downloaded', LIVE, async () => {
