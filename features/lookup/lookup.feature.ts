@@ -228,6 +228,8 @@ export class PageViews {
     const settings = await this.shared.settings.get();
     const base: TabView = {
       ...view,
+      // Each resolve says anew what the page is told: a no-token view's status must not outlive it.
+      serviceStatus: undefined,
       panel: panelWanted(settings, view),
       access: accessFor(settings, view.host),
       torrentFileProblem: undefined,

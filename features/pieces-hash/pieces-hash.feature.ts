@@ -21,7 +21,7 @@ import { permissionPattern } from '../../utils/permission-pattern';
 import { askSite, DEFAULT_PIECES_HASH_PACE_MS } from '../../utils/pieces-hash/ask-site';
 import { piecesHashPathSchema, type Settings } from '../../utils/settings';
 import { piecesHashAddress, siteForHost } from '../../utils/sites';
-import { siteForServiceSid } from '../../utils/sites/pinning';
+import { serviceSidOf, siteForServiceSid, type ListedSite } from '../../utils/sites/pinning';
 import { siteName } from '../lookup/candidates';
 import type { PiecesRunView, PiecesSiteRunView } from '../client-index/client-index.messages';
 import type { PiecesReport } from '../../utils/client-index/sync';
@@ -38,8 +38,13 @@ export interface PiecesHashOptions {
 /** A site switched on that cannot be asked now, and why (said on the options page). */
 type Unusable = Pick<PiecesSiteRunView, 'sid' | 'outcome'>;
 
-/** The site a tracker address belongs to, by the catalog's hosts (and their subdomains); the address itself is never kept (it carries the user's passkey). */
-export function sidOfTracker(announce: string | undefined): number | undefined {
+/**
+ * The site a tracker address belongs to, by the catalog's hosts (and their subdomains), as the id
+ * the service's list gives it now (`list`): the sites switched on and their answers are keyed by the
+ * service's ids, and the service has renumbered sites before. The address itself is never kept (it
+ * carries the user's passkey).
+ */
+export function sidOfTracker(announce: string | undefined, list?: readonly ListedSite[]): number | undefined {
   if (!announce) return undefined;
   let host: string;
   try {
@@ -47,7 +52,8 @@ export function sidOfTracker(announce: string | undefined): number | undefined {
   } catch {
     return undefined;
   }
-  return siteForHost(host)?.sid;
+  const entry = siteForHost(host);
+  return entry && serviceSidOf(entry, list);
 }
 
 export class PiecesHash {
@@ -114,7 +120,7 @@ export class PiecesHash {
         if ('skipped' in result) return { skipped: result.skipped };
         // Before qBittorrent 4.5 the hex list says nothing of the tracker: the client's list does.
         const tracker = result.announce ?? (result.via === 'pieceHashes' ? (await client.lookup([hash])).get(hash)?.tracker : undefined);
-        const fromSid = sidOfTracker(tracker);
+        const fromSid = sidOfTracker(tracker, list);
         return fromSid === undefined ? { hash: result.piecesHash } : { hash: result.piecesHash, fromSid };
       },
       ask: async (site, hashes, onBatch, signal) => {

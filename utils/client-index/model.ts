@@ -496,7 +496,9 @@ export class IndexModel {
     const record = this.records.get(hash);
     if (!record || (record.pieces?.hash === pieces.hash && record.pieces.fromSid === pieces.fromSid)) return false;
     record.pieces = pieces.fromSid === undefined ? { hash: pieces.hash } : { hash: pieces.hash, fromSid: pieces.fromSid };
-    if (record.found?.length) this.invalidate();
+    // Always: a torrent without answers of its own joins a group whose sibling has some (a new
+    // source, or the client's own torrent at a place), and dropping the map costs nothing.
+    this.invalidate();
     return true;
   }
 

@@ -266,18 +266,17 @@ async function askByPieces(target: SyncTarget, step: PiecesStep, report: PiecesR
   const progress = (phase: 'reading-pieces' | 'asking-sites', done: number, total: number, sid?: number) =>
     target.progress({ phase, done, total, requests: report.sites.reduce((sum, site) => sum + site.requests, 0), ...(sid !== undefined && { sid }) });
   progress('reading-pieces', 0, toRead.length);
-  const changed: string[] = [];
   for (const [at, hash] of toRead.entries()) {
     if (signal?.aborted) return false;
     const read = await step.read(hash);
     if ('skipped' in read) report.skipped++;
     else {
       report.read++;
-      if (target.model.applyPieces(hash, read)) changed.push(hash);
+      // Marked at once: a read that fails later (the client gone) leaves these to the next flush, not only in memory.
+      if (target.model.applyPieces(hash, read)) target.changed([hash]);
     }
     if ((at + 1) % PIECES_READ_CHUNK === 0 || at === toRead.length - 1) {
       await mayGoOn();
-      target.changed(changed.splice(0));
       await target.flush();
       progress('reading-pieces', at + 1, toRead.length);
     }
