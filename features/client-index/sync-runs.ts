@@ -161,6 +161,8 @@ export class SyncRuns {
           if (report.asked) await this.recordRun(running.client, { ...common, job: 'sync', asked: report.asked, requests: syncRequests });
           view = { ...common, job: 'place', asked: report.locateAsked, requests: report.requests - syncRequests, located: report.located };
         } else view = { ...common, job: 'sync', asked: report.asked, requests: report.requests };
+        // The service failed and the sites were asked all the same: the run failed, with what they answered.
+        if (report.serviceFailure) view = failed(problemOf(report.serviceFailure), report.torrents);
         const piecesView = await this.options.pieces?.runView(report.pieces, pieces.unusable);
         if (piecesView) view.pieces = piecesView;
       } catch (error) {

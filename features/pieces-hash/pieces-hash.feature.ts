@@ -92,7 +92,11 @@ export class PiecesHash {
     for (const sid of sids) {
       const key = String(sid);
       const entry = siteForServiceSid(sid, list);
-      if (!entry) continue;
+      if (!entry) {
+        // Neither the service's list nor the catalog knows it: no address to ask.
+        unusable.push({ sid, outcome: 'no-api' });
+        continue;
+      }
       const path = piecesHashPathSchema.safeParse(settings.piecesHashSites[key]?.path ?? '');
       const address = path.success ? piecesHashAddress(entry, path.data, settings.siteOverrides[key]) : ({ problem: 'bad-path' } as const);
       if ('problem' in address) {

@@ -124,6 +124,8 @@ export interface SyncReport {
   requests: number;
   /** The sites asked by pieces hash, when any is on. */
   pieces?: PiecesReport;
+  /** The service failed (the sync failed), after which the sites asked by pieces hash were still asked: not thrown, so their answers are reported. */
+  serviceFailure?: ServiceError;
 }
 
 /** What the sync needs of the index it fills (ClientIndex gives it). */
@@ -192,6 +194,7 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
   };
 
   let finishedWith: LastSync['outcome'] = 'failed';
+  let serviceFailure: ServiceError | undefined;
   let error: string | undefined;
   try {
     progress('reading-client', 0, 0);
@@ -215,14 +218,21 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
     if (withService) {
       const { fresh, due } = target.model.toAsk(target.now(), (options.maxRecheckRequests ?? DEFAULT_RECHECK_REQUESTS) * batchSize);
       const hashes = [...fresh, ...due];
-      complete = await ask('asking', hashes, (answers) => target.model.applyAnswers(answers, target.now()));
+      try {
+        complete = await ask('asking', hashes, (answers) => target.model.applyAnswers(answers, target.now()));
+      } catch (failure) {
+        // The service failing (a token refused, the service down or limiting) does not keep the
+        // sites asked by pieces hash from being asked: they go on, and the sync still fails with it.
+        if (!(failure instanceof ServiceError) || !piecesStep) throw failure;
+        serviceFailure = failure;
+      }
     }
     if (complete && piecesStep) {
       report.pieces = { read: 0, skipped: 0, sites: [] };
       complete = await askByPieces(target, piecesStep, report.pieces, mayGoOn, signal);
     }
 
-    if (complete && withService && options.locate !== false) {
+    if (complete && withService && !serviceFailure && options.locate !== false) {
       const asks = target.model.toLocate(target.now());
       // In the order of the client torrents they place, so a batch rewrites few storage buckets.
       const candidates = [...asks].sort((a, b) => (a[1][0]! < b[1][0]! ? -1 : a[1][0]! > b[1][0]! ? 1 : 0)).map(([hash]) => hash);
@@ -232,6 +242,12 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
     }
     if (!complete) report.outcome = 'cancelled';
     finishedWith = report.outcome;
+    if (serviceFailure) {
+      // Recorded as the service's failure; the caller finds it in the report, with what the sites answered.
+      report.serviceFailure = serviceFailure;
+      finishedWith = 'failed';
+      error = errorKind(serviceFailure);
+    }
     progress('done', report.asked + report.locateAsked, report.asked + report.locateAsked);
     return report;
   } catch (failure) {
