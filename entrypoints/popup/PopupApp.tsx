@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { AskForSites } from '../../features/sites/ui/AskForSites';
 import { CandidateGroups } from '../../features/lookup/ui/CandidateGroups';
+import { anyFoundByPieces, FoundByTag } from '../../features/lookup/ui/FoundBy';
 import { CopyButton } from '../../components/CopyButton';
 import { CandidateCrossSeed, CrossSeedAll, useCrossSeeds, type PopupCrossSeeds } from '../../features/cross-seed/ui/PopupCrossSeed';
 import { FailureNotice, Notice } from '../../components/FailureNotice';
@@ -223,6 +224,7 @@ function TabContent({ view, client, crossSeeds, now, busy, onRefresh, onHashFrom
             showForHash={view.hashes.length > 1}
             inClient={inClient}
             extra={crossSeeds && ((candidate) => <CandidateCrossSeed candidate={candidate} crossSeeds={crossSeeds} inClient={clientHolds} />)}
+            tags={anyFoundByPieces(view.candidates) ? (candidate) => candidate.foundBy && <FoundByTag by={candidate.foundBy} /> : undefined}
           />
         </section>
       )}

@@ -62,7 +62,7 @@ export class ClientIndexFeature {
   constructor(
     private readonly shared: Shared,
     private readonly clients: Clients,
-    crossSeeds: Pick<CrossSeeds, 'run'>,
+    crossSeeds: Pick<CrossSeeds, 'run' | 'landed'>,
     options: ClientIndexOptions = {},
   ) {
     // The index lives in IndexedDB: its writes never take room from the settings in storage.local.
@@ -74,6 +74,15 @@ export class ClientIndexFeature {
         for (const listener of this.afterSync) await listener().catch(() => undefined);
       } });
     this.repeatedJob = this.runs.repeatedJob;
+    // Every cross-seed that lands (a page's, a list row's, the job's): the index holds it at its place from now on.
+    crossSeeds.landed.add(async ({ candidate, hash, client }) => {
+      if (!(await shared.settings.get()).clientIndexEnabled) return;
+      const chosen = await this.clients.defaultClient();
+      if (chosen?.client !== client) return;
+      const index = await this.indexes.open(clientIdentity(chosen.config));
+      const held = index && (await client.lookup([hash]).catch(() => undefined))?.get(hash);
+      if (held) await index.noteAdded(held, { sid: candidate.sid, torrentId: candidate.torrentId });
+    });
     shared.tabs.badgeSource = (view) => this.lists.badge(view);
     shared.tabs.onChange((view) => this.lists.viewChanged(view));
     shared.settings.onChange((next, previous) => this.settingsChanged(next, previous));

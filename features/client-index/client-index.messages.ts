@@ -119,6 +119,8 @@ export interface IndexRowView {
   title?: string;
   /** in-client: the row's torrent itself; can-cross-seed: the complete client torrent holding its data. */
   clientTorrent: HeldTorrent;
+  /** Who named this place: the lookup service, a site asked by pieces hash, or both (absent: the row shows its own hash). */
+  foundBy?: 'iyuu' | 'pieces' | 'both';
 }
 
 /**

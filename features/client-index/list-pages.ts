@@ -6,7 +6,6 @@
  * feature's one way in (CrossSeeds.run: its de-duplication, pace and site fetch).
  */
 import type { ClientIndexes, RowMatch } from '../../utils/client-index/indexes-by-client.ts';
-import type { ClientTorrent } from '../../utils/clients/client-types';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 import type { HeldTorrent } from '../clients/clients.messages';
 import type { IndexCrossSeedAnswer, IndexPageAnswer, IndexRowView } from './client-index.messages';
@@ -102,7 +101,7 @@ export class ListPages {
     for (const row of context.view.rows) {
       const match: RowMatch | undefined = matches.get(row.id);
       if (!match) continue;
-      const entry: IndexRowView = { id: row.id, ...(row.title && { title: row.title }), clientTorrent: heldTorrent(match.clientTorrent) };
+      const entry: IndexRowView = { id: row.id, ...(row.title && { title: row.title }), clientTorrent: heldTorrent(match.clientTorrent), ...(match.foundBy && { foundBy: match.foundBy }) };
       if (match.kind === 'in-client') inClient.push(entry);
       else canCrossSeed.push(entry);
       marks[row.id] = match.kind === 'in-client' ? 'i' : 'c';
@@ -210,15 +209,8 @@ export class ListPages {
       candidate: { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash, ...(match.candidatePieces && { piecesHash: match.candidatePieces }) },
       siteName: name,
     });
-    if ((result.kind === 'added' || result.kind === 'already-in-client') && client) {
-      // The index holds it from now on (the next sync asks the service about it, as about any new torrent).
-      const held: ClientTorrent | undefined = await client
-        .lookup([result.hash])
-        .then((found) => found.get(result.hash))
-        .catch(() => undefined);
-      if (held) await index.noteAdded(held);
-      this.pages.delete(tabId);
-    }
+    // The index noted it (ClientIndexFeature hears every cross-seed that lands): the page is answered again.
+    if ((result.kind === 'added' || result.kind === 'already-in-client') && client) this.pages.delete(tabId);
     return answerWith(result, name);
   }
 }

@@ -186,7 +186,9 @@ export class CrossSeeds {
     const view = await this.shared.tabs.get(from.tabId);
     // The view of this tab's page (a single-page site may have moved on within its origin).
     if (!view?.url || !sameOrigin(view.url, from.url)) return undefined;
-    const candidate = this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId);
+    // Only a candidate the page was shown: one only a site asked by pieces hash found is the popup's
+    // (a window opening for a guessed place would tell the page what the client holds).
+    const candidate = this.candidateIn(view, (entry) => entry.sid === wanted.sid && entry.torrentId === wanted.torrentId && entry.foundBy !== 'pieces');
     if (candidate) await this.confirmations.show(from.tabId, candidate).catch(() => undefined);
     return undefined;
   }
@@ -205,7 +207,10 @@ export class CrossSeeds {
    */
   async run(request: CrossSeedRequest): Promise<CrossSeedOutcome> {
     const chosen = await this.clients.defaultClient();
-    const outcome = this.runFor(runKey(clientKey(chosen?.config), request.sourceHash, request.candidate), request, chosen);
+    const outcome = this.runFor(runKey(clientKey(chosen?.config), request.sourceHash, request.candidate), request, chosen).then(async (done) => {
+      await this.tellLanded(request.candidate, done);
+      return done;
+    });
     if (!request.tab) return outcome;
     const { tabId, url } = request.tab;
     const { sid, torrentId, infoHash } = request.candidate;
@@ -214,6 +219,18 @@ export class CrossSeeds {
     const done = await outcome;
     await this.record(tabId, url, { ...item, state: 'done', result: done.result });
     return done;
+  }
+
+  /**
+   * Told of every candidate now in the client (added, left stopped, or found there already), with
+   * its place: the client index notes it at once, so its row and its place read "in your client"
+   * before the next sync (a candidate found by pieces hash has its info-hash only now).
+   */
+  readonly landed = new Set<(landed: { candidate: CrossSeedCandidate; hash: string; client: TorrentClient }) => Promise<void>>();
+
+  private async tellLanded(candidate: CrossSeedCandidate, { result, client }: CrossSeedOutcome): Promise<void> {
+    if (!client || (result.kind !== 'added' && result.kind !== 'left-stopped' && result.kind !== 'already-in-client')) return;
+    for (const listener of this.landed) await listener({ candidate, hash: result.hash, client }).catch(() => undefined);
   }
 
   /**

@@ -57,6 +57,21 @@ export function siteName(sid: number, sites: readonly ServiceSite[] | undefined,
   return { name: name || `#${sid}`, key };
 }
 
+/** A candidate's site name and details link, built only from its numeric id and a site template. */
+function placeView(sid: number, torrentId: number, context: SiteContext): Pick<CandidateView, 'siteName' | 'siteKey' | 'detailsUrl'> {
+  const override = context.overrides[String(sid)];
+  const listed = context.sites?.find((site) => site.id === sid);
+  const catalogued = siteForServiceSid(sid, context.sites);
+  const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : catalogued ? buildDetailsUrlFromCatalog(catalogued, torrentId, override) : undefined;
+  const { name, key } = siteName(sid, context.sites);
+  return { siteName: name, siteKey: key, detailsUrl };
+}
+
+/** Sites the user holds first, then by name; within a site by torrent id. */
+function heldFirst(a: CandidateView, b: CandidateView): number {
+  return Number(b.held ?? false) - Number(a.held ?? false) || a.siteName.localeCompare(b.siteName, 'zh-CN') || a.sid - b.sid || a.torrentId - b.torrentId;
+}
+
 export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, CachedAnswer>, context: SiteContext): CandidateView[] {
   const currentSid = sidForHost(context.host, context.sites);
   const held = context.heldSites ? new Set(context.heldSites) : undefined;
@@ -67,36 +82,18 @@ export function buildCandidateViews(hashes: FoundHash[], answers: Map<string, Ca
       const key = `${candidate.sid}:${candidate.torrent_id}:${hash}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const override = context.overrides[String(candidate.sid)];
-      const listed = context.sites?.find((site) => site.id === candidate.sid);
-      const catalogued = siteForServiceSid(candidate.sid, context.sites);
-      const detailsUrl = listed
-        ? buildDetailsUrl(listed, candidate.torrent_id, override)
-        : catalogued
-          ? buildDetailsUrlFromCatalog(catalogued, candidate.torrent_id, override)
-          : undefined;
-      const { name, key: siteKey } = siteName(candidate.sid, context.sites);
       views.push({
         sid: candidate.sid,
         torrentId: candidate.torrent_id,
         infoHash: candidate.info_hash,
         forHash: hash,
-        siteName: name,
-        siteKey,
-        detailsUrl,
+        ...placeView(candidate.sid, candidate.torrent_id, context),
         isCurrentSite: currentSid === candidate.sid,
         held: held ? held.has(candidate.sid) : undefined,
       });
     }
   }
-  // Sites the user holds first, then by name; within a site by torrent id.
-  return views.sort(
-    (a, b) =>
-      Number(b.held ?? false) - Number(a.held ?? false) ||
-      a.siteName.localeCompare(b.siteName, 'zh-CN') ||
-      a.sid - b.sid ||
-      a.torrentId - b.torrentId,
-  );
+  return views.sort(heldFirst);
 }
 
 /** A place a site asked by pieces hash named for one of the page's hashes (the client holds that torrent). */
@@ -126,15 +123,6 @@ export function mergePiecesCandidates(views: readonly CandidateView[], places: r
       same.foundBy = same.foundBy === 'pieces' ? 'pieces' : 'both';
       continue;
     }
-    const override = context.overrides[String(place.sid)];
-    const listed = context.sites?.find((site) => site.id === place.sid);
-    const catalogued = siteForServiceSid(place.sid, context.sites);
-    const detailsUrl = listed
-      ? buildDetailsUrl(listed, place.torrentId, override)
-      : catalogued
-        ? buildDetailsUrlFromCatalog(catalogued, place.torrentId, override)
-        : undefined;
-    const { name, key: siteKey } = siteName(place.sid, context.sites);
     merged.push({
       sid: place.sid,
       torrentId: place.torrentId,
@@ -142,20 +130,12 @@ export function mergePiecesCandidates(views: readonly CandidateView[], places: r
       ...(!place.heldHash && { piecesHash: place.piecesHash }),
       foundBy: 'pieces',
       forHash: place.forHash,
-      siteName: name,
-      siteKey,
-      detailsUrl,
+      ...placeView(place.sid, place.torrentId, context),
       isCurrentSite: currentSid === place.sid,
       held: held ? held.has(place.sid) : undefined,
     });
   }
-  return merged.sort(
-    (a, b) =>
-      Number(b.held ?? false) - Number(a.held ?? false) ||
-      a.siteName.localeCompare(b.siteName, 'zh-CN') ||
-      a.sid - b.sid ||
-      a.torrentId - b.torrentId,
-  );
+  return merged.sort(heldFirst);
 }
 
 export function recommendedViews(list: RecommendedSite[], sites: ServiceSite[] | undefined): RecommendedSiteView[] {

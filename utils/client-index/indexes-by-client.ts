@@ -426,11 +426,12 @@ export class ClientIndex {
   }
 
   /**
-   * A torrent just added to the client (a cross-seed): the index knows it holds it from now on,
-   * without asking the service; the next sync asks about it as about any new torrent.
+   * A torrent just added to the client (a cross-seed), at its place on its site when known: the
+   * index knows it holds it from now on, without asking the service; the next sync asks the
+   * service about it as about any new torrent.
    */
-  async noteAdded(torrent: ClientTorrent): Promise<void> {
-    if (this.closed || !this.model.hold(torrent)) return;
+  async noteAdded(torrent: ClientTorrent, place?: { sid: number; torrentId: number }): Promise<void> {
+    if (this.closed || !this.model.hold(torrent, place, this.owner.now())) return;
     this.dirty.add(torrent.hash.toLowerCase());
     await this.flush();
   }

@@ -303,14 +303,24 @@ export class IndexModel {
   /**
    * One torrent the client now holds (a cross-seed just added): recorded as not answered yet, so a
    * list row whose torrent has this hash reads "in the client" at once, with no request; the next
-   * sync asks the service about it as about any new torrent. False when it was already recorded.
+   * sync asks the service about it as about any new torrent. `place`: where it is on its site (the
+   * candidate it was added as), noted as its own place, so a place a pieces-hash answer named (whose
+   * info-hash was not known) reads "in the client" too. False when nothing changed.
    */
-  hold(source: ClientTorrent): boolean {
+  hold(source: ClientTorrent, place?: Place, at = 0): boolean {
     const hash = source.hash.toLowerCase();
-    if (this.records.has(hash)) return false;
-    this.records.set(hash, { torrent: indexedTorrent(source) });
-    this.invalidate();
-    return true;
+    let record = this.records.get(hash);
+    let changed = false;
+    if (!record) {
+      this.records.set(hash, (record = { torrent: indexedTorrent(source) }));
+      changed = true;
+    }
+    if (place && !record.located?.places.some((known) => known.sid === place.sid && known.torrentId === place.torrentId)) {
+      record.located = { at: record.located?.at ?? at, places: [...(record.located?.places ?? []), { sid: place.sid, torrentId: place.torrentId }] };
+      changed = true;
+    }
+    if (changed) this.invalidate();
+    return changed;
   }
 
   /**
@@ -700,8 +710,9 @@ class SiteMapBuild {
         else addSources(entry, held);
       }
     }
+    // A torrent's own place (placing asked the service, or a cross-seed added it there) says who found nothing.
     for (const place of record.located?.places ?? []) {
-      if (this.entryAt(place.sid, place.torrentId, hash, BY_SERVICE).hash === hash) this.placed.add(hash);
+      if (this.entryAt(place.sid, place.torrentId, hash, 0).hash === hash) this.placed.add(hash);
     }
     const pieces = record.pieces?.hash;
     if (!pieces || !record.found?.length) return;
@@ -728,6 +739,7 @@ const BY_PIECES = 2;
 function foundByOf(by: number): FoundBy {
   return by === (BY_SERVICE | BY_PIECES) ? 'both' : by === BY_PIECES ? 'pieces' : 'iyuu';
 }
+// (An entry only a torrent's own place made, by 0, reads as the service's: placing is the service's answer.)
 
 /** One answer per site: replaces the site's earlier one. */
 function setFound(record: IndexRecord, found: FoundBySite): void {

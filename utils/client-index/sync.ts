@@ -20,6 +20,7 @@ import { ServiceError } from '../iyuu/service-errors';
 import { MAX_HASHES_PER_LOOKUP } from '../iyuu/operations';
 import type { Candidate } from '../iyuu/answer-schemas';
 import { lookupMode, type Settings } from '../settings';
+import { abortableWait as pause } from '../abortable-wait';
 import type { LastSync } from './codec';
 import type { IndexBound, IndexModel } from './model';
 
@@ -142,19 +143,6 @@ export interface SyncTarget {
 
 const DEFAULT_PAUSE_MS = 2000;
 const DEFAULT_RECHECK_REQUESTS = 5;
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 function candidatesOf(answers: Map<string, { candidates: Candidate[] }>): Map<string, Candidate[]> {
   return new Map([...answers].map(([hash, answer]) => [hash, answer.candidates]));

@@ -26,6 +26,7 @@
  * result (askPiecesHash keeps only kinds and numbers).
  */
 import { askPiecesHash, PIECES_HASH_BATCH, type PiecesHashAnswer } from './nexus-api';
+import { abortableWait } from '../abortable-wait';
 
 export const DEFAULT_PIECES_HASH_PACE_MS = 2_000;
 /** Retry-After when a 429 says none. */
@@ -101,19 +102,7 @@ export type SiteAskEnd =
   | ({ kind: 'stopped'; answer: SiteStop } & SiteAskCounts)
   | ({ kind: 'cancelled' } & SiteAskCounts);
 
-/** A setTimeout that ends early (resolving) when the signal aborts. */
-export function abortableWait(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+export { abortableWait } from '../abortable-wait';
 
 export async function askSite(ask: SiteAsk, options: SiteAskOptions = {}): Promise<SiteAskEnd> {
   const paceMs = Math.max(0, options.paceMs ?? DEFAULT_PIECES_HASH_PACE_MS);

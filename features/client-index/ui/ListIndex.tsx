@@ -15,6 +15,7 @@ import type { TabView } from '../../lookup/lookup.messages';
 import { sendToBackground } from '../../send-to-background';
 import { torrentStateText } from '../../clients/ui/client-text';
 import './list-index.css';
+import { FoundByTag } from '../../lookup/ui/FoundBy';
 
 /** What the index answers for: the page and its rows (a change asks again). */
 function rowsKey(view: TabView): string {
@@ -118,6 +119,8 @@ export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSetti
   const shownIds = new Set(answer.canCrossSeed.map((row) => row.id));
   const justAdded = answer.inClient.filter((row) => outcomes[row.id]?.lines && !shownIds.has(row.id));
   const crossSeedable = [...answer.canCrossSeed, ...justAdded];
+  // Each row says where it was found once a site asked by pieces hash named any.
+  const piecesFound = crossSeedable.some((row) => row.foundBy === 'pieces' || row.foundBy === 'both');
   const alreadyIn = answer.inClient.filter((row) => !justAdded.includes(row));
 
   return (
@@ -139,6 +142,7 @@ export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSetti
             return (
               <li key={row.id} class="index-row" data-row-id={row.id}>
                 <RowTitle row={row} />
+                {piecesFound && row.foundBy && <FoundByTag by={row.foundBy} />}
                 <span class="index-source muted small">
                   {t('indexFrom', row.clientTorrent.name)} · <code>{row.clientTorrent.savePath}</code>
                 </span>

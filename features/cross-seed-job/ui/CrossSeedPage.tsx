@@ -29,6 +29,7 @@ import type {
 } from '../cross-seed-job.messages';
 import { applyJobChange } from '../job-change';
 import { GROUPS, formatBytes, groupOutcomes, onDiskText, outcomeLines, reportText, timeLeftText } from './job-text';
+import { FoundByTag } from '../../lookup/ui/FoundBy';
 
 const TORRENTS_PAGE = 100;
 
@@ -567,6 +568,7 @@ function SiteTorrents({ site, id }: { site: JobSitePreview; id: string }) {
         {torrents.map((torrent) => (
           <li key={`${torrent.torrentId}-${torrent.infoHash}`}>
             <TorrentLink torrent={torrent} />
+            {foundByPieces(torrent) && <FoundByTag by={torrent.foundBy!} />}
             <span class="muted small"> {formatBytes(torrent.bytes)}</span>
           </li>
         ))}
@@ -584,6 +586,11 @@ function SiteTorrents({ site, id }: { site: JobSitePreview; id: string }) {
       <StatusLine status={said} />
     </div>
   );
+}
+
+/** A find a site asked by pieces hash named (alone or with IYUU) says so; IYUU's alone are as before. */
+function foundByPieces(torrent: JobTorrent): boolean {
+  return torrent.foundBy === 'pieces' || torrent.foundBy === 'both';
 }
 
 function TorrentLink({ torrent }: { torrent: JobTorrent }) {
@@ -744,6 +751,7 @@ function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName:
                 return (
                   <li key={`${outcome.sid}-${outcome.torrentId}-${outcome.infoHash}`} class="outcome">
                     <span class="outcome-site">{site}</span> <TorrentLink torrent={outcome} />
+                    {foundByPieces(outcome) && <FoundByTag by={outcome.foundBy!} />}
                     {disk && <span class="on-disk muted"> · {disk}</span>}
                     {lines.length > 0 && <span class="outcome-words small muted"> — {lines.join(' ')}</span>}
                   </li>

@@ -28,24 +28,15 @@ interface Props {
   inClient?: ReadonlySet<string>;
   /** What follows each candidate (its "Cross-seed" button and outcome: the popup's and the panel's own). */
   extra?: (candidate: CandidateView) => ComponentChildren;
+  /** Popup only: tags after its link (where it was found: FoundByTag). */
+  tags?: (candidate: CandidateView) => ComponentChildren;
 }
 
 /** Text, or in the page the same words as generated content (see Props.inPage). */
 const words = (text: string, inPage?: boolean) => (inPage ? { 'data-text': text } : { children: text });
 
-/** Where a candidate was found, in a few words (the popup, when a site asked by pieces hash named any). */
-function FoundBy({ by }: { by: NonNullable<CandidateView['foundBy']> }) {
-  const [label, title] =
-    by === 'pieces' ? [t('foundByPieces'), t('foundByPiecesTitle')] : by === 'both' ? [t('foundByBoth'), t('foundByBothTitle')] : [t('foundByIyuu'), t('foundByIyuuTitle')];
-  return (
-    <span class="tag found-by" data-found-by={by} title={title}>
-      {label}
-    </span>
-  );
-}
-
 /** One site on one line where it fits: its name, "this site", each torrent's link with a copy button, "Open all". */
-function Group({ group, onOpenAll, showForHash, inPage, inClient, extra, showFoundBy }: { group: SiteGroup; showFoundBy?: boolean } & Omit<Props, 'candidates'>) {
+function Group({ group, onOpenAll, showForHash, inPage, inClient, extra, tags }: { group: SiteGroup } & Omit<Props, 'candidates'>) {
   const urls = group.candidates.flatMap((candidate) => (candidate.detailsUrl ? [candidate.detailsUrl] : []));
   return (
     <li class={`site${group.isCurrentSite ? ' current' : ''}`} data-sid={group.sid}>
@@ -72,7 +63,7 @@ function Group({ group, onOpenAll, showForHash, inPage, inClient, extra, showFou
               <span class="candidate-nolink" title={t('noLinkForSite')} {...words(`#${candidate.torrentId}`, inPage)} />
             )}
             {showForHash && <code class="for-hash" {...words(candidate.forHash.slice(0, 8), inPage)} />}
-            {!inPage && showFoundBy && candidate.foundBy && <FoundBy by={candidate.foundBy} />}
+            {tags?.(candidate)}
             {inClient?.has(candidate.infoHash) && <span class="tag in-client">{t('clientInYour')}</span>}
             {candidate.detailsUrl && (
               <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} tabIndex={inPage ? -1 : undefined} />
@@ -99,15 +90,13 @@ function Group({ group, onOpenAll, showForHash, inPage, inClient, extra, showFou
  * Candidates grouped by site. In the popup the user's own sites are shown and the others folded
  * under a summary; in the page every site is listed alike (see Props.inPage).
  */
-export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage, inClient, extra }: Props) {
+export function CandidateGroups({ candidates, onOpenAll, showForHash, inPage, inClient, extra, tags }: Props) {
   const groups = groupBySite(candidates);
   const { shown, folded } = inPage ? { shown: currentSiteLast(groups), folded: [] } : splitByHeld(groups);
-  // Each candidate says where it was found once a second source named any (never in the page: it never gets those).
-  const showFoundBy = !inPage && candidates.some((candidate) => candidate.foundBy === 'pieces' || candidate.foundBy === 'both');
   const list = (groups: SiteGroup[]) => (
     <ul class="sites">
       {groups.map((group) => (
-        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} inClient={inClient} extra={extra} showFoundBy={showFoundBy} />
+        <Group key={group.sid} group={group} onOpenAll={onOpenAll} showForHash={showForHash} inPage={inPage} inClient={inClient} extra={extra} tags={tags} />
       ))}
     </ul>
   );

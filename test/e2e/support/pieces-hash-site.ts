@@ -34,6 +34,8 @@ export interface PiecesHashSiteOptions {
   withoutApi?: 'not-found' | 'home-page' | 'login-redirect';
   /** The clock (ms), for the rate limit's minute. */
   now?: () => number;
+  /** The user's passkey (random when absent): the same as the site's download.php takes, when a tracker shares the host. */
+  passkey?: string;
 }
 
 /** One request the API saw (tests read the pace and what was sent). */
@@ -57,7 +59,7 @@ export class PiecesHashSite {
   retryAfterSeconds?: number;
   withoutApi?: PiecesHashSiteOptions['withoutApi'];
   /** The user's passkey on this site. */
-  readonly passkey = randomBytes(16).toString('hex');
+  readonly passkey: string;
   /** Pieces hash → this site's torrent id. */
   readonly torrents = new Map<string, number>();
   readonly requests: PiecesHashRequest[] = [];
@@ -82,6 +84,7 @@ export class PiecesHashSite {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.withoutApi = options.withoutApi;
     this.now = options.now ?? Date.now;
+    this.passkey = options.passkey ?? randomBytes(16).toString('hex');
   }
 
   /** The site's address (what a site definition holds). */

@@ -63,8 +63,8 @@ describe('"Resume" as a restarted client answers before it has loaded its torren
     putBack();
     await daemon.startDaemon();
     await resumeToTheEnd(s, before);
-    // Nothing left for a later run.
+    // Nothing left for a later run: the added ones are in the client's index at their places (not finds at all), the other one decided.
     const preview = await s.fromPage<JobPreview>({ type: 'job:preview' });
-    expect(preview.sites.find((site) => site.sid === CANDIDATE_SITE.sid)).toMatchObject({ count: 0, decided: PAIRS + 1 });
+    expect(preview.sites.find((site) => site.sid === CANDIDATE_SITE.sid)).toMatchObject({ count: 0, decided: 1 });
   });
 });
