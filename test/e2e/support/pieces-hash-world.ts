@@ -95,9 +95,8 @@ export interface PiecesHashWorldOptions {
 export async function startPiecesHashWorld(options: PiecesHashWorldOptions = {}): Promise<PiecesHashWorld> {
   const page = new TestTracker(PAGE_SITE.host, PAGE_SITE.sid, PAGE_SITE.site, true);
   const tracker = new TestTracker(PIECES_SITE.host, PIECES_SITE.sid, PIECES_SITE.site);
-  const api = new PiecesHashSite(PIECES_SITE.host);
   // One user on one site: the passkey download.php takes is the one the API takes.
-  Object.assign(tracker, { passkey: api.passkey });
+  const api = new PiecesHashSite(PIECES_SITE.host, { passkey: tracker.passkey });
 
   const pairs: PiecesPair[] = LIST_ROWS.map((row, index) => {
     const name = `Reseed Lens Pieces ${index} (2024) [FLAC]`;
