@@ -43,7 +43,8 @@ import type { ClientIndexFeature } from '../client-index/client-index.feature';
 import { clientIdentity } from '../clients/client-identity';
 import { announceToPages } from '../../entrypoints/background/announce';
 import { siteName } from '../lookup/candidates';
-import { buildDetailsUrl } from '../../utils/sites/links';
+import { buildDetailsUrl, buildDetailsUrlFromCatalog } from '../../utils/sites/links';
+import { siteForServiceSid } from '../../utils/sites/pinning';
 import { downloadSource } from '../../utils/cross-seed-engine/source';
 import { problemOfPage, readSitePage, sitePace } from '../../utils/cross-seed-engine/site-queue';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
@@ -228,8 +229,10 @@ export class CrossSeedJob {
   }
 
   /**
-   * The finds with their details-page links (built from the service's site list and the user's
-   * address for the site). Only for what is shown or queued: a 100,000-find preview counts without them.
+   * The finds with their details-page links (built from the service's site list, else from the
+   * catalog as the popup's are: a user without a token still gets finds from sites asked by pieces
+   * hash; and the user's address for the site). Only for what is shown or queued: a 100,000-find
+   * preview counts without them.
    */
   private async linked(torrents: readonly JobTorrent[]): Promise<JobTorrent[]> {
     if (!torrents.length) return [];
@@ -237,7 +240,13 @@ export class CrossSeedJob {
     const list = await this.shared.directory.sites.peek(settings.baseUrl);
     return torrents.map((torrent) => {
       const listed = list?.find((site) => site.id === torrent.sid);
-      const detailsUrl = listed ? buildDetailsUrl(listed, torrent.torrentId, settings.siteOverrides?.[String(torrent.sid)]) : undefined;
+      const override = settings.siteOverrides?.[String(torrent.sid)];
+      const catalogued = listed ? undefined : siteForServiceSid(torrent.sid, list);
+      const detailsUrl = listed
+        ? buildDetailsUrl(listed, torrent.torrentId, override)
+        : catalogued
+          ? buildDetailsUrlFromCatalog(catalogued, torrent.torrentId, override)
+          : undefined;
       return detailsUrl ? { ...torrent, detailsUrl } : torrent;
     });
   }

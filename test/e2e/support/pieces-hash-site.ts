@@ -28,6 +28,8 @@ export interface PiecesHashSiteOptions {
   maxHashes?: number;
   /** Requests a minute per user before 429 (60). */
   perMinute?: number;
+  /** The Retry-After a 429 says, in seconds, instead of the time until the minute frees a request (a site asking for an hour). */
+  retryAfterSeconds?: number;
   /** An older NexusPHP: no API at all, answered as this. */
   withoutApi?: 'not-found' | 'home-page' | 'login-redirect';
   /** The clock (ms), for the rate limit's minute. */
@@ -54,6 +56,7 @@ export class PiecesHashSite {
   readonly path: string;
   readonly maxHashes: number;
   perMinute: number;
+  retryAfterSeconds?: number;
   withoutApi?: PiecesHashSiteOptions['withoutApi'];
   /** The user's passkey on this site. */
   readonly passkey: string;
@@ -78,6 +81,7 @@ export class PiecesHashSite {
     this.path = options.path ?? '/api/pieces-hash';
     this.maxHashes = options.maxHashes ?? 100;
     this.perMinute = options.perMinute ?? 60;
+    this.retryAfterSeconds = options.retryAfterSeconds;
     this.withoutApi = options.withoutApi;
     this.now = options.now ?? Date.now;
     this.passkey = options.passkey ?? randomBytes(16).toString('hex');
@@ -143,7 +147,9 @@ export class PiecesHashSite {
     const times = (this.recent.get(this.passkey) ?? []).filter((at) => at > this.now() - 60_000);
     this.recent.set(this.passkey, times);
     if (times.length >= this.perMinute) {
-      const retryAfter = Math.max(1, Math.ceil((times[0]! + 60_000 - this.now()) / 1000));
+      // With no request of the minute to wait for (perMinute 0: nothing is ever allowed), a whole minute.
+      const oldest = times[0];
+      const retryAfter = this.retryAfterSeconds ?? (oldest === undefined ? 60 : Math.max(1, Math.ceil((oldest + 60_000 - this.now()) / 1000)));
       return answer(429, { ...echo, msg: 'Too Many Attempts.' }, { 'retry-after': String(retryAfter) });
     }
     times.push(this.now());
