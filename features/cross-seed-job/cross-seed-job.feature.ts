@@ -42,9 +42,7 @@ import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { ClientIndexFeature } from '../client-index/client-index.feature';
 import { clientIdentity } from '../clients/client-identity';
 import { announceToPages } from '../../entrypoints/background/announce';
-import { siteName } from '../lookup/candidates';
-import { buildDetailsUrl, buildDetailsUrlFromCatalog } from '../../utils/sites/links';
-import { siteForServiceSid } from '../../utils/sites/pinning';
+import { detailsUrlOf, siteName } from '../lookup/candidates';
 import { downloadSource } from '../../utils/cross-seed-engine/source';
 import { problemOfPage, readSitePage, sitePace } from '../../utils/cross-seed-engine/site-queue';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
@@ -239,14 +237,7 @@ export class CrossSeedJob {
     const settings = await this.shared.settings.get();
     const list = await this.shared.directory.sites.peek(settings.baseUrl);
     return torrents.map((torrent) => {
-      const listed = list?.find((site) => site.id === torrent.sid);
-      const override = settings.siteOverrides?.[String(torrent.sid)];
-      const catalogued = listed ? undefined : siteForServiceSid(torrent.sid, list);
-      const detailsUrl = listed
-        ? buildDetailsUrl(listed, torrent.torrentId, override)
-        : catalogued
-          ? buildDetailsUrlFromCatalog(catalogued, torrent.torrentId, override)
-          : undefined;
+      const detailsUrl = detailsUrlOf(torrent.sid, torrent.torrentId, list, settings.siteOverrides?.[String(torrent.sid)]);
       return detailsUrl ? { ...torrent, detailsUrl } : torrent;
     });
   }

@@ -57,14 +57,18 @@ export function siteName(sid: number, sites: readonly ServiceSite[] | undefined,
   return { name: name || `#${sid}`, key };
 }
 
+/** A torrent's details page on its site, built only from its numeric id and a template: the service's list's, else the catalog's; the user's address for the site applied. */
+export function detailsUrlOf(sid: number, torrentId: number, sites: readonly ServiceSite[] | undefined, override: SiteOverride | undefined): string | undefined {
+  const listed = sites?.find((site) => site.id === sid);
+  if (listed) return buildDetailsUrl(listed, torrentId, override);
+  const catalogued = siteForServiceSid(sid, sites as ServiceSite[] | undefined);
+  return catalogued ? buildDetailsUrlFromCatalog(catalogued, torrentId, override) : undefined;
+}
+
 /** A candidate's site name and details link, built only from its numeric id and a site template. */
 function placeView(sid: number, torrentId: number, context: SiteContext): Pick<CandidateView, 'siteName' | 'siteKey' | 'detailsUrl'> {
-  const override = context.overrides[String(sid)];
-  const listed = context.sites?.find((site) => site.id === sid);
-  const catalogued = siteForServiceSid(sid, context.sites);
-  const detailsUrl = listed ? buildDetailsUrl(listed, torrentId, override) : catalogued ? buildDetailsUrlFromCatalog(catalogued, torrentId, override) : undefined;
   const { name, key } = siteName(sid, context.sites);
-  return { siteName: name, siteKey: key, detailsUrl };
+  return { siteName: name, siteKey: key, detailsUrl: detailsUrlOf(sid, torrentId, context.sites, context.overrides[String(sid)]) };
 }
 
 /** Sites the user holds first, then by name; within a site by torrent id. */
