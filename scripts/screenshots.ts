@@ -24,6 +24,17 @@
  *
  *   npm run screenshots -- --list-pages-only   only the list page and its popup
  *   npm run screenshots -- --job-only          only the "Cross-seed your client" page
+ *
+ * Then asking the user's own NexusPHP sites by pieces hash (issue 18), in the world of its e2e test
+ * (test/e2e/support/pieces-hash-world.ts: qbittorrent-nox seeding two sources from HDSky, OurBits
+ * holding a copy of each with other info-hashes and answering /api/pieces-hash, the service naming
+ * the first copy too) and one more site answering the API alone (NanyangPT, a copy of the first
+ * source): OurBits' fieldset in "Addresses of your sites" with its passkey typed, the switch on and
+ * Test pressed, above the index's report of how each site answered the sync
+ * (pieceshash-options-{lang}.png); the popup on the first source's details page, its copies found by
+ * both sources and by pieces hash alone (pieceshash-popup-{lang}.png).
+ *
+ *   npm run screenshots -- --pieces-only       only the pieces-hash pictures
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -40,8 +51,10 @@ import { addSeeding } from '../test/clients/seeding';
 import { readFixture, referenceDataWith, servePage, type TorrentGroup } from '../test/e2e/support/tracker-pages';
 import type { IndexStatusView } from '../features/client-index/client-index.messages';
 import type { JobView } from '../features/cross-seed-job/cross-seed-job.messages';
-import { CANDIDATE_SITE, OTHER_SITE } from '../test/e2e/support/cross-seed-world';
+import { CANDIDATE_SITE, OTHER_SITE, PAGE_SITE, SPREAD_SITES } from '../test/e2e/support/cross-seed-world';
 import { ownClient } from '../test/clients/own-client';
+import { PIECES_SITE, startPiecesHashWorld } from '../test/e2e/support/pieces-hash-world';
+import { PiecesHashSite } from '../test/e2e/support/pieces-hash-site';
 
 const OUT_DIR = join(REPO_ROOT, 'docs/screenshots');
 const SCALE = 2;
@@ -120,9 +133,12 @@ async function emulate(page: Page) {
   const cdp = await page.context().newCDPSession(page);
   return {
     resize: (width: number, height: number) => cdp.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: SCALE, mobile: false }),
-    async shoot(file: string, clip: { x: number; y: number; width: number; height: number }) {
+    async capture(clip: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
       const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', clip: { ...clip, scale: 1 } });
-      writeFileSync(file, Buffer.from(data, 'base64'));
+      return Buffer.from(data, 'base64');
+    },
+    async shoot(file: string, clip: { x: number; y: number; width: number; height: number }) {
+      writeFileSync(file, await this.capture(clip));
     },
   };
 }
@@ -447,6 +463,7 @@ async function main(): Promise<void> {
   mkdirSync(OUT_DIR, { recursive: true });
   if (process.argv.includes('--list-pages-only')) return shootListPages();
   if (process.argv.includes('--job-only')) return shootJobPages();
+  if (process.argv.includes('--pieces-only')) return shootPiecesHashPages();
   const world = await startWorld();
   try {
     const torrent = torrentOn(world.service, 'hdsky', 'Avatar');
@@ -472,12 +489,129 @@ async function main(): Promise<void> {
   }
   await shootListPages();
   await shootJobPages();
+  await shootPiecesHashPages();
 }
 
 async function shootListPages(): Promise<void> {
   for (const lang of ['en', 'zh-CN'] as const) {
     console.log(`Shooting a list page and the index of the client, ${lang}…`);
     await shootListPage(lang);
+  }
+}
+
+/** A second site answering the pieces-hash API (its tracker pages are not needed: the popup only links to them), and its copy's id there. */
+const SECOND_PIECES_SITE = SPREAD_SITES.nanyangpt;
+const SECOND_COPY_ID = 48_213;
+
+/** The user's sites asked by pieces hash: the options page after a sync and a Test, and the popup on a source's page. */
+async function shootPiecesHash(lang: UiLanguage): Promise<void> {
+  // The first pair's copy on OurBits is named by the service too (found by both); NanyangPT finds it by pieces hash alone.
+  const [pieces, daemon] = await Promise.all([startPiecesHashWorld({ iyuuNames: [0] }), startQbittorrent()]);
+  const source = pieces.pairs[0]!;
+  const second = new PiecesHashSite(SECOND_PIECES_SITE.host);
+  second.list(source.piecesHash, SECOND_COPY_ID);
+  pieces.world.router.setHost(SECOND_PIECES_SITE.host, second.handle);
+  const passkeys = new Map<number, string>([
+    [PIECES_SITE.sid, pieces.api.passkey],
+    [SECOND_PIECES_SITE.sid, second.passkey],
+  ]);
+  const browser = await launchBrowser('chromium', { proxyPort: pieces.world.router.port, lang });
+  const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
+  try {
+    await pieces.seed(ownClient(daemon), daemon.dataDir);
+    await message({
+      type: 'settings:save',
+      update: { baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, PIECES_SITE.sid, SECOND_PIECES_SITE.sid], askedForSites: true, privacyNoticeSeen: true },
+    });
+    await message({ type: 'clients:save', client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password } });
+    const login = await browser.newPage();
+    for (const tracker of [pieces.page, pieces.tracker]) await login.goto(tracker.loginUrl('http'));
+    await login.close();
+    // The index on (its first sync asks the service alone: no site is asked by pieces hash yet).
+    await message({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    await waitUntil(() => message<IndexStatusView>({ type: 'index:status' }).then((status) => !status.running && status.lastSync?.outcome === 'done'), 'the first sync', 60_000);
+
+    // Each site's fieldset as a person fills it: http (the test sites serve no TLS), the passkey, the switch; Save starts a sync.
+    const options = await browser.openExtensionPage('options.html');
+    const optionsPage = await emulate(options.raw as Page);
+    await optionsPage.resize(900, 1400);
+    await options.bringToFront();
+    for (const [sid, passkey] of passkeys) {
+      await options.waitForSelector(`#override-scheme-${sid}`, { timeoutMs: 30_000 });
+      await options.select(`#override-scheme-${sid}`, 'http');
+      await options.fill(`#site-passkey-${sid}`, passkey);
+      await options.click(`#pieces-hash-${sid}`);
+    }
+    await options.click('#overrides-save');
+    await options.waitForSelector('#overrides-status.ok', { timeoutMs: 30_000 });
+    await waitUntil(
+      () => options.evaluate((count) => document.querySelectorAll('#index-pieces-sites li[data-outcome=done]').length === count, passkeys.size),
+      'the sync asking both sites',
+      120_000,
+    );
+    await options.click(`#pieces-hash-test-${PIECES_SITE.sid}`);
+    await options.waitForSelector(`#pieces-hash-test-status-${PIECES_SITE.sid}.ok`, { timeoutMs: 30_000 });
+
+    // The viewport as tall as the page (clips are in the document's coordinates), then the two parts.
+    const pageHeight = await options.evaluate(() => Math.ceil(document.documentElement.scrollHeight));
+    await optionsPage.resize(900, pageHeight);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const boxOf = (selectors: string[]) =>
+      options.evaluate((list) => {
+        window.scrollTo(0, 0);
+        const rects = list.map((css) => document.querySelector(css)!.getBoundingClientRect());
+        const top = Math.min(...rects.map((rect) => rect.top));
+        const left = Math.min(...rects.map((rect) => rect.left));
+        return { x: Math.max(0, left - 8), y: Math.max(0, top - 8), width: Math.max(...rects.map((rect) => rect.right)) - left + 16, height: Math.max(...rects.map((rect) => rect.bottom)) - top + 16 };
+      }, selectors);
+    const fieldset = await optionsPage.capture(await boxOf([`fieldset[data-sid="${PIECES_SITE.sid}"]`]));
+    const index = await optionsPage.capture(await boxOf(['#client-index-heading', '#index-state']));
+    const optionsFile = join(OUT_DIR, `pieceshash-options-${lang}.png`);
+    await stack(browser, optionsFile, [fieldset, index]);
+
+    // The popup on the source's details page (its torrent is in the client).
+    const tab = await browser.newPage();
+    await tab.goto(pieces.page.detailsUrl(source.sourceId, 'http'));
+    const tabId = await browser.tabIdOf(`${PAGE_SITE.host}/details.php?id=${source.sourceId}`);
+    const popup = await browser.openExtensionPage(`popup.html?tabId=${tabId}`);
+    const popupPage = await emulate(popup.raw as Page);
+    await popupPage.resize(400, 600);
+    await popup.waitForSelector('.client-status.in-client', { timeoutMs: 30_000 });
+    await waitUntil(() => popup.evaluate(() => document.querySelectorAll('.tag.found-by').length === 2), 'both copies with their tags', 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const height = await popup.evaluate(() => Math.ceil(document.querySelector('main')!.getBoundingClientRect().bottom));
+    await popupPage.resize(400, Math.min(height, 900));
+    const popupFile = join(OUT_DIR, `pieceshash-popup-${lang}.png`);
+    await popupPage.shoot(popupFile, { x: 0, y: 0, width: 400, height: Math.min(height, 900) });
+    console.log(`  ${optionsFile}\n  ${popupFile}`);
+  } finally {
+    await browser.close();
+    await pieces.close();
+    await daemon.stop();
+  }
+}
+
+/**
+ * Two shots of one page, one above the other in one picture: the page's own pixels, put in a blank
+ * page of the same browser as images (nothing of the extension's page is changed).
+ */
+async function stack(browser: HarnessBrowser, file: string, parts: Buffer[]): Promise<void> {
+  const sheet = await browser.newPage();
+  const raw = sheet.raw as Page;
+  const images = parts.map((part) => `<img src="data:image/png;base64,${part.toString('base64')}">`).join('<hr>');
+  await raw.setContent(`<!DOCTYPE html><style>body{margin:0;background:#fff}img{display:block;zoom:${1 / SCALE}}hr{margin:6px 0;border:0;border-top:1px dashed #bbb}</style>${images}`);
+  const shots = await emulate(raw);
+  await shots.resize(1000, 400);
+  const size = await raw.evaluate(() => ({ width: Math.ceil(Math.max(...[...document.images].map((image) => image.getBoundingClientRect().width))), height: Math.ceil(document.documentElement.scrollHeight) }));
+  await shots.resize(Math.max(size.width, 1), size.height);
+  await shots.shoot(file, { x: 0, y: 0, width: size.width, height: size.height });
+  await sheet.close();
+}
+
+async function shootPiecesHashPages(): Promise<void> {
+  for (const lang of ['en', 'zh-CN'] as const) {
+    console.log(`Shooting the sites asked by pieces hash, ${lang}…`);
+    await shootPiecesHash(lang);
   }
 }
 
