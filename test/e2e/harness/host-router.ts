@@ -178,8 +178,13 @@ function replay(original: IncomingMessage, path: string, body: Buffer): Incoming
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-/** Passes a request through to a loopback server, streaming its answer back. */
-function forward(target: URL, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+/**
+ * Passes a request through to a loopback server, streaming its answer back. Node keeps connections
+ * alive by default: a daemon that closes an idle one as it is reused resets it (ECONNRESET on a
+ * reused socket, Node's documented race), and such a request is sent again once, on a new
+ * connection, as a browser does; a reset on a fresh connection is the daemon's and is passed on.
+ */
+function forward(target: URL, req: IncomingMessage, body: Buffer, res: ServerResponse, retried = false): Promise<void> {
   return new Promise((done) => {
     const headers = { ...req.headers };
     delete headers['proxy-connection'];
@@ -192,6 +197,10 @@ function forward(target: URL, req: IncomingMessage, body: Buffer, res: ServerRes
       },
     );
     upstream.on('error', (error) => {
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' && upstream.reusedSocket && !retried && !res.headersSent) {
+        void forward(target, req, body, res, true).then(done);
+        return;
+      }
       // Nothing listening there: the browser must see what it sees without a proxy, a connection
       // that fails (not a 502 answer, which a torrent client would take for its own failure).
       if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED') res.destroy();
