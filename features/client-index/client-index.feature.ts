@@ -25,7 +25,8 @@
  * marks-to-pages.ts (marks sent to content scripts, the per-host switch). This class assembles
  * them, answers the messages and reacts to the user's settings and clients.
  */
-import { ClientIndexes } from '../../utils/client-index/indexes-by-client.ts';
+import { ClientIndexes, type ClientIndex } from '../../utils/client-index/indexes-by-client.ts';
+import type { TorrentClient } from '../../utils/clients/client-types';
 import type { IndexJob, IndexPageAnswer, IndexRunView, IndexStatusView } from './client-index.messages';
 import type { clientIndexMessages } from './client-index.messages';
 import type { Handlers } from '../../utils/messaging/protocol';
@@ -76,12 +77,10 @@ export class ClientIndexFeature {
     this.repeatedJob = this.runs.repeatedJob;
     // Every cross-seed that lands (a page's, a list row's, the job's): the index holds it at its place from now on.
     crossSeeds.landed.add(async ({ candidate, hash, client }) => {
-      if (!(await shared.settings.get()).clientIndexEnabled) return;
-      const chosen = await this.clients.defaultClient();
-      if (chosen?.client !== client) return;
-      const index = await this.indexes.open(clientIdentity(chosen.config));
-      const held = index && (await client.lookup([hash]).catch(() => undefined))?.get(hash);
-      if (held) await index.noteAdded(held, { sid: candidate.sid, torrentId: candidate.torrentId });
+      const open = await this.defaultIndex();
+      if (open?.client !== client) return;
+      const held = (await client.lookup([hash]).catch(() => undefined))?.get(hash);
+      if (held) await open.index.noteAdded(held, { sid: candidate.sid, torrentId: candidate.torrentId });
     });
     shared.tabs.badgeSource = (view) => this.lists.badge(view);
     shared.tabs.onChange((view) => this.lists.viewChanged(view));
@@ -116,11 +115,16 @@ export class ClientIndexFeature {
    * hash in the client): for the popup's candidates only. Nothing while the index is off.
    */
   async piecesPlaces(hashes: readonly string[]): Promise<PiecesPlace[]> {
-    if (!(await this.shared.settings.get()).clientIndexEnabled) return [];
-    const chosen = await this.clients.defaultClient();
-    const index = chosen && (await this.indexes.open(clientIdentity(chosen.config)).catch(() => undefined));
+    const index = (await this.defaultIndex())?.index;
     if (!index) return [];
     return hashes.flatMap((hash) => index.piecesPlaces(hash).map((place) => ({ forHash: hash, ...place })));
+  }
+
+  /** The default client's index, with the client (nothing while the index is off or no client is set up). */
+  private async defaultIndex(): Promise<{ index: ClientIndex; client: TorrentClient } | undefined> {
+    const chosen = await this.clients.defaultClient();
+    const index = chosen && (await this.indexes.open(clientIdentity(chosen.config)).catch(() => undefined));
+    return index && { index, client: chosen.client };
   }
 
   /** The options page's view of the index. */
@@ -158,8 +162,7 @@ export class ClientIndexFeature {
     if (next.clientIndexEnabled && piecesChanged) {
       const dropped = piecesBefore.filter((sid) => !piecesNow.includes(sid));
       if (dropped.length) {
-        const chosen = await this.clients.defaultClient();
-        const index = chosen && (await this.indexes.open(clientIdentity(chosen.config)).catch(() => undefined));
+        const index = (await this.defaultIndex())?.index;
         for (const sid of dropped) await index?.forgetFound(sid);
       }
       if (piecesNow.some((sid) => !piecesBefore.includes(sid))) void this.run('sync');
