@@ -6,9 +6,8 @@
  * all" (cross-seed.feature.ts), so every cross-seed goes through one client, one pace per site and
  * one set of rules.
  */
-import { browser } from 'wxt/browser';
 import type { CrossSeedEnvironment } from '../../utils/cross-seed-engine';
-import { permissionPattern } from '../../utils/permission-pattern';
+import { originAllowed } from '../../utils/permission-pattern';
 import type { Clients } from '../clients/clients.feature';
 import type { Shared } from '../../entrypoints/background/context';
 
@@ -21,7 +20,7 @@ export async function crossSeedEnvironment(shared: Shared, chosen: ChosenClient,
   return {
     target: chosen && { client: chosen.client, skipCheckWhenFilesMatch: chosen.config.skipCheckWhenFilesMatch, url: chosen.config.url },
     sites: { list: sites.value, overrides: settings.siteOverrides, passkeys: settings.sitePasskeys, apiKeys: settings.siteApiKeys },
-    originAllowed: (origin) => browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false),
+    originAllowed,
     signal,
   };
 }

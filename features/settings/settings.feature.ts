@@ -9,7 +9,6 @@
  * The torrent clients (features/clients, stored apart) travel in the same file under `clients`, their
  * passwords only when the user ticks "include credentials"; an import previews them too.
  */
-import { browser } from 'wxt/browser';
 import type { z } from 'zod';
 import type { ImportAnswer, ImportField, ImportPreview, PreviewValue, SaveAnswer, SettingsView, SiteHostMove } from './settings.messages';
 import {
@@ -27,7 +26,7 @@ import {
 import { clientPreview, type Clients, type StoredClient } from '../clients/clients.feature';
 import { syncCustomSites } from '../sites/sites.feature';
 import type { Shared } from '../../entrypoints/background/context';
-import { permissionPattern } from '../../utils/permission-pattern';
+import { originAllowed } from '../../utils/permission-pattern';
 import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
 import { normalizeHost, siteForHost } from '../../utils/sites';
 import { siteForServiceSid } from '../../utils/sites/pinning';
@@ -257,10 +256,6 @@ export class Preferences {
   private async originGranted(baseUrl: string): Promise<boolean> {
     const origin = originOf(baseUrl);
     if (!origin) return false;
-    try {
-      return await browser.permissions.contains({ origins: [permissionPattern(origin)] });
-    } catch {
-      return false;
-    }
+    return originAllowed(origin);
   }
 }

@@ -3,7 +3,6 @@
  * batching (MAX_HASHES_PER_LOOKUP), the site report (sid_sha1), the rate-limit gate, clock-skew
  * correction and retries where they are safe. The background owns the one instance.
  */
-import { browser } from 'wxt/browser';
 import {
   MAX_HASHES_PER_LOOKUP,
   lookupBatch,
@@ -16,7 +15,7 @@ import { sha1HexOfText } from '../sha1';
 import type { Candidate } from '../iyuu/answer-schemas';
 import { isKnownServiceOrigin, lookupMode, type Settings } from '../settings';
 import { AnswerCache, type CachedAnswer } from './answer-cache';
-import { permissionPattern } from '../permission-pattern';
+import { originAllowed } from '../permission-pattern';
 import { clockOffsetItem, rateLimitItem, siteReportItem, type SiteReport } from './lookup-storage';
 
 import { originOf } from '../url';
@@ -105,7 +104,7 @@ export async function serviceOriginAllowed(baseUrl: string): Promise<boolean> {
   if (isKnownServiceOrigin(baseUrl)) return true;
   const origin = originOf(baseUrl);
   if (origin === undefined) return false;
-  return browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false);
+  return originAllowed(origin);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

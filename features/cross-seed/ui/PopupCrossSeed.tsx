@@ -13,7 +13,7 @@ import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import { formatNumber, t } from '../../../utils/i18n';
 import type { CandidateView, TabView } from '../../lookup/lookup.messages';
 import type { CrossSeedItem, CrossSeedsChanged, TabCrossSeeds } from '../cross-seed.messages';
-import { permissionPattern } from '../../../utils/permission-pattern';
+import { originAllowed, permissionPattern } from '../../../utils/permission-pattern';
 import { sendToBackground } from '../../send-to-background';
 
 
@@ -30,7 +30,7 @@ function useMissingOrigins(candidates: readonly CandidateView[]): ReadonlySet<st
   useEffect(() => {
     let alive = true;
     void Promise.all(
-      origins.map(async (origin) => ((await browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false)) ? [] : [origin])),
+      origins.map(async (origin) => ((await originAllowed(origin)) ? [] : [origin])),
     ).then((lists) => {
       if (alive) setMissing(new Set(lists.flat()));
     });
