@@ -36,7 +36,7 @@ export interface IndexProgressView {
 export interface PiecesSiteRunView {
   sid: number;
   siteName: string;
-  outcome: 'done' | 'cancelled' | 'wrong-passkey' | 'no-api' | 'rate-limited' | 'refused' | 'site-error' | 'unreachable' | 'needs-passkey' | 'no-permission' | 'bad-path';
+  outcome: 'done' | 'cancelled' | 'wrong-passkey' | 'no-api' | 'rate-limited' | 'refused' | 'site-error' | 'unreachable' | 'needs-passkey' | 'bad-passkey' | 'no-permission' | 'bad-path';
   /** Pieces hashes sent, requests made, and the site's torrents found. */
   asked: number;
   requests: number;

@@ -12,20 +12,18 @@
  *   job and the options page's counts read both sources as one.
  * - The options page's "Test" of one site (site-test.ts).
  */
-import { browser } from 'wxt/browser';
 import type { Shared } from '../../entrypoints/background/context';
 import type { TorrentClient } from '../../utils/clients/client-types';
-import type { PiecesSite, PiecesSiteEnd, PiecesStep } from '../../utils/client-index/sync';
+import type { PiecesReport, PiecesSite, PiecesSiteEnd, PiecesStep } from '../../utils/client-index/sync';
 import type { Handlers } from '../../utils/messaging/protocol';
-import { permissionPattern } from '../../utils/permission-pattern';
 import { askSite, DEFAULT_PIECES_HASH_PACE_MS } from '../../utils/pieces-hash/ask-site';
-import { piecesHashPathSchema, type Settings } from '../../utils/settings';
-import { piecesHashAddress, siteForHost } from '../../utils/sites';
+import type { Settings } from '../../utils/settings';
+import { siteForHost } from '../../utils/sites';
 import { serviceSidOf, siteForServiceSid, type ListedSite } from '../../utils/sites/pinning';
 import { siteName } from '../lookup/candidates';
 import type { PiecesRunView, PiecesSiteRunView } from '../client-index/client-index.messages';
-import type { PiecesReport } from '../../utils/client-index/sync';
-import { piecesHashTestHandlers } from './site-test';
+import { askableSite, piecesHashTestHandlers, type SiteNotAskable } from './site-test';
+import { originAllowed } from '../../utils/permission-pattern';
 import type { piecesHashMessages } from './pieces-hash.messages';
 
 export interface PiecesHashOptions {
@@ -37,6 +35,16 @@ export interface PiecesHashOptions {
 
 /** A site switched on that cannot be asked now, and why (said on the options page). */
 type Unusable = Pick<PiecesSiteRunView, 'sid' | 'outcome'>;
+
+/** Why a site switched on was not asked, in the run's terms: an unknown site or one without the API has none to ask; an address off the site is a bad path. */
+const UNASKABLE_OUTCOME: Record<SiteNotAskable['kind'], PiecesSiteRunView['outcome']> = {
+  'not-nexusphp': 'no-api',
+  'bad-path': 'bad-path',
+  'other-host': 'bad-path',
+  'needs-passkey': 'needs-passkey',
+  'bad-passkey': 'bad-passkey',
+  'no-permission': 'no-permission',
+};
 
 /**
  * The site a tracker address belongs to, by the catalog's hosts (and their subdomains), as the id
@@ -90,30 +98,9 @@ export class PiecesHash {
     const sites: PiecesSite[] = [];
     const unusable: Unusable[] = [];
     for (const sid of sids) {
-      const key = String(sid);
-      const entry = siteForServiceSid(sid, list);
-      if (!entry) {
-        // Neither the service's list nor the catalog knows it: no address to ask.
-        unusable.push({ sid, outcome: 'no-api' });
-        continue;
-      }
-      const path = piecesHashPathSchema.safeParse(settings.piecesHashSites[key]?.path ?? '');
-      const address = path.success ? piecesHashAddress(entry, path.data, settings.siteOverrides[key]) : ({ problem: 'bad-path' } as const);
-      if ('problem' in address) {
-        unusable.push({ sid, outcome: address.problem === 'not-nexusphp' ? 'no-api' : 'bad-path' });
-        continue;
-      }
-      const passkey = settings.sitePasskeys[key];
-      if (!passkey) {
-        unusable.push({ sid, outcome: 'needs-passkey' });
-        continue;
-      }
-      const origin = new URL(address.endpoint).origin;
-      if (!(await browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false))) {
-        unusable.push({ sid, outcome: 'no-permission' });
-        continue;
-      }
-      sites.push({ sid, endpoint: address.endpoint, passkey });
+      const site = await askableSite(settings, sid, siteForServiceSid(sid, list), {}, originAllowed);
+      if ('kind' in site) unusable.push({ sid, outcome: UNASKABLE_OUTCOME[site.kind] });
+      else sites.push({ sid, ...site });
     }
     if (!sites.length) return { unusable };
     const read = client.piecesHash.bind(client);

@@ -4,11 +4,10 @@
  * (or saved), to the address utils/sites/pieces-hash-address.ts allows (the site's own hosts or its
  * confirmed mirror). The answer is a kind and numbers, never the site's text nor the passkey.
  */
-import { browser } from 'wxt/browser';
 import type { Shared } from '../../entrypoints/background/context';
 import { askPiecesHash, type PiecesHashAnswer } from '../../utils/pieces-hash/nexus-api';
 import type { Handlers } from '../../utils/messaging/protocol';
-import { permissionPattern } from '../../utils/permission-pattern';
+import { originAllowed } from '../../utils/permission-pattern';
 import { piecesHashPathSchema, type Settings } from '../../utils/settings';
 import { piecesHashAddress, type CatalogSite } from '../../utils/sites';
 import { siteForServiceSid } from '../../utils/sites/pinning';
@@ -56,26 +55,39 @@ function viewOf(answer: PiecesHashAnswer): PiecesHashTestView {
   }
 }
 
-export async function testPiecesHashSite(deps: SiteTestDeps, request: PiecesHashTestRequest): Promise<PiecesHashTestView> {
-  const settings = await deps.settings();
-  const key = String(request.sid);
-  const entry = await deps.siteFor(request.sid);
-  if (!entry) return { kind: 'not-nexusphp' };
+/** Why a site cannot be asked by pieces hash now, before anything is sent (the Test's words say each). */
+export type SiteNotAskable = Extract<PiecesHashTestView, { kind: 'not-nexusphp' | 'bad-path' | 'other-host' | 'needs-passkey' | 'bad-passkey' | 'no-permission' }>;
 
-  const typedPath = request.path ?? settings.piecesHashSites[key]?.path;
-  const path = piecesHashPathSchema.safeParse(typedPath ?? '');
+/**
+ * Where and with what a site is asked by pieces hash, the one way the Test and a sync decide it:
+ * the path (typed, else saved, else the definition's) on the site's own address, the passkey (typed,
+ * else saved) in NexusPHP's shape, and the browser's permission for that origin; or why not.
+ */
+export async function askableSite(
+  settings: Settings,
+  sid: number,
+  entry: CatalogSite | undefined,
+  typed: { path?: string; passkey?: string },
+  originAllowed: (origin: string) => Promise<boolean>,
+): Promise<{ endpoint: string; passkey: string } | SiteNotAskable> {
+  const key = String(sid);
+  if (!entry) return { kind: 'not-nexusphp' };
+  const path = piecesHashPathSchema.safeParse(typed.path ?? settings.piecesHashSites[key]?.path ?? '');
   if (!path.success) return { kind: 'bad-path' };
   const address = piecesHashAddress(entry, path.data, settings.siteOverrides[key]);
   if ('problem' in address) return address.problem === 'other-host' ? { kind: 'other-host', host: address.host } : { kind: address.problem };
-
-  const passkey = (request.passkey ?? settings.sitePasskeys[key] ?? '').trim();
+  const passkey = (typed.passkey ?? settings.sitePasskeys[key] ?? '').trim();
   if (!passkey) return { kind: 'needs-passkey' };
   if (!NEXUS_PASSKEY.test(passkey)) return { kind: 'bad-passkey' };
-
   const origin = new URL(address.endpoint).origin;
-  if (!(await deps.originAllowed(origin).catch(() => false))) return { kind: 'no-permission', origin };
+  if (!(await originAllowed(origin).catch(() => false))) return { kind: 'no-permission', origin };
+  return { endpoint: address.endpoint, passkey };
+}
 
-  return viewOf(await askPiecesHash({ endpoint: address.endpoint, passkey, hashes: [randomPiecesHash()], fetch: deps.fetch, timeoutMs: deps.timeoutMs }));
+export async function testPiecesHashSite(deps: SiteTestDeps, request: PiecesHashTestRequest): Promise<PiecesHashTestView> {
+  const site = await askableSite(await deps.settings(), request.sid, await deps.siteFor(request.sid), request, deps.originAllowed);
+  if ('kind' in site) return site;
+  return viewOf(await askPiecesHash({ endpoint: site.endpoint, passkey: site.passkey, hashes: [randomPiecesHash()], fetch: deps.fetch, timeoutMs: deps.timeoutMs }));
 }
 
 /**
@@ -87,7 +99,7 @@ export function piecesHashTestHandlers(shared: Shared, options: { fetch?: typeof
     settings: () => shared.settings.get(),
     // The list as stored (no call to the service for a test): the site the user sees under this sid.
     siteFor: async (sid) => siteForServiceSid(sid, await shared.directory.sites.peek((await shared.settings.get()).baseUrl)),
-    originAllowed: (origin) => browser.permissions.contains({ origins: [permissionPattern(origin)] }).catch(() => false),
+    originAllowed,
     fetch: options.fetch,
     timeoutMs: options.timeoutMs,
   };

@@ -63,6 +63,8 @@ export function piecesSiteText(site: PiecesSiteRunView): string {
       return t('piecesHashUnreachable', name);
     case 'needs-passkey':
       return t('indexPiecesSiteNeedsPasskey', name);
+    case 'bad-passkey':
+      return t('indexPiecesSiteBadPasskey', name);
     case 'no-permission':
       return t('piecesHashNoPermission', name);
     case 'bad-path':
