@@ -569,15 +569,7 @@ export class IndexModel {
 
   /** Pieces hash → the client hashes with that content. */
   private piecesGroups(): Map<string, string[]> {
-    const groups = new Map<string, string[]>();
-    for (const [hash, record] of this.records) {
-      const pieces = record.pieces?.hash;
-      if (!pieces) continue;
-      const group = groups.get(pieces);
-      if (group) group.push(hash);
-      else groups.set(pieces, [hash]);
-    }
-    return groups;
+    return piecesGroupsOf(this.records);
   }
 
   private piecesGroup(pieces: string): string[] {
@@ -670,19 +662,12 @@ class SiteMapBuild {
   readonly sites = new Map<number, Map<number, SiteEntry>>();
   readonly placed = new Set<string>();
   /** Pieces hash → client hashes with that content (only when some record has a pieces-hash answer). */
-  private readonly groups = new Map<string, string[]>();
+  private readonly groups: Map<string, string[]> = new Map();
 
   constructor(private readonly records: ReadonlyMap<string, IndexRecord>) {
     let anyFound = false;
     for (const record of records.values()) if (record.found?.length) anyFound = true;
-    if (!anyFound) return;
-    for (const [hash, record] of records) {
-      const pieces = record.pieces?.hash;
-      if (!pieces) continue;
-      const group = this.groups.get(pieces);
-      if (group) group.push(hash);
-      else this.groups.set(pieces, [hash]);
-    }
+    if (anyFound) this.groups = piecesGroupsOf(records);
   }
 
   private entryAt(sid: number, torrentId: number, hash: string, by: number): SiteEntry {
@@ -733,6 +718,19 @@ class SiteMapBuild {
       addSources(entry, group);
     }
   }
+}
+
+/** Pieces hash → the client hashes with that content. */
+function piecesGroupsOf(records: ReadonlyMap<string, IndexRecord>): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const [hash, record] of records) {
+    const pieces = record.pieces?.hash;
+    if (!pieces) continue;
+    const group = groups.get(pieces);
+    if (group) group.push(hash);
+    else groups.set(pieces, [hash]);
+  }
+  return groups;
 }
 
 const BY_SERVICE = 1;
