@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { clientOrigin, syncClientOriginRules, type SessionRulesApi } from '../../utils/clients/csrf';
 import { clientConfigSchema, createClient, toClientFailure, type ClientConfig, type ClientInfo, type TorrentClient } from '../../utils/clients/index';
 import { clientBaseUrl, INFO_HASH } from '../../utils/clients/http';
+import { steadyClient } from '../../utils/clients/steady';
 import type { ClientTorrent } from '../../utils/clients/client-types';
 import type { ClientForm, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, HeldTorrent } from './clients.messages';
 import type { ClientPreview } from '../settings/settings.messages';
@@ -98,6 +99,8 @@ export interface ClientRuntimeOptions {
   /** The fetch clients use; the browser's own when absent (its cookie jar keeps qBittorrent's session). */
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** The waits before a failed repeatable call is asked again (utils/clients/steady.ts's when absent). */
+  retryDelaysMs?: readonly number[];
 }
 
 export class Clients {
@@ -313,12 +316,15 @@ export class Clients {
 
   // ----------------------------------------------------------------------------------------------
 
-  /** The library client for a saved configuration, kept while the configuration stays the same. */
+  /**
+   * The library client for a saved configuration, kept while the configuration stays the same; its
+   * repeatable calls ride out a moment's hiccup (utils/clients/steady.ts).
+   */
   private clientFor(config: StoredClient): TorrentClient {
     const key = JSON.stringify([config.type, config.url, config.username, config.password]);
     const known = this.instances.get(config.id);
     if (known?.key === key) return known.client;
-    const client = createClient(config, this.runtime);
+    const client = steadyClient(createClient(config, this.runtime), this.runtime.retryDelaysMs ? { delaysMs: this.runtime.retryDelaysMs } : {});
     this.instances.set(config.id, { key, client });
     return client;
   }

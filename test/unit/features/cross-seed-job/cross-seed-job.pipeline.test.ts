@@ -33,6 +33,7 @@ const WAIT = 60_000;
 /** The background's requests to the client, with its recheck requests held while `holding`. */
 class CheckGate {
   holding = true;
+  dropping = false;
   /** Rechecks waiting, in order, by the hash they ask for. */
   readonly held: { hash: string; release: () => void; drop: () => void }[] = [];
   /** Every recheck and add request that reached the gate (held or not), by hash where it names one. */
@@ -45,6 +46,8 @@ class CheckGate {
     if (url.endsWith('/api/v2/torrents/recheck')) {
       const hash = new URLSearchParams(String(init?.body ?? '')).get('hashes') ?? '';
       this.rechecks.push(hash);
+      // A stopped worker's requests (a recheck asked again after its first was dropped) reach nothing either.
+      if (this.dropping) throw new TypeError('fetch failed');
       if (this.holding) {
         await new Promise<void>((resolve, reject) => this.held.push({ hash, release: resolve, drop: () => reject(new TypeError('fetch failed')) }));
       }
@@ -58,8 +61,9 @@ class CheckGate {
     for (const waiting of this.held.splice(0)) waiting.release();
   }
 
-  /** Held requests never reach the client (their worker stopped): they fail. */
+  /** Held requests never reach the client (their worker stopped): they fail, and so do the rechecks after them. */
   dropAll(): void {
+    this.dropping = true;
     for (const waiting of this.held.splice(0)) waiting.drop();
   }
 }
