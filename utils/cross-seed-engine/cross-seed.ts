@@ -18,7 +18,8 @@
  * after another.
  */
 import { isClientError, toClientFailure, type ClientFailure } from '../clients/client-errors';
-import type { ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/client-types';
+import type { AddOptions, AddResult, ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/client-types';
+import { isTransientClientError } from '../clients/steady';
 import { askSiteApi, downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './site-queue';
 import { downloadAddressOf, downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
 import type { UnsafeElement } from '../torrent/files';
@@ -257,15 +258,21 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How long an add may take to show in the client's list before it is judged not confirmed. */
 const READ_BACK_MS = 4_000;
+/**
+ * How long an add whose answer was lost is looked for: a client that gave no answer in time may be
+ * busy with it still (Deluge's daemon takes an add on its only thread, which a check on a slow disk
+ * can hold for longer than the 15 s a request waits).
+ */
+const LOST_ADD_READ_BACK_MS = 30_000;
 
 /**
  * Polls the client until it lists `hash` (qBittorrent adds asynchronously: within a few ms on
  * loopback, tens of ms while it checks others): every 5 ms for the first 100 ms, then growing by
- * half up to every 500 ms, for READ_BACK_MS.
+ * half up to every 500 ms, for `withinMs` (READ_BACK_MS unless told).
  */
-async function readBack(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+async function readBack(client: TorrentClient, hash: string, withinMs = READ_BACK_MS): Promise<ClientTorrent | undefined> {
   const started = Date.now();
-  const deadline = started + READ_BACK_MS;
+  const deadline = started + withinMs;
   for (let wait = 5; ; wait = Date.now() - started < 100 ? 5 : Math.min(Math.round(wait * 1.5), 500)) {
     const torrent = (await client.lookup([hash])).get(hash);
     if (torrent) return torrent;
@@ -439,7 +446,7 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
   const skipCheck = target.skipCheckWhenFilesMatch && client.kind !== 'transmission';
   const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
   try {
-    const added = await client.add(fetched.bytes, {
+    const added = await addedOrTaken(client, hash, fetched.bytes, {
       savePath: source.savePath,
       paused: !skipCheck,
       skipCheck,
@@ -458,6 +465,23 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
   } catch (error) {
     if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
     return clientFailed(error);
+  }
+}
+
+/**
+ * Adds `bytes` (whose info-hash is `hash`, a torrent the client did not hold: looked for just before).
+ * An add whose answer was lost (no answer in time, a dropped connection, a 5xx) may have been taken
+ * all the same: the client is read back, and a torrent there now is this add's (it goes on to its
+ * check as any other); none there, the add failed.
+ */
+async function addedOrTaken(client: TorrentClient, hash: string, bytes: Uint8Array, options: AddOptions): Promise<AddResult> {
+  try {
+    return await client.add(bytes, options);
+  } catch (error) {
+    if (!isTransientClientError(error)) throw error;
+    const taken = await readBack(client, hash, LOST_ADD_READ_BACK_MS).catch(() => undefined);
+    if (!taken) throw error;
+    return { status: 'added', hash };
   }
 }
 

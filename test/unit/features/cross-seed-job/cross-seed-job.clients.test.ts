@@ -28,6 +28,8 @@ describe.each(BUILDS)('"Cross-seed your client" on %s', (_label, build) => {
     await s.command({ type: 'job:start', sids: [CANDIDATE_SITE.sid] });
     const job = await s.finished();
 
+    // (First: a job paused says why.)
+    expect(job.pausedBecause).toBeUndefined();
     expect(job.state).toBe('done');
     const ids = s.cs.pairs.map((pair) => pair.candidateId);
     expect(inTakeOrder(job.outcomes)).toEqual([

@@ -85,6 +85,8 @@ export interface JobSetupOptions {
   clientInner?: typeof fetch;
   /** Wraps the background's fetch to the sites (a test sees each request before it leaves). */
   wrapSiteFetch?: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
+  /** The address the client is saved at in the extension (a hop in front of the daemon); the daemon's own when absent. */
+  clientAddress?: (daemon: RunningDaemon) => Promise<string>;
 }
 
 export async function setUpJob(start: () => Promise<RunningDaemon>, options: JobSetupOptions): Promise<JobSetup> {
@@ -137,7 +139,8 @@ export async function setUpJob(start: () => Promise<RunningDaemon>, options: Job
         await daemon.stop();
       },
     };
-    const saved = await setup.fromPage<ClientsAnswer>({ type: 'clients:save', client: daemon.config });
+    const client = options.clientAddress ? { ...daemon.config, url: await options.clientAddress(daemon) } : daemon.config;
+    const saved = await setup.fromPage<ClientsAnswer>({ type: 'clients:save', client });
     expect(saved.clients).toHaveLength(1);
     await setup.fromPage({ type: 'settings:save', update: { clientIndexEnabled: true } });
     await app.index.run('sync');
