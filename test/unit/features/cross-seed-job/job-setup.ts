@@ -201,6 +201,22 @@ export async function resumeToTheEnd(s: JobSetup, before: number): Promise<void>
 }
 
 /**
+ * The job on the candidate's site ended done (not paused, which says why first): each pair's
+ * candidate added and the other release found to hold other files; each .torrent downloaded once
+ * since the tracker's first `before` downloads; every candidate seeding beside its source at 100 %,
+ * and the other release not in the client.
+ */
+export async function expectEveryPairAdded(s: JobSetup, job: JobView, before: number): Promise<void> {
+  expect(job.pausedBecause).toBeUndefined();
+  expect(job.state).toBe('done');
+  const ids = s.cs.pairs.map((pair) => pair.candidateId);
+  expect(inTakeOrder(job.outcomes)).toEqual([...ids.map((id) => [id, 'added']), [s.cs.differentFiles.id, 'files-differ']]);
+  expect(s.downloads().slice(before).map((download) => download.id)).toEqual([...ids, s.cs.differentFiles.id]);
+  for (const pair of s.cs.pairs) expect(await untilSeeding(s.readBack, pair.candidate.hash)).toMatchObject({ savePath: s.daemon.dataDir, progress: 1 });
+  expect((await s.readBack.lookup([s.cs.differentFiles.torrent.hash])).size).toBe(0);
+}
+
+/**
  * The file's set-up for a job over a real Transmission the test stops and starts again: started
  * before the file's tests (`ready` gets the set-up and the daemon), closed after them.
  */
