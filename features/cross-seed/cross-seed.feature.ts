@@ -365,6 +365,8 @@ export class CrossSeeds {
             progress.done += 1;
             if (event.result.kind === 'added') progress.added += 1;
             settle(key, event.result);
+            // As a single cross-seed's: the index notes at once what is in the client now.
+            await this.tellLanded(event.candidate, { result: event.result, client: chosen?.client });
             if (candidate) {
               await this.record(tabId, url, { ...event.candidate, forHash: pageHash, siteName: candidate.siteName, state: 'done', result: event.result }, false);
             }

@@ -121,6 +121,26 @@ function fromTab<T>(tabId: number, index: number, message: Record<string, unknow
 
 const downloadsFrom = (tracker: CrossSeedWorld['candidate']) => tracker.downloads.filter((download) => download.path.startsWith('/download.php'));
 
+/** The index switched on and synced with the client. */
+async function indexOn(): Promise<void> {
+  await fromPopup({ type: 'settings:save', update: { clientIndexEnabled: true } });
+  await app.index.run('sync');
+}
+
+/** The candidate's site's list page in tab `tabId`, its one row pair `index`'s candidate: the index's answer for it, as the popup reads it. */
+async function listPage(tabId: number, index: number): Promise<IndexPageAnswer> {
+  const pair = cs.pairs[index]!;
+  const listUrl = `https://${CANDIDATE_SITE.host}/torrents.php`;
+  await routeMessage(
+    app,
+    { type: 'page:reading', url: listUrl, reading: { engine: 'nexusphp', kind: 'list', hashes: [], problem: 'site-gives-no-hash', rows: [{ id: String(pair.candidateId), title: pair.title }] } },
+    trackerPage(tabId, listUrl),
+    extension,
+  );
+  await app.index.idle();
+  return fromPopup<IndexPageAnswer>({ type: 'index:page', tabId });
+}
+
 describe('"Cross-seed" from the popup', () => {
   it('downloads the candidate the view holds, adds it beside the source, and tells the popup and the panel', LIVE, async () => {
     const pair = cs.pairs[1]!;
@@ -267,11 +287,16 @@ describe('"Cross-seed" from the panel (issue 15: only opens the confirmation)', 
 });
 
 describe('"Cross-seed all"', () => {
-  it("takes every candidate on the user's sites and no other, one download at a time from a site (≥ 1 s apart), with progress", LIVE, async () => {
+  it("takes every candidate on the user's sites and no other, one download at a time from a site (≥ 1 s apart), with progress; the index notes the add at once", LIVE, async () => {
     const pair = cs.pairs[0]!;
+    await indexOn();
+    const rowId = String(pair.candidateId);
+    expect(await listPage(24, 0)).toMatchObject({ state: 'answered', canCrossSeed: [{ id: rowId }], inClient: [] });
     await openPage(21, 0);
     const before = { candidate: downloadsFrom(cs.candidate).length, other: cs.other!.tracker.downloads.length };
     const answer = await command({ type: 'crossseed:all', tabId: 21 });
+    // The index noted the add at once, as a single cross-seed's: the list row reads "in your client" before any sync.
+    expect(await listPage(24, 0)).toMatchObject({ state: 'answered', canCrossSeed: [], inClient: [{ id: rowId }] });
 
     expect(answer.all).toEqual({ state: 'done', total: 2, done: 2, added: 1, sitesChosen: true, notYourSites: 1, alreadyInClient: 0, overLimit: 0, limit: 20 });
     const byId = new Map(answer.items.map((item) => [item.torrentId, item.result?.kind]));
@@ -350,19 +375,10 @@ describe('no cross-seed without a click', () => {
 describe('"Cross-seed" on a list row (the index) goes the popup\'s one way', () => {
   it('two clicks on the row and one on its details page at once join one run: one download, with the site fetch every cross-seed uses; the list page hears nothing', LIVE, async () => {
     const pair = cs.pairs[3]!;
-    await fromPopup({ type: 'settings:save', update: { clientIndexEnabled: true } });
-    await app.index.run('sync');
+    await indexOn();
     // The candidate's site's list page, its row the pair's candidate.
-    const listUrl = `https://${CANDIDATE_SITE.host}/torrents.php`;
     const rowId = String(pair.candidateId);
-    await routeMessage(
-      app,
-      { type: 'page:reading', url: listUrl, reading: { engine: 'nexusphp', kind: 'list', hashes: [], problem: 'site-gives-no-hash', rows: [{ id: rowId, title: pair.title }] } },
-      trackerPage(41, listUrl),
-      extension,
-    );
-    await app.index.idle();
-    expect(await fromPopup<IndexPageAnswer>({ type: 'index:page', tabId: 41 })).toMatchObject({ state: 'answered', canCrossSeed: [{ id: rowId }], inClient: [] });
+    expect(await listPage(41, 3)).toMatchObject({ state: 'answered', canCrossSeed: [{ id: rowId }], inClient: [] });
     await openPage(42, 3);
 
     const before = downloadsFrom(cs.candidate).length;
