@@ -6,11 +6,10 @@
  * pace is read from the site's own log of when each request arrived.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { askSite, DEFAULT_PIECES_HASH_PACE_MS, type SiteAskEnd, type SiteAskOptions, type SiteBatch } from '../../../utils/pieces-hash/ask-site';
-import { startRouter, type Router } from '../../e2e/harness/index.ts';
-import { PiecesHashSite, type PiecesHashSiteOptions } from '../../e2e/support/pieces-hash-site';
-import { proxiedFetch } from '../../clients/proxy-fetch';
+import type { PiecesHashSite, PiecesHashSiteOptions } from '../../e2e/support/pieces-hash-site';
+import { usePiecesHashSites } from './support';
 
 const PACE = DEFAULT_PIECES_HASH_PACE_MS;
 const hashOf = (text: string) => createHash('sha1').update(text).digest('hex');
@@ -18,12 +17,6 @@ const hashes = (count: number, prefix = 'p') => Array.from({ length: count }, (_
 const gaps = (times: readonly number[]) => times.slice(1).map((at, index) => at - times[index]!);
 
 describe('askSite: one site, batch after batch, at the pace', () => {
-  let router: Router;
-  let fetch: typeof globalThis.fetch;
-  const sites: PiecesHashSite[] = [];
-  /** Every end and every batch handed over in this file, and every console line: no passkey in any. */
-  const seen: unknown[] = [];
-  const consoleLines: string[] = [];
   let clock = 1_700_000_000_000;
   let waits: number[] = [];
   const now = () => clock;
@@ -31,20 +24,17 @@ describe('askSite: one site, batch after batch, at the pace', () => {
     waits.push(ms);
     clock += ms;
   };
-
-  const site = (host: string, options: PiecesHashSiteOptions = {}) => {
-    const made = new PiecesHashSite(host, { now, ...options });
-    sites.push(made);
-    router.setHost(host, made.handle);
-    return made;
-  };
+  /** Every end and every batch handed over in this file: no passkey in any, nor in any console line. */
+  const sites = usePiecesHashSites({ siteDefaults: () => ({ now }), moreSeenThan: 15 });
+  const { seen } = sites;
+  const site = (host: string, options: PiecesHashSiteOptions = {}) => sites.site(host, options);
   /** askSite with the test's clock; every batch recorded. */
   const ask = async (target: PiecesHashSite, asked: readonly string[], options: SiteAskOptions = {}, passkey = target.passkey) => {
     const batches: SiteBatch[] = [];
     const end = await askSite(
       { endpoint: target.endpoint, passkey, hashes: asked },
       {
-        fetch,
+        fetch: sites.fetch,
         now,
         wait,
         ...options,
@@ -59,28 +49,8 @@ describe('askSite: one site, batch after batch, at the pace', () => {
     return { end, batches };
   };
 
-  beforeAll(async () => {
-    router = await startRouter();
-    fetch = proxiedFetch(router.port);
-  });
-
   beforeEach(() => {
     waits = [];
-    for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void consoleLines.push(args.map(String).join(' ')));
-    }
-  });
-
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
-
-  afterAll(async () => {
-    for (const one of sites) one.release();
-    await router?.close();
-    const text = JSON.stringify(seen, (_, value: unknown) => (value instanceof Map ? [...value] : value)) + consoleLines.join('\n');
-    expect(seen.length).toBeGreaterThan(15);
-    for (const one of sites) expect(text).not.toContain(one.passkey);
   });
 
   it('250 hashes: 3 requests (100, 100, 50), each at least the pace after the previous answer, the hits handed over batch by batch', async () => {
@@ -103,7 +73,7 @@ describe('askSite: one site, batch after batch, at the pace', () => {
   it('the pace counts from the answer: a site slow to answer is not asked sooner; and across calls through previousRequestAt', async () => {
     const nexus = site('ask-slow.test');
     const slowly: typeof globalThis.fetch = async (input, init) => {
-      const response = await fetch(input, init);
+      const response = await sites.fetch(input, init);
       clock += 5_000; // the site took 5 s to answer
       return response;
     };
@@ -157,7 +127,7 @@ describe('askSite: one site, batch after batch, at the pace', () => {
     const nexus = site('ask-proxy.test');
     const retryAfter: (string | undefined)[] = [undefined, '900'];
     const limited: typeof globalThis.fetch = async (input, init) => {
-      if (!retryAfter.length) return fetch(input, init);
+      if (!retryAfter.length) return sites.fetch(input, init);
       const header = retryAfter.shift();
       return new Response('{}', { status: 429, headers: header ? { 'retry-after': header } : {} });
     };
@@ -201,7 +171,7 @@ describe('askSite: one site, batch after batch, at the pace', () => {
       const old = site(`ask-old-${withoutApi}.test`, { withoutApi });
       const { end } = await ask(old, hashes(150, withoutApi));
       expect(end).toMatchObject({ kind: 'stopped', answer: { kind: 'no-api', why }, requests: 1 });
-      expect(router.requestsTo(old.host)).toHaveLength(1);
+      expect(sites.router.requestsTo(old.host)).toHaveLength(1);
     }
     const failing = site('ask-500.test');
     failing.failWith = 500;
@@ -226,7 +196,7 @@ describe('askSite: one site, batch after batch, at the pace', () => {
     let failures = 1;
     const flaky: typeof globalThis.fetch = async (input, init) => {
       if (failures-- > 0) throw new TypeError('fetch failed');
-      return fetch(input, init);
+      return sites.fetch(input, init);
     };
     const { end } = await ask(nexus, hashes(150, 'flaky'), { fetch: flaky });
     expect(end).toMatchObject({ kind: 'done', requests: 3, asked: 150 });
@@ -274,6 +244,6 @@ describe('askSite: one site, batch after batch, at the pace', () => {
     const ends = seen.filter((value): value is SiteAskEnd => typeof value === 'object' && value !== null && 'kind' in value);
     expect(new Set(ends.map((end) => end.kind))).toEqual(new Set(['done', 'stopped', 'cancelled']));
     const text = JSON.stringify(seen, (_, value: unknown) => (value instanceof Map ? [...value] : value));
-    for (const one of sites) expect(text).not.toContain(one.passkey);
+    for (const passkey of sites.passkeys) expect(text).not.toContain(passkey);
   });
 });

@@ -5,7 +5,7 @@
  * line ever holds the passkey (the sites' error bodies echo it).
  */
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   askPiecesHash,
   piecesHashBatches,
@@ -15,56 +15,21 @@ import {
   type PiecesHashAnswer,
   type PiecesHashQuery,
 } from '../../../utils/pieces-hash/nexus-api';
-import { startRouter, type Router } from '../../e2e/harness/index.ts';
-import { PiecesHashSite } from '../../e2e/support/pieces-hash-site';
-import { proxiedFetch } from '../../clients/proxy-fetch';
+import type { PiecesHashSiteOptions } from '../../e2e/support/pieces-hash-site';
+import { usePiecesHashSites } from './support';
 
 const hashOf = (text: string) => createHash('sha1').update(text).digest('hex');
 const hashes = (count: number, prefix = 'p') => Array.from({ length: count }, (_, index) => hashOf(`${prefix}-${index}`));
 
 describe('askPiecesHash against test NexusPHP sites', () => {
-  let router: Router;
-  let fetch: typeof globalThis.fetch;
-  const sites: PiecesHashSite[] = [];
-  /** Every result and every console line of this file: the passkeys must be in none. */
-  const results: PiecesHashAnswer[] = [];
-  const consoleLines: string[] = [];
-
-  const site = (host: string, options?: ConstructorParameters<typeof PiecesHashSite>[1]) => {
-    const made = new PiecesHashSite(host, options);
-    sites.push(made);
-    router.setHost(host, made.handle);
-    return made;
-  };
+  /** Every result of this file: the passkeys must be in none, nor in any console line. */
+  const sites = usePiecesHashSites({ moreSeenThan: 10 });
+  const site = (host: string, options?: PiecesHashSiteOptions) => sites.site(host, options);
   const ask = async (query: Partial<PiecesHashQuery> & { endpoint: string; passkey: string; hashes: readonly string[] }) => {
-    const result = await askPiecesHash({ fetch, ...query });
-    results.push(result);
+    const result = await askPiecesHash({ fetch: sites.fetch, ...query });
+    sites.seen.push(result);
     return result;
   };
-
-  beforeAll(async () => {
-    router = await startRouter();
-    fetch = proxiedFetch(router.port);
-  });
-
-  beforeEach(() => {
-    for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void consoleLines.push(args.map(String).join(' ')));
-    }
-  });
-
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
-
-  afterAll(async () => {
-    for (const one of sites) one.release();
-    await router?.close();
-    // The passkey, in any result of any shape, or in any console line: never.
-    const seen = JSON.stringify(results, (_, value: unknown) => (value instanceof Map ? [...value] : value)) + consoleLines.join('\n');
-    expect(results.length).toBeGreaterThan(10);
-    for (const one of sites) expect(seen).not.toContain(one.passkey);
-  });
 
   it('ret 0: the asked hashes the site holds, with its ids; the request is a cookie-less JSON POST with the passkey in the body', async () => {
     const nexus = site('nexus-a.test');
@@ -74,7 +39,7 @@ describe('askPiecesHash against test NexusPHP sites', () => {
     nexus.list(hashOf('not asked'), 7);
     const result = await ask({ endpoint: nexus.endpoint, passkey: nexus.passkey, hashes: asked });
     expect(result).toEqual({ kind: 'found', ids: new Map([[asked[0]!, 101], [asked[3]!, 4242]]), skipped: 0 });
-    const request = router.requestsTo('nexus-a.test').at(-1)!;
+    const request = sites.router.requestsTo('nexus-a.test').at(-1)!;
     expect(request.method).toBe('POST');
     expect(request.url).toBe('https://nexus-a.test/api/pieces-hash');
     expect(request.headers.accept).toBe('application/json');
@@ -123,7 +88,7 @@ describe('askPiecesHash against test NexusPHP sites', () => {
     expect(nexus.requests.length).toBe(before); // nothing sent
     // The real cap: 101 straight to a stock site is ret -1 with HTTP 200, its body echoing the passkey.
     const stock = site('nexus-stock.test');
-    const raw = await fetch(stock.endpoint, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ passkey: stock.passkey, pieces_hash: hashes(101) }) });
+    const raw = await sites.fetch(stock.endpoint, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ passkey: stock.passkey, pieces_hash: hashes(101) }) });
     expect(raw.status).toBe(200);
     const text = await raw.text();
     expect(JSON.parse(text)).toMatchObject({ ret: -1 });
@@ -134,10 +99,10 @@ describe('askPiecesHash against test NexusPHP sites', () => {
     const nexus = site('nexus-401.test');
     const wrong = 'f'.repeat(32);
     expect(await ask({ endpoint: nexus.endpoint, passkey: wrong, hashes: hashes(2) })).toEqual({ kind: 'wrong-passkey' });
-    const raw = await fetch(nexus.endpoint, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ passkey: wrong, pieces_hash: hashes(2) }) });
+    const raw = await sites.fetch(nexus.endpoint, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ passkey: wrong, pieces_hash: hashes(2) }) });
     expect(raw.status).toBe(401);
     expect(await raw.text()).toContain(wrong);
-    const html = await fetch(nexus.endpoint, { method: 'POST', headers: { accept: 'text/html' }, body: new URLSearchParams({ passkey: wrong, 'pieces_hash[]': hashes(1)[0]! }), redirect: 'manual' });
+    const html = await sites.fetch(nexus.endpoint, { method: 'POST', headers: { accept: 'text/html' }, body: new URLSearchParams({ passkey: wrong, 'pieces_hash[]': hashes(1)[0]! }), redirect: 'manual' });
     expect(html.status).toBe(302);
     expect(html.headers.get('location')).toBe('https://nexus-401.test/login.php');
   });
@@ -203,7 +168,7 @@ describe('askPiecesHash against test NexusPHP sites', () => {
 
   it('nothing is sent for a passkey, hashes or an address the API does not take', async () => {
     const nexus = site('nexus-strict.test');
-    const before = router.requestsTo('nexus-strict.test').length;
+    const before = sites.router.requestsTo('nexus-strict.test').length;
     const good = { endpoint: nexus.endpoint, passkey: nexus.passkey, hashes: hashes(1) };
     expect(await ask({ ...good, passkey: 'short' })).toEqual({ kind: 'bad-request', why: 'passkey' });
     expect(await ask({ ...good, passkey: `${nexus.passkey.slice(1)}&` })).toEqual({ kind: 'bad-request', why: 'passkey' });
@@ -211,7 +176,7 @@ describe('askPiecesHash against test NexusPHP sites', () => {
     expect(await ask({ ...good, hashes: [hashes(1)[0]!.toUpperCase()] })).toEqual({ kind: 'bad-request', why: 'hashes' });
     expect(await ask({ ...good, endpoint: 'ftp://nexus-strict.test/api/pieces-hash' })).toEqual({ kind: 'bad-request', why: 'endpoint' });
     expect(await ask({ ...good, endpoint: 'https://user:pw@nexus-strict.test/api/pieces-hash' })).toEqual({ kind: 'bad-request', why: 'endpoint' });
-    expect(router.requestsTo('nexus-strict.test').length).toBe(before);
+    expect(sites.router.requestsTo('nexus-strict.test').length).toBe(before);
   });
 });
 

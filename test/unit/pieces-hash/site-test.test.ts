@@ -4,14 +4,13 @@
  * browser's proxy: one request with one random pieces hash, sent only to the site's own address,
  * answered as a kind; the passkey is in no view and no console line.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { testPiecesHashSite, type SiteTestDeps } from '../../../features/pieces-hash/site-test';
 import type { PiecesHashTestRequest, PiecesHashTestView } from '../../../features/pieces-hash/pieces-hash.messages';
 import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
 import { siteForSid } from '../../../utils/sites';
-import { startRouter, type Router } from '../../e2e/harness/index.ts';
-import { PiecesHashSite, type PiecesHashSiteOptions } from '../../e2e/support/pieces-hash-site';
-import { proxiedFetch } from '../../clients/proxy-fetch';
+import type { PiecesHashSiteOptions } from '../../e2e/support/pieces-hash-site';
+import { usePiecesHashSites } from './support';
 
 const HDSKY = 4;
 const KEEPFRDS = 1;
@@ -20,70 +19,34 @@ const PIGGO = 69;
 const DICMUSIC = 51;
 
 describe('testPiecesHashSite against test NexusPHP sites', () => {
-  let router: Router;
-  let fetch: typeof globalThis.fetch;
-  const sites: PiecesHashSite[] = [];
-  const views: PiecesHashTestView[] = [];
-  const consoleLines: string[] = [];
+  /** Each test with its own sites and requests; no view of the file, nor any console line, holds a passkey any site held. */
+  const sites = usePiecesHashSites({ apartPerTest: true, moreSeenThan: 10 });
+  const site = (host: string, options?: PiecesHashSiteOptions) => sites.site(host, options);
+  const { passkeys } = sites;
   /** Origins the browser would refuse (the rest are granted, as catalogued hosts are by the manifest). */
   let refused: string[] = [];
 
-  const site = (host: string, options?: PiecesHashSiteOptions) => {
-    const made = new PiecesHashSite(host, options);
-    sites.push(made);
-    router.setHost(host, made.handle);
-    return made;
-  };
   const test = async (request: PiecesHashTestRequest, settings: Partial<Settings> = {}, extra: Partial<SiteTestDeps> = {}) => {
     const deps: SiteTestDeps = {
       settings: async () => ({ ...DEFAULT_SETTINGS, ...settings }),
       siteFor: async (sid) => siteForSid(sid),
       originAllowed: async (origin) => !refused.includes(origin),
-      fetch,
+      fetch: sites.fetch,
       ...extra,
     };
     const view = await testPiecesHashSite(deps, request);
-    views.push(view);
+    sites.seen.push(view);
     return view;
   };
 
-  beforeAll(async () => {
-    router = await startRouter();
-    fetch = proxiedFetch(router.port);
-  });
-
   beforeEach(() => {
     refused = [];
-    for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void consoleLines.push(args.map(String).join(' ')));
-    }
-  });
-
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const one of sites.splice(0)) {
-      one.release();
-      router.removeHost(one.host);
-    }
-    // Each test counts its own requests.
-    router.clear();
-  });
-
-  const passkeys: string[] = [];
-  const keep = (one: PiecesHashSite) => (passkeys.push(one.passkey), one);
-
-  afterAll(async () => {
-    await router?.close();
-    const seen = JSON.stringify(views) + consoleLines.join('\n');
-    expect(views.length).toBeGreaterThan(10);
-    // Every passkey any test site held: none in any view or console line.
-    for (const passkey of passkeys) expect(seen).not.toContain(passkey);
   });
 
   it('works: one request, to the site’s own API, with ONE random pieces hash and the saved passkey', async () => {
-    const hdsky = keep(site('hdsky.me'));
+    const hdsky = site('hdsky.me');
     expect(await test({ sid: HDSKY }, { sitePasskeys: { [HDSKY]: hdsky.passkey } })).toEqual({ kind: 'works' });
-    const requests = router.requestsTo('hdsky.me');
+    const requests = sites.router.requestsTo('hdsky.me');
     expect(requests).toHaveLength(1);
     expect(requests[0]!.url).toBe('https://hdsky.me/api/pieces-hash');
     const body = JSON.parse(requests[0]!.body) as { passkey: string; pieces_hash: string[] };
@@ -92,25 +55,25 @@ describe('testPiecesHashSite against test NexusPHP sites', () => {
     expect(body.pieces_hash[0]).toMatch(/^[0-9a-f]{40}$/);
     // Another test, another random hash.
     await test({ sid: HDSKY }, { sitePasskeys: { [HDSKY]: hdsky.passkey } });
-    expect(JSON.parse(router.requestsTo('hdsky.me')[1]!.body).pieces_hash[0]).not.toBe(body.pieces_hash[0]);
+    expect(JSON.parse(sites.router.requestsTo('hdsky.me')[1]!.body).pieces_hash[0]).not.toBe(body.pieces_hash[0]);
   });
 
   it('the typed (unsaved) passkey and path come before the saved ones; a site’s definition path is the default', async () => {
-    const hdsky = keep(site('hdsky.me'));
+    const hdsky = site('hdsky.me');
     expect(await test({ sid: HDSKY, passkey: ` ${hdsky.passkey} ` }, { sitePasskeys: { [HDSKY]: 'f'.repeat(32) } })).toEqual({ kind: 'works' });
-    const keepfrds = keep(site('pt.keepfrds.com', { path: '/api/torrents/pieces-hash' }));
+    const keepfrds = site('pt.keepfrds.com', { path: '/api/torrents/pieces-hash' });
     expect(await test({ sid: KEEPFRDS, passkey: keepfrds.passkey })).toEqual({ kind: 'works' });
-    const hhan = keep(site('hhanclub.net', { path: '/npapi/pieces-hash' }));
+    const hhan = site('hhanclub.net', { path: '/npapi/pieces-hash' });
     // The definition's /nexusapi/ is not where this one answers; the saved path is, and a typed one wins over it.
     expect(await test({ sid: HHANCLUB, passkey: hhan.passkey })).toEqual({ kind: 'no-api' });
     expect(await test({ sid: HHANCLUB, passkey: hhan.passkey }, { piecesHashSites: { [HHANCLUB]: { on: true, path: '/npapi/pieces-hash' } } })).toEqual({ kind: 'works' });
     expect(await test({ sid: HHANCLUB, passkey: hhan.passkey, path: '/nexusapi/pieces-hash' }, { piecesHashSites: { [HHANCLUB]: { on: true, path: '/npapi/pieces-hash' } } })).toEqual({ kind: 'no-api' });
-    const piggo = keep(site('api.piggo.me'));
+    const piggo = site('api.piggo.me');
     expect(await test({ sid: PIGGO, passkey: piggo.passkey })).toEqual({ kind: 'works' });
   });
 
   it('a wrong passkey: 401 is wrong-passkey (the site’s body echoing it is never read into the view)', async () => {
-    const hdsky = keep(site('hdsky.me'));
+    const hdsky = site('hdsky.me');
     const wrong = 'a'.repeat(32);
     passkeys.push(wrong);
     expect(await test({ sid: HDSKY, passkey: wrong })).toEqual({ kind: 'wrong-passkey' });
@@ -119,14 +82,14 @@ describe('testPiecesHashSite against test NexusPHP sites', () => {
 
   it('a site without the API: its 404 page, a home page for everything, a redirect to login.php: each is no-api', async () => {
     for (const withoutApi of ['not-found', 'home-page', 'login-redirect'] as const) {
-      const old = keep(site('hdsky.me', { withoutApi }));
+      const old = site('hdsky.me', { withoutApi });
       expect(await test({ sid: HDSKY, passkey: old.passkey }), withoutApi).toEqual({ kind: 'no-api' });
       old.release();
     }
   });
 
   it('rate limited: 429 with its Retry-After seconds', async () => {
-    const busy = keep(site('hdsky.me', { perMinute: 1 }));
+    const busy = site('hdsky.me', { perMinute: 1 });
     expect(await test({ sid: HDSKY, passkey: busy.passkey })).toEqual({ kind: 'works' });
     const limited = await test({ sid: HDSKY, passkey: busy.passkey });
     expect(limited.kind).toBe('rate-limited');
@@ -136,7 +99,7 @@ describe('testPiecesHashSite against test NexusPHP sites', () => {
   });
 
   it('another ret, another HTTP status, no answer in time: said by kind and number', async () => {
-    const odd = keep(site('hdsky.me'));
+    const odd = site('hdsky.me');
     odd.rewrite = (answer) => ({ ...answer, ret: 3, msg: `passkey ${odd.passkey} is banned` });
     expect(await test({ sid: HDSKY, passkey: odd.passkey })).toEqual({ kind: 'refused', ret: 3 });
     odd.rewrite = undefined;
@@ -148,7 +111,7 @@ describe('testPiecesHashSite against test NexusPHP sites', () => {
   });
 
   it('nothing is sent without a passkey, with one that is not NexusPHP’s, to another host, or without the browser’s permission', async () => {
-    const hdsky = keep(site('hdsky.me'));
+    const hdsky = site('hdsky.me');
     const stranger = site('collector.example');
     expect(await test({ sid: HDSKY })).toEqual({ kind: 'needs-passkey' });
     expect(await test({ sid: HDSKY, passkey: '   ' })).toEqual({ kind: 'needs-passkey' });
@@ -162,12 +125,12 @@ describe('testPiecesHashSite against test NexusPHP sites', () => {
     refused = ['https://mirror.example'];
     const mirror = { siteOverrides: { [HDSKY]: { host: 'mirror.example', confirmedHost: 'mirror.example' } } };
     expect(await test({ sid: HDSKY, passkey: hdsky.passkey }, mirror)).toEqual({ kind: 'no-permission', origin: 'https://mirror.example' });
-    expect(router.requestsTo('hdsky.me')).toHaveLength(0);
+    expect(sites.router.requestsTo('hdsky.me')).toHaveLength(0);
     expect(stranger.requests).toHaveLength(0);
-    expect(router.requestsTo('mirror.example')).toHaveLength(0);
+    expect(sites.router.requestsTo('mirror.example')).toHaveLength(0);
     // Once allowed, the mirror is asked.
     refused = [];
-    const onMirror = keep(site('mirror.example'));
+    const onMirror = site('mirror.example');
     expect(await test({ sid: HDSKY, passkey: onMirror.passkey }, mirror)).toEqual({ kind: 'works' });
   });
 });
