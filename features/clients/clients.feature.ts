@@ -99,8 +99,6 @@ export interface ClientRuntimeOptions {
   /** The fetch clients use; the browser's own when absent (its cookie jar keeps qBittorrent's session). */
   fetch?: typeof fetch;
   timeoutMs?: number;
-  /** The waits before a failed repeatable call is asked again (utils/clients/steady.ts's when absent). */
-  retryDelaysMs?: readonly number[];
 }
 
 export class Clients {
@@ -324,7 +322,7 @@ export class Clients {
     const key = JSON.stringify([config.type, config.url, config.username, config.password]);
     const known = this.instances.get(config.id);
     if (known?.key === key) return known.client;
-    const client = steadyClient(createClient(config, this.runtime), this.runtime.retryDelaysMs ? { delaysMs: this.runtime.retryDelaysMs } : {});
+    const client = steadyClient(createClient(config, this.runtime));
     this.instances.set(config.id, { key, client });
     return client;
   }

@@ -13,6 +13,7 @@
  */
 import { ClientError, type ClientErrorKind } from './client-errors';
 import type { TorrentClient } from './client-types';
+import { abortableWait } from '../abortable-wait';
 
 /** The waits before each new attempt: two more, about 2.5 s in all. */
 export const CLIENT_RETRY_DELAYS_MS: readonly number[] = [500, 2_000];
@@ -30,12 +31,10 @@ export interface SteadyOptions {
   wait?: (ms: number) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** `attempt`, asked again after each of `delaysMs` while it fails transiently; a no-answer (timeout) is asked again once only, since each already took the client's whole timeout. */
 export async function retried<T>(attempt: () => Promise<T>, options: SteadyOptions = {}): Promise<T> {
   const delays = options.delaysMs ?? CLIENT_RETRY_DELAYS_MS;
-  const wait = options.wait ?? sleep;
+  const wait = options.wait ?? abortableWait;
   let timeouts = 0;
   for (let index = 0; ; index++) {
     try {
