@@ -116,3 +116,19 @@ export async function startFlakyProxy(target: string): Promise<FlakyProxy> {
       }),
   };
 }
+
+/** Which proxied requests are which, by client: the API path for qBittorrent, the JSON-RPC method for Deluge. */
+export const CLIENT_ACTIONS: Record<'qbittorrent' | 'deluge', Record<'read' | 'add' | 'remove' | 'login', (request: ProxiedRequest) => boolean>> = {
+  qbittorrent: {
+    read: (request) => request.path.startsWith('/api/v2/torrents/info'),
+    add: (request) => request.path.startsWith('/api/v2/torrents/add'),
+    remove: (request) => request.path.startsWith('/api/v2/torrents/delete'),
+    login: (request) => request.path.startsWith('/api/v2/auth/login'),
+  },
+  deluge: {
+    read: (request) => request.body.includes('"core.get_torrents_status"'),
+    add: (request) => request.body.includes('"core.add_torrent_file"'),
+    remove: (request) => request.body.includes('"core.remove_torrent"'),
+    login: (request) => request.body.includes('"auth.login"'),
+  },
+};

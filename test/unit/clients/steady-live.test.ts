@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../../utils/clients/index';
 import { ClientError } from '../../../utils/clients/client-errors';
-import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
+import type { TorrentClient } from '../../../utils/clients/client-types';
 import { steadyClient } from '../../../utils/clients/steady';
 import { clientBuilds, startClient, type RunningDaemon } from '../../clients/daemons';
-import { startFlakyProxy, type FlakyProxy, type ProxiedRequest } from '../../clients/flaky-proxy';
+import { CLIENT_ACTIONS, startFlakyProxy, type FlakyProxy, type ProxiedRequest } from '../../clients/flaky-proxy';
 import { nodeClientFetch } from '../../clients/node-fetch';
 import { ownClient } from '../../clients/own-client';
 import { addSeeding } from '../../clients/seeding';
@@ -21,22 +21,6 @@ const LIVE = { timeout: 120_000 };
 /** Shorter than the extension's 15 s, so that a held request times out sooner; long enough for a daemon on a loaded machine. */
 const TIMEOUT_MS = 8_000;
 const DELAYS_MS = [50, 200];
-
-/** Which requests are which, by client: the path for qBittorrent, the JSON-RPC method for Deluge. */
-const ACTIONS: Record<Exclude<ClientKind, 'transmission'>, Record<'read' | 'add' | 'remove' | 'login', (request: ProxiedRequest) => boolean>> = {
-  qbittorrent: {
-    read: (request) => request.path.startsWith('/api/v2/torrents/info'),
-    add: (request) => request.path.startsWith('/api/v2/torrents/add'),
-    remove: (request) => request.path.startsWith('/api/v2/torrents/delete'),
-    login: (request) => request.path.startsWith('/api/v2/auth/login'),
-  },
-  deluge: {
-    read: (request) => request.body.includes('"core.get_torrents_status"'),
-    add: (request) => request.body.includes('"core.add_torrent_file"'),
-    remove: (request) => request.body.includes('"core.remove_torrent"'),
-    login: (request) => request.body.includes('"auth.login"'),
-  },
-};
 
 const BUILDS = [...clientBuilds({ kind: 'qbittorrent', generation: 'bookworm' }), ...clientBuilds({ kind: 'deluge', generation: 'current' })].map((build) => [build.label, build] as const);
 
@@ -54,7 +38,7 @@ describe.each(BUILDS)('a steady client through a hop that misbehaves, on %s', (_
   let proxy: FlakyProxy;
   let client: TorrentClient;
   let seededHash: string;
-  const is = ACTIONS[build.kind as 'qbittorrent' | 'deluge'];
+  const is = CLIENT_ACTIONS[build.kind as 'qbittorrent' | 'deluge'];
   const seen = (match: (request: ProxiedRequest) => boolean) => proxy.seen.filter(match).map((request) => request.fate);
 
   beforeAll(async () => {

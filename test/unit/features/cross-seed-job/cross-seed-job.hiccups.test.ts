@@ -8,25 +8,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientBuilds, startClient } from '../../../clients/daemons';
-import { startFlakyProxy, type FlakyProxy, type ProxiedRequest } from '../../../clients/flaky-proxy';
+import { CLIENT_ACTIONS, startFlakyProxy, type FlakyProxy } from '../../../clients/flaky-proxy';
 import { CANDIDATE_SITE } from '../../../e2e/support/cross-seed-world';
 import { expectEveryPairAdded, LIVE, setUpJob, type JobSetup } from './job-setup';
 
 const PAIRS = 2;
 const BUILDS = [...clientBuilds({ kind: 'qbittorrent', generation: 'bookworm' }), ...clientBuilds({ kind: 'deluge', generation: 'current' })].map((build) => [build.label, build] as const);
 
-const READ: Record<string, (request: ProxiedRequest) => boolean> = {
-  qbittorrent: (request) => request.path.startsWith('/api/v2/torrents/info'),
-  deluge: (request) => request.body.includes('"core.get_torrents_status"'),
-};
-const ADD: Record<string, (request: ProxiedRequest) => boolean> = {
-  qbittorrent: (request) => request.path.startsWith('/api/v2/torrents/add'),
-  deluge: (request) => request.body.includes('"core.add_torrent_file"'),
-};
-
 describe.each(BUILDS)('"Cross-seed your client" through a hop that misbehaves, on %s', (_label, build) => {
   let s: JobSetup;
   let proxy: FlakyProxy | undefined;
+  const is = CLIENT_ACTIONS[build.kind as 'qbittorrent' | 'deluge'];
 
   beforeAll(async () => {
     s = await setUpJob(() => startClient(build), {
@@ -46,9 +38,9 @@ describe.each(BUILDS)('"Cross-seed your client" through a hop that misbehaves, o
   it('ends done: a reset read and a 502 asked again, an add whose answer was lost found in the client and checked, nothing added or downloaded twice', LIVE, async () => {
     const hop = proxy!;
     hop.seen.length = 0;
-    hop.next(ADD[build.kind]!, 'answer-lost');
-    hop.next(READ[build.kind]!, 'drop');
-    hop.next(READ[build.kind]!, 'bad-gateway');
+    hop.next(is.add, 'answer-lost');
+    hop.next(is.read, 'drop');
+    hop.next(is.read, 'bad-gateway');
     await s.fromPage({ type: 'job:site-pace', sid: CANDIDATE_SITE.sid, secondsBetween: 0, perDay: 100 });
     const before = s.downloads().length;
     await s.command({ type: 'job:start', sids: [CANDIDATE_SITE.sid] });
@@ -56,6 +48,6 @@ describe.each(BUILDS)('"Cross-seed your client" through a hop that misbehaves, o
     // Each hiccup happened, and each add went out once.
     const fates = hop.seen.map((request) => request.fate).filter((fate) => fate !== 'passed');
     expect(fates.sort()).toEqual(['answer-lost', 'bad-gateway', 'drop']);
-    expect(hop.seen.filter(ADD[build.kind]!).map((request) => request.fate)).toEqual(['answer-lost', 'passed']);
+    expect(hop.seen.filter(is.add).map((request) => request.fate)).toEqual(['answer-lost', 'passed']);
   });
 });
