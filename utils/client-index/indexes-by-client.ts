@@ -18,7 +18,7 @@ import type { Lookup } from '../lookup/lookup';
 import type { Settings } from '../settings';
 import { BUCKET_COUNT, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
 import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type Opportunity, type RowKey, type RowMatch } from './model';
-import { IndexStore, isRoomError } from './store';
+import { IndexStore, isRoomError, PACK_RECORDS } from './store';
 import { legacyBucketId, legacyIndexBuckets, legacyIndexMetaItem } from './legacy-storage';
 import { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type SyncTarget } from './sync';
 
@@ -36,6 +36,10 @@ export const MAX_INDEX_BYTES = 128 * 1024 * 1024;
 /** A torrent not answered yet is counted with room for a typical answer (three copies and their places). */
 const ANSWER_ALLOWANCE = 256;
 export const MAX_INDEXED_CLIENTS = 3;
+/** The whole index's load gives the worker back after this long (ms): a list page's answer waits no longer. */
+const LOAD_SLICE_MS = 8;
+/** A pack of the index is written once its writes have settled for this long (ms): not after every batch of a sync. */
+export const PACK_AFTER_MS = 5_000;
 
 /** What a torrent takes stored: with its answer when it has one, else with the allowance for one. */
 export function bytesOfTorrent(torrent: IndexedTorrent, record: IndexRecord | undefined): number {
@@ -57,6 +61,8 @@ export interface ClientIndexEnvironment {
   maxClients?: number;
   /** Where the index is kept (IndexedDB; tests give one whose writes fail). */
   store?: IndexStore;
+  /** How long the writes must have settled before a pack of the index is written (PACK_AFTER_MS when absent). */
+  packAfterMs?: number;
 }
 
 /** What the options page shows about an index. */
@@ -177,7 +183,7 @@ export class ClientIndexes {
       const meta = await this.readMeta();
       const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
       // Nothing stored for this client yet: its first sync has not answered anything.
-      const answer = entry ? await this.rowsFromStore(entry.slot, sid, rows) : { matches: new Map<string, RowMatch>(), answered: false };
+      const answer = entry ? await this.asPageRead(() => this.rowsFromStore(entry.slot, sid, rows)) : { matches: new Map<string, RowMatch>(), answered: false };
       // The whole index loads after this answer, not before it: its reads would only hold this one up.
       this.start(identity);
       return answer;
@@ -249,27 +255,65 @@ export class ClientIndexes {
   }
 
   private async load(identity: ClientIdentity, key: string): Promise<ClientIndex> {
-    const model = new IndexModel();
+    let model = new IndexModel();
     let entry: IndexMeta['clients'][number] | undefined;
     let problem: 'failed' | undefined;
+    let packed = false;
     try {
       const meta = await this.readMeta();
       entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
       if (entry) {
         const slot = entry.slot;
-        await this.store.readSlot(slot, (value) => {
+        const restore = (value: unknown) => {
           const record = decodeRecord(value, slot);
           if (record) model.restore(record);
-        });
+        };
+        const between = () => this.pagesFirst();
+        packed = await this.store.readPack(slot, restore, between).catch(() => false);
+        if (!packed) {
+          model = new IndexModel();
+          await this.store.readSlot(slot, restore, between);
+        }
       }
     } catch {
       // No IndexedDB (or it fails): the index works in memory for this lifetime, and says so.
       problem = 'failed';
       entry = undefined;
+      model = new IndexModel();
     }
     const index = new ClientIndex(this, identity, key, model, entry?.slot, entry?.lastSync, problem);
     if (!entry && !problem) await this.moveLegacy(key, index);
+    // Read from the records (an older version's index, or a pack not written yet): the next load reads a pack.
+    if (entry && !packed && !problem) index.packSoon();
     return index;
+  }
+
+  /** List pages' reads under way (rows()): the whole index's load lets them go first. */
+  private pageReads = 0;
+  private pageReadsDone: (() => void)[] = [];
+  private sliceStart = 0;
+
+  /**
+   * Awaited between two pieces of the whole index's load: it gives the worker back every few
+   * milliseconds (a list page's answer waits for one piece at most, not for the whole load), and
+   * waits while a list page's own few records are being read.
+   */
+  private async pagesFirst(): Promise<void> {
+    const now = performance.now();
+    if (now - this.sliceStart >= LOAD_SLICE_MS || this.pageReads > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      while (this.pageReads > 0) await new Promise<void>((resolve) => this.pageReadsDone.push(resolve));
+      this.sliceStart = performance.now();
+    }
+  }
+
+  private async asPageRead<T>(read: () => Promise<T>): Promise<T> {
+    this.pageReads++;
+    try {
+      return await read();
+    } finally {
+      if (--this.pageReads === 0) for (const resume of this.pageReadsDone.splice(0)) resume();
+    }
   }
 
   /** An older version's index of this client in storage.local: taken into IndexedDB (no hash asked again), then removed from there. */
@@ -348,6 +392,10 @@ export class ClientIndex {
   /** Hashes whose record changed (or went) since the last write. */
   private readonly dirty = new Set<string>();
   private running: RunningSync | undefined;
+  /** Raised by every change of the records (marked dirty or written): a pack made across a change is dropped. */
+  private revision = 0;
+  private writing = 0;
+  private packTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly owner: ClientIndexes,
@@ -457,6 +505,7 @@ export class ClientIndex {
   /** Deleted (the index was turned off) or replaced by another client's: answers nothing, writes nothing more. */
   close(deleted: boolean): void {
     this.closed = true;
+    if (this.packTimer !== undefined) clearTimeout(this.packTimer);
     this.deleted ||= deleted;
   }
 
@@ -483,6 +532,7 @@ export class ClientIndex {
       isOpen: () => !this.closed,
       changed: (hashes) => {
         for (const hash of hashes) this.dirty.add(hash);
+        this.revision++;
       },
       flush: () => this.flush(),
       progress: (progress) => {
@@ -524,6 +574,8 @@ export class ClientIndex {
     const slot = this.slot;
     const hashes = [...this.dirty];
     this.dirty.clear();
+    this.revision++;
+    this.writing++;
     const put: StoredRecord[] = [];
     const remove: string[] = [];
     for (const hash of hashes) {
@@ -544,10 +596,67 @@ export class ClientIndex {
       }
       // Turned off while writing: what was just written must not outlive the deletion.
       if (this.deleted) await store.clear();
+      else this.packSoon();
     } catch (error) {
       // Kept in memory for this lifetime; the next start reads what was stored and asks for the rest.
       this.storageProblem = isRoomError(error) ? 'full' : 'failed';
       for (const hash of hashes) this.dirty.add(hash);
+    } finally {
+      this.writing--;
+    }
+  }
+
+  /** A pack of the whole index is written once the writes have settled (PACK_AFTER_MS after the last). */
+  packSoon(): void {
+    if (this.packTimer !== undefined) clearTimeout(this.packTimer);
+    this.packTimer = setTimeout(() => {
+      this.packTimer = undefined;
+      void this.writePack();
+    }, this.owner.env.packAfterMs ?? PACK_AFTER_MS);
+  }
+
+  /**
+   * Writes the pack: every record encoded, in chunks with the worker given back between them. It
+   * is written only if no record changed meanwhile and none waits to be written, so it says
+   * exactly what the records say (a change after it deletes it: IndexStore.write).
+   */
+  async writePack(): Promise<boolean> {
+    if (this.closed || this.storageProblem || this.slot === undefined) return false;
+    if (this.dirty.size || this.writing || this.running) {
+      this.packSoon();
+      return false;
+    }
+    const slot = this.slot;
+    const revision = this.revision;
+    const chunks: string[] = [];
+    let chunk: StoredRecord[] = [];
+    let count = 0;
+    let sliceStart = performance.now();
+    for (const record of this.model.records.values()) {
+      const stored = encodeRecord(slot, record);
+      if (!stored) continue;
+      chunk.push(stored);
+      count++;
+      if (chunk.length === PACK_RECORDS) {
+        chunks.push(JSON.stringify(chunk));
+        chunk = [];
+        if (performance.now() - sliceStart >= LOAD_SLICE_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          if (this.revision !== revision || this.closed) return false;
+          sliceStart = performance.now();
+        }
+      }
+    }
+    if (chunk.length) chunks.push(JSON.stringify(chunk));
+    if (this.revision !== revision || this.closed || this.dirty.size || this.writing) return false;
+    try {
+      await this.owner.store.writePack(slot, chunks, count);
+      // Turned off while writing: nothing may outlive the deletion.
+      if (this.deleted) await this.owner.store.clear();
+      return true;
+    } catch {
+      // No room for it: the next load reads the records, as before packs.
+      return false;
     }
   }
 }

@@ -1,0 +1,112 @@
+/**
+ * The index's pack (store.ts): the whole slot again in a few large values, what loading the whole
+ * index reads after a restart. It must say exactly what the records say: written only once the
+ * writes have settled, deleted by any write of the records, and ignored (the records read instead)
+ * when it is missing or unreadable. 4,500 torrents: three chunks of PACK_RECORDS.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import type { ClientIndex } from '../../../utils/client-index/indexes-by-client.ts';
+import { PACK_RECORDS } from '../../../utils/client-index/store';
+import type { ClientTorrent, TorrentClient } from '../../../utils/clients/client-types';
+import type { ReferenceService } from '../../service/server';
+import { QBITTORRENT, SITES, hashOf, makeWorld, restart, startServiceWith, type GroupMember, type World } from './support';
+
+const COUNT = Math.round(PACK_RECORDS * 2.25);
+const torrents: ClientTorrent[] = Array.from({ length: COUNT }, (_, i) => ({
+  hash: hashOf(`packed ${i}`),
+  name: `Some.Show.S01E${i}.1080p.WEB-DL 某剧 第${i}集`,
+  savePath: `/data/pt/${i % 7}`,
+  state: i % 11 === 0 ? 'paused' : 'seeding',
+  progress: i % 11 === 0 ? 0.25 : 1,
+  size: 1e9 + i,
+}));
+const client = { kind: 'qbittorrent', list: async () => torrents.map((torrent) => ({ ...torrent })) } as unknown as TorrentClient;
+const groups: GroupMember[][] = torrents
+  .filter((_, i) => i % 3 === 0)
+  .map((torrent, i) => [
+    { site: 'hdsky', torrent_id: 1 + i, info_hash: torrent.hash },
+    { site: 'pterclub', torrent_id: 1 + i, info_hash: hashOf(`copy ${i}`) },
+  ]);
+const PAGE = Array.from({ length: 100 }, (_, i) => String(1 + i * 7));
+
+let service: ReferenceService;
+let world: World;
+beforeAll(async () => {
+  service = await startServiceWith(groups, { rateLimit: { max: 1_000_000 } });
+});
+afterAll(async () => {
+  await service?.close();
+});
+beforeEach(() => {
+  fakeBrowser.reset();
+  world = makeWorld(service, { packAfterMs: 0 });
+});
+
+/** Waits until the index's pack holds `count` records (or, with `undefined`, until it has none). */
+async function packHolds(target: World, count: number | undefined): Promise<void> {
+  await expect.poll(() => target.indexes.store.packedRecords(0), { timeout: 20_000 }).toBe(count);
+}
+
+async function synced(): Promise<ClientIndex> {
+  const index = (await world.indexes.open(QBITTORRENT))!;
+  await index.sync(client, world.lookup, { pauseMs: 0, locate: false });
+  return index;
+}
+
+describe('the pack of the index', () => {
+  it('is written once the sync has settled, and a restart loads the same index from it alone', async () => {
+    const index = await synced();
+    await packHolds(world, COUNT);
+    const later = restart(world);
+    const again = (await later.indexes.open(QBITTORRENT))!;
+    expect(later.indexes.store.packRecordsRead).toBe(COUNT);
+    expect(later.indexes.store.recordsRead).toBe(COUNT);
+    expect(again.status()).toEqual(index.status());
+    expect(again.query(SITES.pterclub, PAGE)).toEqual(index.query(SITES.pterclub, PAGE));
+    expect(again.storedBytes()).toBe(index.storedBytes());
+  });
+
+  it('goes with any write of the records; the next load reads the records, the same, and writes a pack again', async () => {
+    const index = await synced();
+    await packHolds(world, COUNT);
+    const added = { ...torrents[0]!, hash: hashOf('added later'), name: 'Added.Later' };
+    await index.noteAdded(added, { sid: SITES.hdsky, torrentId: 999_999 });
+    // The write deleted the pack in its own transaction; the index writes one again after it settles.
+    await packHolds(world, COUNT + 1);
+    index.close(false);
+
+    const later = restart(world, { packAfterMs: 60_000 });
+    const again = (await later.indexes.open(QBITTORRENT))!;
+    expect(later.indexes.store.packRecordsRead).toBe(COUNT + 1);
+    expect(again.torrent(added.hash)?.name).toBe('Added.Later');
+    await again.noteAdded({ ...added, hash: hashOf('added after the restart'), name: 'After' });
+    expect(await later.indexes.store.packedRecords(0)).toBeUndefined();
+
+    const third = restart(world, { packAfterMs: 0 });
+    const loaded = (await third.indexes.open(QBITTORRENT))!;
+    expect(third.indexes.store.packRecordsRead).toBe(0);
+    expect(third.indexes.store.recordsRead).toBe(COUNT + 2);
+    expect(loaded.status()).toEqual(again.status());
+    expect(loaded.query(SITES.pterclub, PAGE)).toEqual(again.query(SITES.pterclub, PAGE));
+    await packHolds(third, COUNT + 2);
+  });
+
+  it('that is cut short or unreadable is not read: the records are, and give the same index', async () => {
+    const index = await synced();
+    await packHolds(world, COUNT);
+    const status = index.status();
+    const page = index.query(SITES.pterclub, PAGE);
+    index.close(false);
+    // A pack whose count does not match its chunks, then one with a chunk that is not JSON.
+    for (const chunks of [['[]'], ['[', '[]']]) {
+      await world.indexes.store.writePack(0, chunks, COUNT);
+      const later = restart(world, { packAfterMs: 60_000 });
+      const again = (await later.indexes.open(QBITTORRENT))!;
+      expect(later.indexes.store.recordsRead - later.indexes.store.packRecordsRead).toBe(COUNT);
+      expect(again.status()).toEqual(status);
+      expect(again.query(SITES.pterclub, PAGE)).toEqual(page);
+      again.close(false);
+    }
+  });
+});
