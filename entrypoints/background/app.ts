@@ -110,8 +110,14 @@ export class BackgroundApp implements Shared {
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },
       [INDEX_JOB]: this.index.repeatedJob,
-      // Wakes a stopped worker for a running cross-seed job (its paced sites, a job a restart left running).
-      [JOB_ALARM]: { periodInMinutes: JOB_ALARM_MINUTES, run: () => this.crossSeedJob.wake() },
+      // Wakes a stopped worker for work a restart left running: a cross-seed job (its paced sites), a sync of the index.
+      [JOB_ALARM]: {
+        periodInMinutes: JOB_ALARM_MINUTES,
+        run: async () => {
+          await this.crossSeedJob.wake();
+          await this.index.wake();
+        },
+      },
     };
   }
 
@@ -133,6 +139,8 @@ export class BackgroundApp implements Shared {
     await this.lookup.cache.prune().catch(() => undefined);
     // A cross-seed job that was running when the worker or the browser stopped goes on where it was.
     await this.crossSeedJob.wake().catch(() => undefined);
+    // So does a sync of the client index (a first sync of a large client takes minutes).
+    await this.index.wake().catch(() => undefined);
   }
 
   /** The sids reported for sid_sha1: the user's own sites once picked, else every listed site. */

@@ -105,6 +105,11 @@ export class ClientIndexFeature {
     'index:row-marks': (message) => this.setRowMarks(message.tabId, message.on),
   };
 
+  /** A run of the index that a stop of the worker or the browser cut short goes on (sync-runs.ts). */
+  wake(): Promise<void> {
+    return this.runs.wake();
+  }
+
   /** A sync or placing of the default client's index (sync-runs.ts); a run under way is joined. */
   run(job: IndexJob): Promise<IndexRunView | undefined> {
     return this.runs.run(job);

@@ -30,6 +30,10 @@ export interface IndexProgressView {
   sid?: number;
   /** asking-sites: the site's name as the user knows it. */
   siteName?: string;
+  /** The phase's time left at its pace so far, in seconds (the paced phases, once it can be said). */
+  secondsLeft?: number;
+  /** Going on with a run that a stop of the worker or the browser cut short. */
+  resumed?: boolean;
 }
 
 /** How asking one site by pieces hash ended in a run, in kinds only (never the site's words: its error pages echo the passkey). */
@@ -68,6 +72,9 @@ export interface IndexRunView {
   /** Placing: the client's torrents whose own page was found. */
   located?: number;
   problem?: IndexProblem;
+  /** A failed run: the phase it stopped in, and how far that phase had come. */
+  phase?: IndexProgressView['phase'];
+  progress?: { done: number; total: number };
   /** The sites asked by pieces hash (when any is switched on). */
   pieces?: PiecesRunView;
 }

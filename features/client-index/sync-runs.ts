@@ -16,7 +16,7 @@ import type { Clients } from '../clients/clients.feature';
 import { clientIdentity, clientKey } from '../clients/client-identity';
 import type { RepeatedJob, Shared } from '../../entrypoints/background/context';
 import { announceToPages } from '../../entrypoints/background/announce';
-import { indexRunsItem, type StoredRuns } from './client-index.storage';
+import { indexRunsItem, indexSyncUnderWayItem, type StoredRuns } from './client-index.storage';
 import { PiecesHash } from '../pieces-hash/pieces-hash.feature';
 import { siteName } from '../lookup/candidates';
 
@@ -40,6 +40,27 @@ interface Running {
   controller: AbortController;
   progress: IndexProgressView;
   promise: Promise<IndexRunView | undefined>;
+  /** Going on with a run a stop cut short (wake()). */
+  resumed: boolean;
+  /** Where the current phase began: its time, and how far it was (for the time left). */
+  phaseStart?: { phase: IndexProgressView['phase']; at: number; done: number };
+}
+
+/** A run cut short longer ago than this is not gone on with: the periodic sync starts afresh. */
+const RESUME_WITHIN_MS = 12 * 60 * 60 * 1000;
+
+/** The phases whose time left is worth saying (the lookups and the sites are paced: minutes on a large client). */
+const TIMED_PHASES: readonly IndexProgressView['phase'][] = ['asking', 'locating', 'asking-sites', 'reading-pieces'];
+
+/**
+ * How long the phase has left, from its pace so far (seconds); undefined until it has done enough
+ * to say (two steps, or five seconds).
+ */
+export function secondsLeft(start: { at: number; done: number }, progress: { done: number; total: number }, now: number): number | undefined {
+  const done = progress.done - start.done;
+  const elapsed = now - start.at;
+  if (done <= 0 || progress.total <= progress.done || elapsed < 1000) return undefined;
+  return Math.ceil(((elapsed / done) * (progress.total - progress.done)) / 1000);
 }
 
 /** A failure of a run in the user's terms: the client's, the service's, or the token's. */
@@ -81,14 +102,15 @@ export class SyncRuns {
    * client's torrents held from one site only) of the default client's index. A run under way is
    * joined. Resolves with the run as the options page shows it; undefined when nothing ran (off).
    */
-  run(job: IndexJob): Promise<IndexRunView | undefined> {
+  run(job: IndexJob, resumed = false): Promise<IndexRunView | undefined> {
     if (this.current) return this.current.promise;
     const running: Running = {
       job,
       client: '',
       controller: new AbortController(),
-      progress: { job, phase: 'reading-client', done: 0, total: 0, requests: 0 },
+      progress: { job, phase: 'reading-client', done: 0, total: 0, requests: 0, ...(resumed && { resumed }) },
       promise: Promise.resolve(undefined),
+      resumed,
     };
     this.current = running;
     running.promise = this.runNow(running).finally(() => {
@@ -97,6 +119,25 @@ export class SyncRuns {
     });
     this.announce();
     return running.promise;
+  }
+
+  /**
+   * At every start of the background (and on the job alarm): a run that a stop of the worker or the
+   * browser cut short goes on where it was, without reading the client again when it had read it,
+   * and without asking anything it had asked (the answers were stored batch by batch).
+   */
+  async wake(): Promise<void> {
+    if (this.current) return;
+    const underWay = await indexSyncUnderWayItem.get().catch(() => undefined);
+    if (!underWay) return;
+    const settings = await this.shared.settings.get();
+    const found = settings.clientIndexEnabled ? await this.clients.defaultClient() : undefined;
+    if (!found || clientKey(found.config) !== underWay.client || this.shared.now() - underWay.startedAt > RESUME_WITHIN_MS) {
+      await indexSyncUnderWayItem.remove().catch(() => undefined);
+      return;
+    }
+    if (this.current) return;
+    void this.run(underWay.job, true);
   }
 
   /** The run under way stops before its next batch; resolves once it has. */
@@ -130,7 +171,13 @@ export class SyncRuns {
       asked: 0,
       requests: 0,
       ...(problem && { problem }),
+      // Where it stopped, for "stopped while reading your client…" (never a bare "failed").
+      ...(problem && { phase: running.progress.phase, progress: { done: running.progress.done, total: running.progress.total } }),
     });
+    const underWay = running.resumed ? await indexSyncUnderWayItem.get().catch(() => undefined) : undefined;
+    const resumeListed = underWay?.client === running.client && underWay.job === running.job ? underWay.listed : undefined;
+    const startedAt = underWay?.client === running.client ? underWay.startedAt : at;
+    await indexSyncUnderWayItem.set({ client: running.client, job: running.job, startedAt, ...(resumeListed && { listed: resumeListed }) }).catch(() => undefined);
     let view: IndexRunView;
     let index: ClientIndex | undefined;
     if (!(await this.clients.reachable(found.config))) {
@@ -148,9 +195,23 @@ export class SyncRuns {
           locate: running.job === 'place',
           ...(pieces.step && { pieces: pieces.step }),
           ...(this.options.pauseMs !== undefined && { pauseMs: this.options.pauseMs }),
+          ...(resumeListed && { listed: resumeListed }),
+          onListed: async (listed) => {
+            await indexSyncUnderWayItem.set({ client: running.client, job: running.job, startedAt, listed }).catch(() => undefined);
+          },
           onProgress: (progress: SyncProgress) => {
             if (progress.phase === 'locating' && beforePlacing === undefined) beforePlacing = progress.requests;
-            running.progress = { job: running.job, ...progress, ...(progress.sid !== undefined && { siteName: siteName(progress.sid, sitesForNames).name }) };
+            const now = this.shared.now();
+            const start = running.phaseStart?.phase === progress.phase && (progress.sid === undefined || progress.sid === running.progress.sid) ? running.phaseStart : { phase: progress.phase, at: now, done: progress.done };
+            running.phaseStart = start;
+            const left = TIMED_PHASES.includes(progress.phase) ? secondsLeft(start, progress, now) : undefined;
+            running.progress = {
+              job: running.job,
+              ...progress,
+              ...(progress.sid !== undefined && { siteName: siteName(progress.sid, sitesForNames).name }),
+              ...(left !== undefined && { secondsLeft: left }),
+              ...(running.resumed && { resumed: true }),
+            };
             this.announce();
           },
         });
@@ -162,15 +223,22 @@ export class SyncRuns {
           view = { ...common, job: 'place', asked: report.locateAsked, requests: report.requests - syncRequests, located: report.located };
         } else view = { ...common, job: 'sync', asked: report.asked, requests: report.requests };
         // The service failed and the sites were asked all the same: the run failed, with what they answered.
-        if (report.serviceFailure) view = failed(problemOf(report.serviceFailure), report.torrents);
+        if (report.serviceFailure) {
+          view = failed(problemOf(report.serviceFailure), report.torrents);
+          console.warn(`Reseed Lens: the client index's ${running.job} could not ask the lookup service: ${report.serviceFailure.message}`);
+        }
         const piecesView = await this.options.pieces?.runView(report.pieces, pieces.unusable);
         if (piecesView) view.pieces = piecesView;
       } catch (error) {
+        await indexSyncUnderWayItem.remove().catch(() => undefined);
         // Turned off meanwhile: the index is gone, and nothing is recorded.
         if (error instanceof ClientIndexError && error.kind === 'disabled') return undefined;
         view = failed(problemOf(error), index.status().torrents);
+        // The background's console says it too, with the detail the options page leaves out.
+        console.warn(`Reseed Lens: the client index's ${running.job} stopped while ${running.progress.phase} (${running.progress.done} of ${running.progress.total}): ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+    await indexSyncUnderWayItem.remove().catch(() => undefined);
     if (!(await this.shared.settings.get()).clientIndexEnabled || this.current !== running) return view;
     await this.recordRun(running.client, view);
     await this.options.afterRun();

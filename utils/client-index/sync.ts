@@ -60,6 +60,14 @@ export interface SyncOptions {
    * needs no token: without one the service is not asked, and the sites alone fill the index.
    */
   pieces?: PiecesStep;
+  /**
+   * Go on with a sync a stop cut short after it had read the client: the index holds that list
+   * (stored before the first lookup), so the client is not read again and only what was not
+   * answered is asked. Torrents added to the client since are read by the next sync.
+   */
+  listed?: { leftOut: number };
+  /** The client's list is in the index and stored: a sync cut short from here on can go on with `listed`. */
+  onListed?: (listed: { leftOut: number }) => Promise<void>;
 }
 
 /** A site to ask by pieces hash, as the background resolved it (its address checked to be the site's own). */
@@ -197,22 +205,26 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
   let serviceFailure: ServiceError | undefined;
   let error: string | undefined;
   try {
-    progress('reading-client', 0, 0);
     await mayGoOn();
-    const list = await client.list();
-    if (signal?.aborted) {
-      finishedWith = 'cancelled';
-      report.outcome = 'cancelled';
-      return report;
+    if (options.listed) report.leftOut = options.listed.leftOut;
+    else {
+      progress('reading-client', 0, 0);
+      const list = await client.list();
+      if (signal?.aborted) {
+        finishedWith = 'cancelled';
+        report.outcome = 'cancelled';
+        return report;
+      }
+      await mayGoOn();
+      const change = target.model.applyClientList(list, target.bound);
+      report.torrents = target.model.size;
+      report.added = change.added.length;
+      report.removed = change.removed.length;
+      report.leftOut = change.leftOut;
+      target.changed([...change.changed, ...change.removed]);
+      await target.flush();
+      await options.onListed?.({ leftOut: change.leftOut });
     }
-    await mayGoOn();
-    const change = target.model.applyClientList(list, target.bound);
-    report.torrents = target.model.size;
-    report.added = change.added.length;
-    report.removed = change.removed.length;
-    report.leftOut = change.leftOut;
-    target.changed([...change.changed, ...change.removed]);
-    await target.flush();
 
     let complete = true;
     if (withService) {

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
-import { formatAge, formatNumber, describeFailure, t } from '../../../utils/i18n';
+import { formatAge, formatDuration, formatNumber, describeFailure, t } from '../../../utils/i18n';
 import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView, PiecesSiteRunView } from '../client-index.messages';
 import { sendToBackground } from '../../send-to-background';
 import { clientProblemText } from '../../clients/ui/client-text';
@@ -30,6 +30,12 @@ export function indexProblemText(problem: IndexProblem): string {
 }
 
 function progressText(progress: IndexProgressView): string {
+  const text = progressPhaseText(progress);
+  const timed = progress.secondsLeft !== undefined ? t('indexProgressTimeLeft', text, formatDuration(progress.secondsLeft)) : text;
+  return progress.resumed ? `${t('indexProgressResumed')} ${timed}` : timed;
+}
+
+function progressPhaseText(progress: IndexProgressView): string {
   const done = formatNumber(progress.done);
   const total = formatNumber(progress.total);
   const requests = formatNumber(progress.requests);
@@ -39,6 +45,38 @@ function progressText(progress: IndexProgressView): string {
   if (progress.phase === 'asking-sites') return t('indexProgressAskingSite', progress.siteName ?? `#${progress.sid ?? ''}`, done, total, requests);
   if (progress.phase === 'done') return t('indexProgressDone', requests);
   return t('indexProgressAsking', done, total, requests);
+}
+
+/** Where a run stopped, in the user's words ("while reading your client", "while asking the lookup service (200 of 100,000)"). */
+function phaseText(run: IndexRunView): string {
+  const done = formatNumber(run.progress?.done ?? 0);
+  const total = formatNumber(run.progress?.total ?? 0);
+  switch (run.phase) {
+    case 'reading-client':
+      return t('indexPhaseReadingClient');
+    case 'locating':
+      return t('indexPhaseLocating', done, total);
+    case 'reading-pieces':
+      return t('indexPhaseReadingPieces', done, total);
+    case 'asking-sites':
+      return t('indexPhaseAskingSites');
+    default:
+      return t('indexPhaseAsking', done, total);
+  }
+}
+
+/** What to do about a failed run: the service's own advice, or where to look for the client. */
+function problemAction(problem: IndexProblem): string {
+  switch (problem.kind) {
+    case 'client':
+      return t('indexFixClient');
+    case 'service':
+      return describeFailure(problem.failure).action;
+    case 'needs-token':
+      return t('indexFixToken');
+    case 'no-client':
+      return t('indexFixNoClient');
+  }
 }
 
 /** How asking one site by pieces hash went in the last sync, in one sentence (the Test's words where they say the same). */
@@ -106,10 +144,25 @@ function PiecesSites({ status }: { status: IndexStatusView }) {
 
 function runText(run: IndexRunView, now: number): string {
   const when = formatAge(run.at, now);
-  if (run.outcome === 'failed') return t('indexLastSyncFailed', when, run.problem ? indexProblemText(run.problem) : '');
+  if (run.outcome === 'failed') {
+    if (!run.problem) return t('indexLastSyncFailed', when, '');
+    const why = indexProblemText(run.problem);
+    return run.phase ? t('indexLastSyncStoppedWhile', when, phaseText(run), why) : t('indexLastSyncFailed', when, why);
+  }
   if (run.outcome === 'cancelled') return t('indexLastSyncCancelled', when);
   if (run.job === 'place') return t('indexLastPlacing', when, formatNumber(run.located ?? 0), formatNumber(run.requests));
   return t('indexLastSync', when, formatNumber(run.torrents), formatNumber(run.asked), formatNumber(run.requests));
+}
+
+/** Under a failed run: what to do, and that nothing already read or answered is lost. */
+function FailedRunAdvice({ run, status }: { run: IndexRunView; status: IndexStatusView }) {
+  if (run.outcome !== 'failed' || !run.problem) return null;
+  return (
+    <p class="hint index-failed-advice" id="index-failed-advice">
+      {problemAction(run.problem)}{' '}
+      {t('indexFailedKept', formatNumber(status.counts?.torrents ?? run.torrents), formatNumber(status.counts?.answered ?? 0))}
+    </p>
+  );
 }
 
 export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
@@ -230,6 +283,7 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
               {status.lastSync ? runText(status.lastSync, now) : t('indexNeverSynced')}
             </p>
           )}
+          {!running && status.lastSync && <FailedRunAdvice run={status.lastSync} status={status} />}
           {!!status.lastSync?.leftOut && <p class="hint">{t('indexLeftOut', formatNumber(status.lastSync.leftOut))}</p>}
           {!running && <PiecesSites status={status} />}
           {status.storage && status.storage !== 'ok' && (

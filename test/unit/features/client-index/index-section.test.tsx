@@ -113,6 +113,54 @@ describe('Index of your client', () => {
     await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: { ...running, running: { job: 'place', phase: 'locating', done: 200, total: 7_600, requests: 51 } } });
     await waitFor(() => /pages/.test(text(page, '.index-progress-text') ?? ''), 'the placing progress');
     expect(text(page, '.index-progress-text')).toBe('Finding the pages of your torrents: 200 of 7,600 (requests: 51)…');
+    // A long first sync: its time left, and that it went on after a restart.
+    await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: { ...running, running: { ...running.running, secondsLeft: 754, resumed: true } } });
+    await waitFor(() => /left/.test(text(page, '.index-progress-text') ?? ''), 'the time left');
+    expect(text(page, '.index-progress-text')).toBe(
+      'Going on where the sync stopped (the browser or the extension restarted): Looking up hashes: 2,400 of 10,000 (requests: 12)… About 12 min 34 sec left.',
+    );
+  });
+
+  it('a sync that stopped says where, why and what to do, and that nothing is lost, in English and Chinese', async () => {
+    const base: IndexStatusView = {
+      enabled: true,
+      markHosts: [],
+      client: { id: 'c1', type: 'qbittorrent', url: daemon.url },
+      counts: { torrents: 30_000, answered: 1_200, places: 900, inClient: 10, canCrossSeed: 40, toPlace: 0 },
+    };
+    const stopped: IndexStatusView = {
+      ...base,
+      revision: 1_000,
+      lastSync: {
+        job: 'sync',
+        at: Date.now(),
+        outcome: 'failed',
+        torrents: 30_000,
+        asked: 0,
+        requests: 0,
+        phase: 'reading-client',
+        progress: { done: 0, total: 0 },
+        problem: { kind: 'client', problem: { kind: 'timeout', detail: 'list: no answer in 15 s' } },
+      },
+    };
+    for (const locale of ['en', 'zh_CN'] as const) {
+      const page = await open({ settings: { clientIndexEnabled: true }, client: true, locale });
+      await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: stopped });
+      await waitFor(() => page.querySelector('#index-failed-advice'), 'the advice');
+      if (locale === 'en') {
+        expect(text(page, '#index-last-sync')).toMatch(/^The last sync \((now|\d+ seconds? ago)\) stopped while reading your client: Your client could not be read: The client did not answer in time\.$/);
+        expect(text(page, '#index-failed-advice')).toBe(
+          'Check under Torrent clients that the client is running and that Test client answers, then press Sync now. Nothing is lost: the index keeps 30,000 torrents (1,200 answered), and Sync now goes on from where it stopped.',
+        );
+      } else {
+        expect(text(page, '#index-last-sync')).toMatch(/^上次同步（.+）在读取下载器时中断：无法读取下载器：下载器响应超时。$/);
+        expect(text(page, '#index-failed-advice')).toBe(
+          '请在「下载器」中确认下载器正在运行、「测试下载器」能正常返回，然后点「立即同步」。 已有内容不会丢失：索引保留 30,000 个种子（1,200 个已有查询结果），「立即同步」会从中断处继续。',
+        );
+      }
+      await world!.close();
+      world = undefined;
+    }
   });
 
   it('an older status arriving after a newer one does not take its place (the end of a run is not undone by an answer computed before it)', async () => {
@@ -160,7 +208,8 @@ describe('Index of your client', () => {
     const page = await open({ settings: { token: 'not-a-token' }, client: true });
     await click(page.querySelector<HTMLElement>('#index-enabled')!);
     await waitFor(() => page.querySelector('#index-last-sync[data-outcome=failed]'), 'the failure', 15_000);
-    expect(text(page, '#index-last-sync')).toMatch(/^The last sync \((now|\d+ seconds? ago)\) failed: The lookup service failed: /);
+    expect(text(page, '#index-last-sync')).toMatch(/^The last sync \((now|\d+ seconds? ago)\) stopped while asking the lookup service \(0 of 2 hashes\): The lookup service failed: /);
+    expect(text(page, '#index-failed-advice')).toMatch(/ Nothing is lost: the index keeps 2 torrents \(0 answered\), and Sync now goes on from where it stopped\.$/);
     await world!.close();
     world = undefined;
 
