@@ -102,7 +102,7 @@ export class BackgroundApp implements Shared {
     this.preferences = this.register(new Preferences(this, this.clients));
     this.crossSeeds = this.register(new CrossSeeds(this, this.clients, { siteFetch: options.siteFetch }));
     this.piecesHash = this.register(new PiecesHash(this, { fetch: options.siteFetch, paceMs: options.piecesPaceMs }));
-    this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs, pieces: this.piecesHash }));
+    this.index = this.register(new ClientIndexFeature(this, this.clients, this.crossSeeds, { pauseMs: options.indexPauseMs, batchSize: options.indexBatchSize, pieces: this.piecesHash }));
     this.pages.piecesPlaces = (hashes) => this.index.piecesPlaces(hashes);
     this.customSites = this.register(new CustomSites(this));
     this.crossSeedJob = this.register(new CrossSeedJob(this, this.clients, this.crossSeeds, this.index));

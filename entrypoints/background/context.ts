@@ -29,6 +29,8 @@ export interface BackgroundOptions {
   siteFetch?: typeof fetch;
   /** The client index's pause between two batches of a sync (2 s when absent); tests and benches give 0. */
   indexPauseMs?: number;
+  /** Hashes per lookup of an index sync (200, the service's batch, when absent); tests give fewer to have several batches. */
+  indexBatchSize?: number;
   /** The pace per site asked by pieces hash (2 s when absent); tests give less. */
   piecesPaceMs?: number;
 }

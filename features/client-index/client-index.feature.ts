@@ -46,6 +46,8 @@ export { INDEX_JOB, INDEX_RUNS_KEY, INDEX_SYNC_EVERY_MINUTES } from './sync-runs
 export interface ClientIndexOptions {
   /** The sync's pause between two batches (the library's 2 s when absent; tests and the bench give 0). */
   pauseMs?: number;
+  /** Hashes per lookup (the service's 200 when absent). */
+  batchSize?: number;
   /** The second source: sites asked by pieces hash during each sync. */
   pieces?: SyncRunOptions['pieces'];
 }
@@ -70,7 +72,7 @@ export class ClientIndexFeature {
     this.indexes = new ClientIndexes({ settings: () => shared.settings.get(), now: shared.now });
     this.marks = new MarksToPages(shared);
     this.lists = new ListPages(shared, clients, this.indexes, this.marks, crossSeeds);
-    this.runs = new SyncRuns(shared, clients, this.indexes, { pauseMs: options.pauseMs, pieces: options.pieces, afterRun: async () => {
+    this.runs = new SyncRuns(shared, clients, this.indexes, { pauseMs: options.pauseMs, batchSize: options.batchSize, pieces: options.pieces, afterRun: async () => {
         await this.lists.refreshTabs();
         for (const listener of this.afterSync) await listener().catch(() => undefined);
       } });

@@ -28,6 +28,8 @@ export { INDEX_RUNS_KEY } from './client-index.storage';
 export interface SyncRunOptions {
   /** The sync's pause between two batches (the library's 2 s when absent; tests and the bench give 0). */
   pauseMs?: number;
+  /** Hashes per lookup (the service's 200 when absent). */
+  batchSize?: number;
   /** After a run that changed the index: the open list pages are answered again. */
   afterRun: () => Promise<void>;
   /** The second source (sites asked by pieces hash): what a sync of a client asks them, and the run's report in the options page's terms. */
@@ -195,6 +197,7 @@ export class SyncRuns {
           locate: running.job === 'place',
           ...(pieces.step && { pieces: pieces.step }),
           ...(this.options.pauseMs !== undefined && { pauseMs: this.options.pauseMs }),
+          ...(this.options.batchSize !== undefined && { batchSize: this.options.batchSize }),
           ...(resumeListed && { listed: resumeListed }),
           onListed: async (listed) => {
             await indexSyncUnderWayItem.set({ client: running.client, job: running.job, startedAt, listed }).catch(() => undefined);
