@@ -55,8 +55,8 @@ const RESUME_WITHIN_MS = 12 * 60 * 60 * 1000;
 const TIMED_PHASES: readonly IndexProgressView['phase'][] = ['asking', 'locating', 'asking-sites', 'reading-pieces'];
 
 /**
- * How long the phase has left, from its pace so far (seconds); undefined until it has done enough
- * to say (two steps, or five seconds).
+ * How long the phase has left, from its pace so far (seconds); undefined until it has done
+ * something and run a second, or when it is over.
  */
 export function secondsLeft(start: { at: number; done: number }, progress: { done: number; total: number }, now: number): number | undefined {
   const done = progress.done - start.done;
@@ -186,7 +186,10 @@ export class SyncRuns {
       view = failed({ kind: 'client', problem: { kind: 'no-permission', detail: 'the browser has not granted this address', origin: clientOrigin(found.config.url) ?? found.config.url } });
     } else {
       index = await this.indexes.open(clientIdentity(found.config));
-      if (!index) return undefined;
+      if (!index) {
+        await indexSyncUnderWayItem.remove().catch(() => undefined);
+        return undefined;
+      }
       /** Requests spent before placing began (a placing run asks any new hash first). */
       let beforePlacing: number | undefined;
       const pieces = (await this.options.pieces?.stepFor(found.client).catch(() => undefined)) ?? { unusable: [] };
