@@ -118,11 +118,22 @@ function element(value: Uint8Array): Element {
   } catch {
     return { ok: false, shown: shown(decoder.decode(value)), reason: 'not-utf8' };
   }
-  if (name === '') return { ok: false, shown: name, reason: 'empty' };
-  if (name === '.' || name === '..') return { ok: false, shown: name, reason: 'dot' };
-  if (name.includes('\0')) return { ok: false, shown: shown(name), reason: 'nul' };
-  if (name.includes('/') || name.includes('\\')) return { ok: false, shown: name, reason: 'separator' };
-  return { ok: true, name };
+  const reason = unsafeElementOf(name);
+  return reason ? { ok: false, shown: reason === 'nul' ? shown(name) : name, reason } : { ok: true, name };
+}
+
+/**
+ * What makes one path element (already text) one a client would not store under that name: the
+ * rule for a .torrent's names, and for a name a rename gives (renamed-copy.ts). A lone surrogate is
+ * text that no UTF-8 encodes.
+ */
+export function unsafeElementOf(name: string): UnsafeElement | undefined {
+  if (name === '') return 'empty';
+  if (name === '.' || name === '..') return 'dot';
+  if (name.includes('\0')) return 'nul';
+  if (name.includes('/') || name.includes('\\')) return 'separator';
+  if (!name.isWellFormed()) return 'not-utf8';
+  return undefined;
 }
 
 /** A name as text a person can read in a message: NUL written as \0. */
