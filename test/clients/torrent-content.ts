@@ -103,6 +103,11 @@ export interface TorrentOptions {
    * takes it under another info-hash.
    */
   canonical?: boolean;
+  /**
+   * The names the torrent gives (a renamed copy): its name (the root folder, or the file of a
+   * single-file torrent) and its files' paths in order; the bytes stay `content`'s, in its order.
+   */
+  layout?: { name: string; single: boolean; paths: string[] };
 }
 
 function allBytes(content: Content): Buffer {
@@ -117,13 +122,14 @@ export function makeTorrent(content: Content, options: TorrentOptions): MadeTorr
   for (let start = 0; start < data.length; start += pieceLength) {
     pieceHashes.push(createHash('sha1').update(data.subarray(start, start + pieceLength)).digest());
   }
+  const layout = options.layout ?? { name: content.name, single: content.single, paths: content.files.map((file) => file.path) };
   const info: Record<string, Value> = {
-    name: content.name,
+    name: layout.name,
     'piece length': pieceLength,
     pieces: Buffer.concat(pieceHashes),
   };
-  if (content.single) info.length = content.files[0]!.size;
-  else info.files = content.files.map((file) => sorted({ length: file.size, path: file.path.split('/') }));
+  if (layout.single) info.length = content.files[0]!.size;
+  else info.files = content.files.map((file, index) => sorted({ length: file.size, path: layout.paths[index]!.split('/') }));
   if (options.private ?? true) info.private = 1;
   if (options.source) info.source = options.source;
   const marks: { key: string; at?: [number, number] } = { key: 'info' };
@@ -133,7 +139,7 @@ export function makeTorrent(content: Content, options: TorrentOptions): MadeTorr
     marks,
   );
   const hash = createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex');
-  return { bytes, hash, name: content.name, tracker: options.source ?? options.announce };
+  return { bytes, hash, name: layout.name, tracker: options.source ?? options.announce };
 }
 
 /** The torrent of `content` on one of the two test trackers. */

@@ -98,8 +98,22 @@ export interface AddResult {
   hash: string;
 }
 
+/**
+ * One rename of a torrent's files, relative to its save path (utils/cross-seed-engine/renamed-copy.ts
+ * decides them, each adapter carries them out): a folder step renames the root folder (every file
+ * under it follows), a file step gives one file (by its index in the torrent) another path.
+ */
+export type RenameStep = { kind: 'folder'; from: string; to: string } | { kind: 'file'; index: number; from: string; to: string };
+
 export interface TorrentClient {
   readonly kind: ClientKind;
+  /**
+   * How the client renames a torrent's files: to any relative path (qBittorrent, Deluge), or only a
+   * path's last element, in its own folder (Transmission's torrent-rename-path).
+   */
+  readonly renames?: 'any-path' | 'last-element';
+  /** Renames a torrent's files, step by step in order (a cross-seed's renamed copy, added stopped). Absent: the client renames nothing. */
+  rename?(hash: string, steps: readonly RenameStep[]): Promise<void>;
   /** Checks the address and credentials for real and says what the client is. */
   test(): Promise<ClientInfo>;
   /** The torrents among `hashes` that the client holds, keyed by lowercase hash; absent hashes are not in the map. */

@@ -33,7 +33,7 @@ import {
   transportFrom,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './client-types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, RenameStep, TorrentClient, TorrentState } from './client-types';
 
 export const DELUGE_TORRENT_KEYS = ['hash', 'name', 'save_path', 'download_location', 'total_size', 'state', 'progress', 'message', 'label'] as const;
 
@@ -207,6 +207,17 @@ export class DelugeClient implements TorrentClient {
   }
 
   /** Tags need Deluge's optional Label plugin (one label per torrent, not tags): none are set. */
+  readonly renames = 'any-path' as const;
+
+  /** core.rename_folder (the folder with its trailing slash, as Deluge matches it) and core.rename_files ([index, new path]). */
+  async rename(hash: string, steps: readonly RenameStep[]): Promise<void> {
+    const [id] = normaliseHashes([hash]);
+    for (const step of steps) {
+      if (step.kind === 'folder') await this.call('core.rename_folder', [id, `${step.from}/`, `${step.to}/`]);
+      else await this.call('core.rename_files', [id, [[step.index, step.to]]]);
+    }
+  }
+
   async addTags(hash: string): Promise<boolean> {
     normaliseHashes([hash]);
     return false;

@@ -51,6 +51,7 @@ import type {
   ClientSettings,
   ClientTorrent,
   PieceHashSource,
+  RenameStep,
   TorrentClient,
   TorrentState,
 } from './client-types';
@@ -292,6 +293,17 @@ export class QbittorrentClient implements TorrentClient {
 
   async remove(hash: string): Promise<void> {
     await this.call('remove', 'torrents/delete', { method: 'POST', body: new URLSearchParams({ hashes: this.oneHash(hash), deleteFiles: 'false' }) });
+  }
+
+  readonly renames = 'any-path' as const;
+
+  /** torrents/renameFolder and torrents/renameFile (Web API 2.7, qBittorrent 4.3.3): old and new paths. */
+  async rename(hash: string, steps: readonly RenameStep[]): Promise<void> {
+    const asked = this.oneHash(hash);
+    for (const step of steps) {
+      const endpoint = step.kind === 'folder' ? 'torrents/renameFolder' : 'torrents/renameFile';
+      await this.call('rename', endpoint, { method: 'POST', body: new URLSearchParams({ hash: asked, oldPath: step.from, newPath: step.to }) });
+    }
   }
 
   async addTags(hash: string, tags: readonly string[]): Promise<boolean> {

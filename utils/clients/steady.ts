@@ -65,5 +65,8 @@ export function steadyClient(client: TorrentClient, options: SteadyOptions = {})
   };
   const piecesHash = client.piecesHash?.bind(client);
   if (piecesHash) steady.piecesHash = (hash, via) => again(() => piecesHash(hash, via));
+  // A rename is not asked again: after a lost answer the old path may be gone, and a second rename would fail on it.
+  const rename = client.rename?.bind(client);
+  if (rename && client.renames) Object.assign(steady, { renames: client.renames, rename });
   return steady;
 }

@@ -34,7 +34,7 @@ import {
   utf8Base64,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, TorrentClient, TorrentState } from './client-types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, RenameStep, TorrentClient, TorrentState } from './client-types';
 
 const SESSION_HEADER = 'X-Transmission-Session-Id';
 
@@ -218,6 +218,17 @@ export class TransmissionClient implements TorrentClient {
   }
 
   /** torrent-set replaces the labels: the torrent's own are read first and kept. */
+  readonly renames = 'last-element' as const;
+
+  /** torrent-rename-path: a path of the torrent takes a new last element (RPC 15, Transmission 2.80). */
+  async rename(hash: string, steps: readonly RenameStep[]): Promise<void> {
+    const ids = normaliseHashes([hash]);
+    for (const step of steps) {
+      const name = step.to.slice(step.to.lastIndexOf('/') + 1);
+      await this.rpc('torrent-rename-path', { ids, path: step.from, name }, 'refused');
+    }
+  }
+
   async addTags(hash: string, tags: readonly string[]): Promise<boolean> {
     const [asked] = normaliseHashes([hash]);
     const current = (await this.lookup([asked!])).get(asked!);

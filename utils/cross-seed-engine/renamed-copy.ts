@@ -13,16 +13,11 @@
  * rule a .torrent's names follow (torrent/files.ts), and no two targets collide. Anything else is
  * "not the same files", naming the file.
  */
-import type { ClientFile } from '../clients/client-types';
+import type { ClientFile, RenameStep } from '../clients/client-types';
 import { unsafeElementOf, type UnsafeElement } from '../torrent/files';
 import { compareFiles, MAX_LISTED_DIFFERENCES, type FileDifference } from './verify';
 
-/** One rename the client carries out on the candidate, in order: a folder step first (whole root), then files. */
-export type RenameStep =
-  /** The candidate's root folder takes the client's root folder's name (every file under it moves with it). */
-  | { kind: 'folder'; from: string; to: string }
-  /** One file (by its index in the torrent) from its path, after the folder step, to the client's path. */
-  | { kind: 'file'; index: number; from: string; to: string };
+export type { RenameStep };
 
 export interface RenamePlan {
   steps: RenameStep[];
