@@ -170,6 +170,12 @@ export const settingsFields = {
    */
   clientIndexEnabled: z.boolean().default(false),
   /**
+   * "Cross-seed copies whose names differ" (issue 25): a candidate with the same bytes under other
+   * names (a renamed folder or file) is added and renamed in the client to the names on disk. On by
+   * default: every cross-seed is still checked and started only at 100 %.
+   */
+  crossSeedRenamedCopies: z.boolean().default(true),
+  /**
    * Tracker hosts where the user asked for marks on list rows ("In your client", "Can cross-seed"):
    * the site's own scripts can read them, so they are off until turned on for a site, knowingly.
    */

@@ -18,7 +18,7 @@ export async function crossSeedEnvironment(shared: Shared, chosen: ChosenClient,
   const settings = await shared.settings.get();
   const sites = await shared.directory.sites.get(settings.baseUrl, (operation) => shared.lookup.call(operation, settings));
   return {
-    target: chosen && { client: chosen.client, skipCheckWhenFilesMatch: chosen.config.skipCheckWhenFilesMatch, url: chosen.config.url },
+    target: chosen && { client: chosen.client, skipCheckWhenFilesMatch: chosen.config.skipCheckWhenFilesMatch, renameCopies: settings.crossSeedRenamedCopies, url: chosen.config.url },
     sites: { list: sites.value, overrides: settings.siteOverrides, passkeys: settings.sitePasskeys, apiKeys: settings.siteApiKeys },
     originAllowed,
     signal,

@@ -24,6 +24,8 @@ import { askSiteApi, downloadFromSite, readSitePage, problemOfPage, sitePace, ty
 import { downloadAddressOf, downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
 import type { UnsafeElement } from '../torrent/files';
 import { checkCandidateFile, compareFiles, type FileDifference, type TorrentFileProblem } from './verify';
+import { matchCopy, stepsExpressible, type RenamePlan } from './renamed-copy';
+import { piecesHashFromTorrent } from '../torrent/pieces-hash';
 import { originOf } from '../url';
 
 /** The tag every cross-seed gets, so the user can find what Reseed Lens added. */
@@ -52,6 +54,8 @@ export interface CrossSeedTarget {
   client: TorrentClient;
   /** The client setting "Skip the check when every file matches" (default off). */
   skipCheckWhenFilesMatch: boolean;
+  /** "Cross-seed copies whose names differ" (on when absent): a renamed copy is added and renamed to the names on disk. */
+  renameCopies?: boolean;
   /** The client's address, for the permission check. */
   url?: string;
 }
@@ -92,13 +96,13 @@ export type CrossSeedResult =
    * In the client and started. `checked`: the client's check found every byte on disk (false only
    * when the user chose to skip the check and every file matched exactly).
    */
-  | { kind: 'added'; hash: string; savePath: string; client: ClientKind; checked: boolean; state: TorrentState; progress: number }
+  | { kind: 'added'; hash: string; savePath: string; client: ClientKind; checked: boolean; state: TorrentState; progress: number; renamed?: RenamedFiles }
   /**
    * In the client but left stopped: its check found only `progress` (0..1) of the data on disk, or
    * (`checkFinished` false) had not ended within the wait. Started it would download the rest from
    * the other site. `tagged`: it carries INCOMPLETE_TAG (false for a client without tags: Deluge).
    */
-  | { kind: 'left-stopped'; hash: string; savePath: string; client: ClientKind; progress: number; checkFinished: boolean; tagged: boolean }
+  | { kind: 'left-stopped'; hash: string; savePath: string; client: ClientKind; progress: number; checkFinished: boolean; tagged: boolean; renamed?: RenamedFiles }
   | { kind: 'already-in-client'; hash: string; savePath: string }
   | { kind: 'no-client' }
   /** The extension lacks host permission for the site (the UI asks for it on the click, then retries) or the client. */
@@ -134,7 +138,13 @@ export type CrossSeedResult =
   /** "This site gave another torrent": its info-hash is not the candidate's. */
   | { kind: 'other-torrent'; hash: string }
   /** Not added: the first differences (at most 5), and how many more. */
-  | { kind: 'files-differ'; differences: FileDifference[]; more: number }
+  | {
+      kind: 'files-differ';
+      differences: FileDifference[];
+      more: number;
+      /** The same bytes under other names, not taken: why (the client cannot rename so, an unsafe or colliding name, other pieces, the setting off). */
+      copy?: CopyRefusal;
+    }
   /** The client refused the add, in its own words (text only). */
   | { kind: 'client-refused'; clientMessage?: string }
   /** The client could not be used (wrong password, stopped, CSRF, …): its failure, for the clients feature's messages. */
@@ -147,6 +157,16 @@ export type CrossSeedResult =
   | { kind: 'daily-cap'; perDay: number };
 
 export type CrossSeedResultKind = CrossSeedResult['kind'];
+
+/** A renamed copy's files: each file's name in the candidate and the name it took in the client (old → new). */
+export type RenamedFiles = RenamePlan['files'];
+
+/** Why a copy with the same bytes under other names was not added. */
+export type CopyRefusal =
+  | { kind: 'client-cannot'; client: ClientKind }
+  | { kind: 'unsafe-target'; path: string; element: string; reason: UnsafeElement }
+  | { kind: 'colliding-targets'; path: string }
+  | { kind: 'setting-off' };
 /** The results after which "Cross-seed all" tries nothing more on that site in the run. */
 export type SiteStopper = 'not-logged-in' | 'site-notice' | 'site-challenge' | 'site-limit' | 'no-permission' | 'needs-api-key';
 
@@ -356,9 +376,10 @@ async function strayRemoved(client: TorrentClient, hash: string, clientHash: str
 }
 
 /** Added stopped: the client checks it; 100 % starts it, anything less leaves it stopped and tagged. */
-async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
+async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal, always = false): Promise<CrossSeedResult> {
   // Transmission checks every new torrent; libtorrent's clients leave one added stopped unchecked.
-  if (client.kind !== 'transmission') {
+  // A renamed copy is checked again whatever the client: its first check looked under the old names.
+  if (always || client.kind !== 'transmission') {
     await untilSettled(client, hash);
     await client.recheck(hash);
   }
@@ -437,10 +458,16 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
       return clientFailed(error);
     }
   }
-  const comparison = compareFiles(checked.files, prepared.files);
-  if (!comparison.same) return { kind: 'files-differ', differences: comparison.differences, more: comparison.more };
-
   const { client } = target;
+  const comparison = compareFiles(checked.files, prepared.files);
+  let plan: RenamePlan | undefined;
+  if (!comparison.same) {
+    const copy = await renamedCopy(fetched.bytes, checked.files, prepared.files, candidate, target);
+    if (!('plan' in copy)) return copy;
+    plan = copy.plan;
+  }
+  if (plan) return addRenamed(client, hash, fetched.bytes, source, plan, env);
+
   // Every file matched exactly: only then may the check be skipped, and only if the user said so.
   // Transmission checks every new torrent anyway, so it takes the stopped path.
   const skipCheck = target.skipCheckWhenFilesMatch && client.kind !== 'transmission';
@@ -462,6 +489,78 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
     // In the client, stopped: whoever goes on now (the job's next download) may; the check-then-start is the same for everyone.
     await env.onAddedStopped?.({ hash, savePath: present.savePath }).catch(() => undefined);
     return await checkThenStart(client, hash, present, env.signal);
+  } catch (error) {
+    if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
+    return clientFailed(error);
+  }
+}
+
+/**
+ * The candidate's files differ by name from the client's: a renamed copy to add and rename (the
+ * plan), or "not the same files" with the differences by position and, where the same bytes under
+ * other names are not taken, why.
+ */
+async function renamedCopy(
+  bytes: Uint8Array,
+  candidateFiles: readonly { path: string; size: number }[],
+  clientFiles: readonly ClientFile[],
+  candidate: CrossSeedCandidate,
+  target: CrossSeedTarget,
+): Promise<{ plan: RenamePlan } | CrossSeedResult> {
+  const pieces = await piecesHashFromTorrent(bytes);
+  // The client's pieces hash is known where the candidate was found by it (the index read it from the client).
+  const match = matchCopy(
+    { files: candidateFiles, ...('piecesHash' in pieces && { piecesHash: pieces.piecesHash }) },
+    { files: clientFiles, ...(hashOf(candidate.piecesHash) && { piecesHash: hashOf(candidate.piecesHash) }) },
+  );
+  const pathDifferences = compareFiles(candidateFiles, clientFiles);
+  const differ = (copy?: CopyRefusal, differences = pathDifferences): CrossSeedResult => {
+    const listed = differences.same ? { differences: [], more: 0 } : { differences: differences.differences, more: differences.more };
+    return { kind: 'files-differ', ...listed, ...(copy && { copy }) };
+  };
+  switch (match.kind) {
+    case 'renamed':
+      if (target.renameCopies === false) return differ({ kind: 'setting-off' });
+      if (!target.client.rename || !target.client.renames || !stepsExpressible(match.plan.steps, target.client.renames)) return differ({ kind: 'client-cannot', client: target.client.kind });
+      return { plan: match.plan };
+    case 'different': {
+      // Named by path where the two share names; by position where none is shared (a renamed copy's shape).
+      const clientPaths = new Set(clientFiles.map((file) => file.path));
+      if (candidateFiles.some((file) => clientPaths.has(file.path))) return differ();
+      return differ(undefined, { same: false, differences: match.differences, more: match.more });
+    }
+    case 'unsafe-target':
+      return differ({ kind: 'unsafe-target', path: match.path, element: match.element, reason: match.reason });
+    case 'colliding-targets':
+      return differ({ kind: 'colliding-targets', path: match.path });
+    default:
+      return differ();
+  }
+}
+
+/**
+ * A renamed copy: added stopped at the source's save path, its files renamed in the client to the
+ * names on disk, then checked; started only at 100 %, as every cross-seed. A rename the client
+ * refuses takes the torrent out again (nothing of it was checked); the source is never touched.
+ */
+async function addRenamed(client: TorrentClient, hash: string, bytes: Uint8Array, source: ClientTorrent, plan: RenamePlan, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+  const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
+  try {
+    const added = await addedOrTaken(client, hash, bytes, { savePath: source.savePath, paused: true, skipCheck: false, category: source.category, tags, contentLayoutOriginal: true });
+    if (added.hash !== hash) return await strayRemoved(client, hash, added.hash, added.status);
+    if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: source.savePath };
+    const present = await readBack(client, hash);
+    if (!present) return { kind: 'not-confirmed', hash };
+    await untilSettled(client, hash);
+    try {
+      await client.rename!(hash, plan.steps);
+    } catch (error) {
+      await client.remove(hash).catch(() => undefined);
+      return clientFailed(error);
+    }
+    await env.onAddedStopped?.({ hash, savePath: present.savePath }).catch(() => undefined);
+    const result = await checkThenStart(client, hash, present, env.signal, true);
+    return result.kind === 'added' || result.kind === 'left-stopped' ? { ...result, renamed: plan.files } : result;
   } catch (error) {
     if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
     return clientFailed(error);

@@ -5,7 +5,7 @@
  */
 import { formatDuration, formatNumber, t, uiLocale, type MessageKey } from '../i18n';
 import { CLIENT_NAMES } from '../clients/client-types';
-import type { CrossSeedResult } from './cross-seed';
+import type { CopyRefusal, CrossSeedResult } from './cross-seed';
 import type { UnsafeElement } from '../torrent/files';
 import type { FileDifference } from './verify';
 
@@ -40,6 +40,7 @@ function percent(progress: number): string {
 export function crossSeedWords(result: CrossSeedResult, site: string): Words {
   switch (result.kind) {
     case 'added':
+      if (result.renamed) return words('crossSeedAddedRenamed', CLIENT_NAMES[result.client]);
       return words(result.checked ? 'crossSeedAdded' : 'crossSeedAddedUnchecked', CLIENT_NAMES[result.client]);
     case 'left-stopped':
       if (!result.checkFinished) return words('crossSeedCheckUnfinished', CLIENT_NAMES[result.client], percent(result.progress));
@@ -125,12 +126,33 @@ export function textOf(entry: Words): string {
   return t(entry.key, ...entry.substitutions);
 }
 
-/** The whole message: the sentence, then for `files-differ` the listed differences and how many more. */
+/** Why a copy with the same bytes under other names was not added, in one line. */
+export function copyRefusalWords(copy: CopyRefusal): Words {
+  switch (copy.kind) {
+    case 'client-cannot':
+      return words('crossSeedCopyClientCannot', CLIENT_NAMES[copy.client]);
+    case 'unsafe-target':
+      return words('crossSeedCopyUnsafeTarget', copy.path);
+    case 'colliding-targets':
+      return words('crossSeedCopyColliding', copy.path);
+    case 'setting-off':
+      return words('crossSeedCopySettingOff');
+  }
+}
+
+/**
+ * The whole message, one line each: the sentence; for `files-differ` why a same-bytes copy was not
+ * taken, the listed differences and how many more; for a renamed copy each file renamed, old → new.
+ */
 export function crossSeedText(result: CrossSeedResult, site: string): string[] {
   const lines = [textOf(crossSeedWords(result, site))];
   if (result.kind === 'files-differ') {
+    if (result.copy) lines.push(textOf(copyRefusalWords(result.copy)));
     lines.push(...result.differences.map((difference) => textOf(differenceWords(difference))));
     if (result.more > 0) lines.push(t('crossSeedDiffMore', formatNumber(result.more)));
+  }
+  if ((result.kind === 'added' || result.kind === 'left-stopped') && result.renamed) {
+    for (const file of result.renamed) if (file.from !== file.to) lines.push(t('crossSeedRenamedFile', file.from, file.to));
   }
   return lines;
 }

@@ -72,7 +72,18 @@ export function ClientsSection() {
 
   useEffect(() => {
     void sendToBackground('clients:list', {}).then((answer) => answer && setClients(answer.clients));
+    void sendToBackground('settings:get', {}).then((answer) => answer && setRenamedCopies(answer.settings.crossSeedRenamedCopies));
   }, []);
+  /** "Cross-seed copies whose names differ": every client's, saved as a setting. */
+  const [renamedCopies, setRenamedCopies] = useState<boolean | undefined>();
+  const saveRenamedCopies = async (on: boolean) => {
+    setRenamedCopies(on);
+    const answer = await sendToBackground('settings:save', { update: { crossSeedRenamedCopies: on } });
+    if (!answer || !('settings' in answer)) {
+      setRenamedCopies(!on);
+      setOutcome({ kind: 'problem', text: t('fieldRefused', t('settingRenamedCopies')) });
+    }
+  };
 
   const edited = clients?.find((client) => client.id === editing);
   const update = (field: keyof FormValues) => (event: Event) => {
@@ -304,6 +315,24 @@ export function ClientsSection() {
         </ul>
       ) : (
         clients && <p class="muted" id="client-none">{t('clientNone')}</p>
+      )}
+
+      {renamedCopies !== undefined && (
+        <>
+          <label class="check">
+            <input
+              type="checkbox"
+              id="cross-seed-renamed-copies"
+              checked={renamedCopies}
+              onChange={(event) => void saveRenamedCopies((event.currentTarget as HTMLInputElement).checked)}
+              aria-describedby="cross-seed-renamed-copies-hint"
+            />
+            {t('settingRenamedCopies')}
+          </label>
+          <p class="hint" id="cross-seed-renamed-copies-hint">
+            {t('settingRenamedCopiesHint')}
+          </p>
+        </>
       )}
     </section>
   );

@@ -118,18 +118,32 @@ describe('crossSeed of a candidate known by its pieces hash (live qBittorrent, t
     expect((await client.lookup([cs.differentFiles.torrent.hash])).size).toBe(0);
   });
 
-  it('the same pieces under another folder name: the files are still compared, files-differ, nothing added', LIVE, async () => {
+  it('the same pieces under another folder name: with "Cross-seed copies whose names differ" off, files-differ and why, nothing added', LIVE, async () => {
     const pair = cs.pairs[1]!;
     // The same bytes cut the same way, in a folder renamed: the pieces hash cannot tell, the file paths can.
     const renamed = makeTorrent({ savePath: '', name: `${pair.name} (renamed)`, files: pair.files, single: false, seed: pair.seed }, TRACKERS.beta);
     expect(await piecesOf(renamed.bytes)).toBe(await piecesOf(pair.candidate.bytes));
     cs.candidate.list(2950, renamed, renamed.name);
     const addsBefore = adds.length;
-    const result = await crossSeed(pair.source.hash, await byPieces(1, 2950), env());
-    expect(result).toMatchObject({ kind: 'files-differ' });
+    const off = env();
+    const result = await crossSeed(pair.source.hash, await byPieces(1, 2950), { ...off, target: { ...off.target!, renameCopies: false } });
+    expect(result).toMatchObject({ kind: 'files-differ', copy: { kind: 'setting-off' } });
     expect(result.kind === 'files-differ' && result.differences.map((difference) => difference.kind)).toContain('missing');
     expect(adds.length).toBe(addsBefore);
     expect((await client.lookup([renamed.hash])).size).toBe(0);
+  });
+
+  it('the same pieces under another folder name: a renamed copy, added stopped, renamed to the folder on disk, checked to 100 % and started; the source untouched', LIVE, async () => {
+    const pair = cs.pairs[1]!;
+    const renamed = makeTorrent({ savePath: '', name: `${pair.name} (renamed)`, files: pair.files, single: false, seed: pair.seed }, TRACKERS.beta);
+    cs.candidate.list(2951, renamed, renamed.name);
+    const sourceFiles = await client.files(pair.source.hash);
+    const result = await crossSeed(pair.source.hash, await byPieces(1, 2951), env());
+    expect(result).toMatchObject({ kind: 'added', hash: renamed.hash, checked: true, progress: 1, savePath: daemon.dataDir });
+    expect(result.kind === 'added' && result.renamed).toEqual(pair.files.map((file) => ({ from: `${pair.name} (renamed)/${file.path}`, to: `${pair.name}/${file.path}`, size: file.size })));
+    expect(await client.files(renamed.hash)).toEqual(sourceFiles);
+    expect(await client.files(pair.source.hash)).toEqual(sourceFiles);
+    expect((await client.lookup([pair.source.hash])).get(pair.source.hash)).toMatchObject({ progress: 1, state: 'seeding' });
   });
 
   it('no info-hash and no (usable) pieces hash: bad-request, nothing downloaded', LIVE, async () => {

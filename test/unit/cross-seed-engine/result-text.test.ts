@@ -132,6 +132,39 @@ describe('cross-seed messages', () => {
     ]);
   });
 
+  it('a renamed copy: "Added (renamed to match your files)", then each file renamed, old → new; a same-data copy not taken says why', () => {
+    const renamed: CrossSeedResult = {
+      kind: 'added',
+      hash: 'a'.repeat(40),
+      savePath: '/data',
+      client: 'qbittorrent',
+      checked: true,
+      state: 'seeding',
+      progress: 1,
+      renamed: [
+        { from: 'Movie 2024/Movie.mkv', to: 'Movie.2024/Movie.mkv', size: 10 },
+        { from: 'Movie 2024/Movie.nfo', to: 'Movie.2024/Movie.nfo', size: 1 },
+      ],
+    };
+    installI18n('en');
+    expect(crossSeedText(renamed, 'OurBits')).toEqual([
+      'Added (renamed to match your files) to qBittorrent: its check found every file on disk, and it is seeding.',
+      'Renamed: Movie 2024/Movie.mkv → Movie.2024/Movie.mkv',
+      'Renamed: Movie 2024/Movie.nfo → Movie.2024/Movie.nfo',
+    ]);
+    const refused = (copy: NonNullable<Extract<CrossSeedResult, { kind: 'files-differ' }>['copy']>): CrossSeedResult => ({ kind: 'files-differ', differences: [], more: 0, copy });
+    expect(crossSeedText(refused({ kind: 'client-cannot', client: 'transmission' }), 'OurBits')[1]).toBe('The same data under other names, but Transmission cannot move a file into or out of a folder.');
+    expect(crossSeedText(refused({ kind: 'setting-off' }), 'OurBits')[1]).toBe('The same data under other names: “Cross-seed copies whose names differ” is off.');
+    expect(crossSeedText(refused({ kind: 'colliding-targets', path: 'R/a' }), 'OurBits')[1]).toBe('The same data under other names, but two of its files would take the name R/a.');
+    installI18n('zh_CN');
+    expect(crossSeedText(renamed, '我堡')).toEqual([
+      '已添加（已按你的文件重命名）到 qBittorrent：校验确认硬盘上的文件完整，已开始做种。',
+      '已重命名：Movie 2024/Movie.mkv → Movie.2024/Movie.mkv',
+      '已重命名：Movie 2024/Movie.nfo → Movie.2024/Movie.nfo',
+    ]);
+    expect(crossSeedText(refused({ kind: 'unsafe-target', path: 'R/../x', element: '..', reason: 'dot' }), '我堡')[1]).toBe('内容相同但名称不同，但 R/../x 不能作为文件的新名称。');
+  });
+
   it('and in Chinese', () => {
     installI18n('zh_CN');
     expect(crossSeedText({ kind: 'not-logged-in', evidence: 'redirect' }, '我堡')).toEqual([

@@ -114,8 +114,24 @@ describe('the form', () => {
     expect(await storedClients()).toEqual([]);
   });
 
+  it('"Cross-seed copies whose names differ": on by default, and turned off (and on) for every client, saved as a setting', async () => {
+    const page = await openSection();
+    await waitFor(() => page.querySelector('#cross-seed-renamed-copies'), 'the switch');
+    const box = $<HTMLInputElement>(page, '#cross-seed-renamed-copies');
+    expect(accessibleName(box)).toBe('Cross-seed copies whose names differ');
+    expect(text(page, '#cross-seed-renamed-copies-hint')).toBe(en.settingRenamedCopiesHint!.message);
+    expect(box.checked).toBe(true);
+    await click(box);
+    await waitFor(async () => (await world!.app.settings.get()).crossSeedRenamedCopies === false, 'the setting saved off');
+    expect(box.checked).toBe(false);
+    await click(box);
+    await waitFor(async () => (await world!.app.settings.get()).crossSeedRenamedCopies === true, 'the setting saved on');
+  });
+
   it('reads in Chinese for a Chinese browser', async () => {
     const page = await openSection('zh_CN');
+    await waitFor(() => page.querySelector('#cross-seed-renamed-copies'), 'the switch');
+    expect(accessibleName($(page, '#cross-seed-renamed-copies'))).toBe('辅种名称不同的副本');
     expect(text(page, '#clients-heading')).toBe('下载器');
     expect(accessibleName($(page, '#client-url'))).toBe(zh.clientUrlLabel!.message);
     expect(text(page, '#save-client')).toBe(zh.clientSave!.message);

@@ -7,8 +7,9 @@
  * (a) no IYUU token: a sync reads each torrent's pieces hash once and asks each site switched on
  *     (one on its definition's moved path); every copy lands in the index, the popup's candidates
  *     (never the page's), the list rows; the service hears nothing;
- * (b) the whole-client job adds every copy at 100 % beside its source, the renamed re-upload ends
- *     'files-differ', nothing else is added; the next sync reads the new torrents, asks nothing;
+ * (b) the whole-client job adds every copy at 100 % beside its source, the re-upload with a renamed
+ *     file renamed in the client to the name on disk (issue 25), nothing else is added; the next
+ *     sync reads the new torrents, asks nothing;
  * (c) with a token the service's answers merge: a copy both found is one place, found by both;
  * (f) a new client torrent: one request to each site; answers younger than a week are not asked again;
  * (d) a wrong passkey, a site without the API, a site capping batches and rate-limiting (waited
@@ -268,7 +269,7 @@ describe.each(builds.map((build) => [build.label, build] as const))('%s: copies 
     expect(site('hhanclub').api.requests.length).toBe(before.hhanclub);
   });
 
-  it('(b) with no token the whole-client job adds every copy at 100 % beside its source; the renamed re-upload differs; nothing else is added', LIVE, async () => {
+  it('(b) with no token the whole-client job adds every copy at 100 % beside its source, the renamed re-upload under the names on disk; nothing else is added', LIVE, async () => {
     for (const sid of [SITES.ourbits.sid, SITES.hhanclub.sid]) await fromPage({ type: 'job:site-pace', sid, secondsBetween: 0, perDay: 100 });
     const preview = await fromPage<JobPreview>({ type: 'job:preview' });
     expect(preview.problem).toBeUndefined();
@@ -287,9 +288,16 @@ describe.each(builds.map((build) => [build.label, build] as const))('%s: copies 
       [2002, 'added'],
       [2003, 'added'],
       [7004, 'added'],
-      [7900, 'files-differ'],
+      [7900, 'added'],
     ]);
-    const added = [copy(0, 'ourbits'), copy(1, 'ourbits'), copy(2, 'ourbits'), copy(3, 'hhanclub')];
+    // The re-upload: the same bytes, one file under another name, renamed in the client to the name on disk.
+    const reupload = job.outcomes.find((outcome) => outcome.torrentId === pw.renamed.id)!.result as { kind: string; renamed?: { from: string; to: string }[] };
+    const content0 = pw.contents[0]!;
+    expect(reupload).toMatchObject({ kind: 'added', hash: pw.renamed.torrent.hash, savePath: daemon.dataDir, progress: 1 });
+    expect(reupload.renamed?.filter((file) => file.from !== file.to)).toEqual([{ from: `${content0.name}/Scans/front.jpg`, to: `${content0.name}/${content0.files[2]!.path}`, size: content0.files[2]!.size }]);
+    expect((await readBack.files(pw.renamed.torrent.hash)).map((file) => file.path)).toEqual(content0.files.map((file) => `${content0.name}/${file.path}`));
+    expect((await readBack.files(content0.source.hash)).map((file) => file.path)).toEqual(content0.files.map((file) => `${content0.name}/${file.path}`));
+    const added = [copy(0, 'ourbits'), copy(1, 'ourbits'), copy(2, 'ourbits'), copy(3, 'hhanclub'), { id: pw.renamed.id, torrent: pw.renamed.torrent }];
     for (const one of added) {
       // Its info-hash learnt from its .torrent: the one the client added it under.
       expect(job.outcomes.find((outcome) => outcome.torrentId === one.id)).toMatchObject({
@@ -305,12 +313,12 @@ describe.each(builds.map((build) => [build.label, build] as const))('%s: copies 
     const inClient = (await readBack.list()).map((torrent) => torrent.hash).sort();
     expect(inClient).toEqual([...pw.contents.slice(0, 4).map((content) => content.source.hash), ...added.map((one) => one.torrent.hash)].sort());
 
-    // The next sync reads the four new torrents' pieces hashes; their content was answered: no site is asked.
+    // The next sync reads the five new torrents' pieces hashes; their content was answered: no site is asked.
     const before = site('ourbits').api.requests.length + site('hhanclub').api.requests.length;
     const run = await sync();
-    expect(run.pieces).toMatchObject({ read: 4, skipped: 0, sites: [{ requests: 0 }, { requests: 0 }] });
+    expect(run.pieces).toMatchObject({ read: 5, skipped: 0, sites: [{ requests: 0 }, { requests: 0 }] });
     expect(site('ourbits').api.requests.length + site('hhanclub').api.requests.length).toBe(before);
-    expect((await status()).counts).toMatchObject({ torrents: 8 });
+    expect((await status()).counts).toMatchObject({ torrents: 9 });
     // Every place the job filled is the client's now: the index noted each add at its place (its info-hash learnt
     // from the .torrent), though these copies announce on loopback (no tracker host to tell their site by).
     const tab = await listOf(32, SITES.ourbits.host, [2001, 2002, 2003]);
@@ -322,14 +330,14 @@ describe.each(builds.map((build) => [build.label, build] as const))('%s: copies 
     const again = await fromPage<{ result: { kind: string; hash?: string } }>({ type: 'index:cross-seed', tabId: 32, rowId: '2003' });
     expect(again.result).toMatchObject({ kind: 'already-in-client', hash: copy(2, 'ourbits').torrent.hash });
     expect(site('ourbits').tracker.downloads.length).toBe(served);
-    expect((await readBack.list()).length).toBe(8);
+    expect((await readBack.list()).length).toBe(9);
   });
 
   it('(c) with a token the service\'s answers merge: a copy found both ways is one place, found by both', LIVE, async () => {
     await fromPage({ type: 'settings:save', update: { token: DEMO_TOKEN } });
     const placesBefore = (await status()).counts!.places;
     const run = await sync();
-    expect(run).toMatchObject({ outcome: 'done', asked: 8 });
+    expect(run).toMatchObject({ outcome: 'done', asked: 9 });
     expect(pw.world.service.requests.length).toBeGreaterThan(0);
     const counts = (await status()).counts!;
     // The service names hdsky's sources 1001 and 1002 (asked their copies' hashes) and the copies it knows,
