@@ -142,6 +142,8 @@ export type CrossSeedResult =
       kind: 'files-differ';
       differences: FileDifference[];
       more: number;
+      /** The client whose torrent was compared (the job's words name it: no page is involved there). */
+      client?: ClientKind;
       /** The same bytes under other names, not taken: why (the client cannot rename so, an unsafe or colliding name, other pieces, the setting off). */
       copy?: CopyRefusal;
     }
@@ -516,7 +518,7 @@ async function renamedCopy(
   const pathDifferences = compareFiles(candidateFiles, clientFiles);
   const differ = (copy?: CopyRefusal, differences = pathDifferences): CrossSeedResult => {
     const listed = differences.same ? { differences: [], more: 0 } : { differences: differences.differences, more: differences.more };
-    return { kind: 'files-differ', ...listed, ...(copy && { copy }) };
+    return { kind: 'files-differ', ...listed, client: target.client.kind, ...(copy && { copy }) };
   };
   switch (match.kind) {
     case 'renamed':

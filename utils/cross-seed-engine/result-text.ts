@@ -36,8 +36,15 @@ function percent(progress: number): string {
   return new Intl.NumberFormat(uiLocale(), { style: 'percent', maximumFractionDigits: 1 }).format(progress);
 }
 
+/**
+ * Whose torrent the candidate was compared with, in the words: the page's (a cross-seed started on a
+ * torrent's page, its popup or a list row), or the user's torrent in their client (the whole-client
+ * job, where no page is involved).
+ */
+export type ComparedWith = 'page' | 'client';
+
 /** The sentence for one result; `site` is the candidate site's name as the view shows it. */
-export function crossSeedWords(result: CrossSeedResult, site: string): Words {
+export function crossSeedWords(result: CrossSeedResult, site: string, compared: ComparedWith = 'page'): Words {
   switch (result.kind) {
     case 'added':
       if (result.renamed) return words('crossSeedAddedRenamed', CLIENT_NAMES[result.client]);
@@ -92,7 +99,8 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
     case 'client-other-hash':
       return words(STRAY_KEYS[result.stray], result.clientHash);
     case 'files-differ':
-      return words('crossSeedFilesDiffer');
+      // An outcome stored before the client was kept with it keeps the page's words.
+      return compared === 'client' && result.client ? words('crossSeedFilesDifferClient', CLIENT_NAMES[result.client]) : words('crossSeedFilesDiffer');
     case 'client-refused':
       return result.clientMessage ? words('crossSeedClientRefused', result.clientMessage) : words('crossSeedClientRefusedNoWords');
     case 'client-failed':
@@ -108,17 +116,19 @@ export function crossSeedWords(result: CrossSeedResult, site: string): Words {
   }
 }
 
-/** One line per listed file difference. */
-export function differenceWords(difference: FileDifference): Words {
+/** One line per listed file difference; `client` names the client where the torrent compared with is the user's torrent there. */
+export function differenceWords(difference: FileDifference, client?: string): Words {
   switch (difference.kind) {
     case 'missing':
-      return words('crossSeedDiffMissing', difference.path);
+      return client ? words('crossSeedDiffMissingClient', difference.path, client) : words('crossSeedDiffMissing', difference.path);
     case 'extra':
-      return words('crossSeedDiffExtra', difference.path);
+      return client ? words('crossSeedDiffExtraClient', difference.path, client) : words('crossSeedDiffExtra', difference.path);
     case 'size':
-      return words('crossSeedDiffSize', difference.path, formatNumber(difference.clientSize), formatNumber(difference.size));
+      return client
+        ? words('crossSeedDiffSizeClient', difference.path, formatNumber(difference.clientSize), formatNumber(difference.size), client)
+        : words('crossSeedDiffSize', difference.path, formatNumber(difference.clientSize), formatNumber(difference.size));
     case 'unicode-form':
-      return words('crossSeedDiffUnicodeForm', difference.path);
+      return client ? words('crossSeedDiffUnicodeFormClient', difference.path, client) : words('crossSeedDiffUnicodeForm', difference.path);
   }
 }
 
@@ -144,11 +154,12 @@ export function copyRefusalWords(copy: CopyRefusal): Words {
  * The whole message, one line each: the sentence; for `files-differ` why a same-bytes copy was not
  * taken, the listed differences and how many more; for a renamed copy each file renamed, old → new.
  */
-export function crossSeedText(result: CrossSeedResult, site: string): string[] {
-  const lines = [textOf(crossSeedWords(result, site))];
+export function crossSeedText(result: CrossSeedResult, site: string, compared: ComparedWith = 'page'): string[] {
+  const lines = [textOf(crossSeedWords(result, site, compared))];
   if (result.kind === 'files-differ') {
     if (result.copy) lines.push(textOf(copyRefusalWords(result.copy)));
-    lines.push(...result.differences.map((difference) => textOf(differenceWords(difference))));
+    const client = compared === 'client' && result.client ? CLIENT_NAMES[result.client] : undefined;
+    lines.push(...result.differences.map((difference) => textOf(differenceWords(difference, client))));
     if (result.more > 0) lines.push(t('crossSeedDiffMore', formatNumber(result.more)));
   }
   if ((result.kind === 'added' || result.kind === 'left-stopped') && result.renamed) {

@@ -753,7 +753,14 @@ function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName:
                     <span class="outcome-site">{site}</span> <TorrentLink torrent={outcome} />
                     {foundByPieces(outcome) && <FoundByTag by={outcome.foundBy!} />}
                     {disk && <span class="on-disk muted"> · {disk}</span>}
-                    {lines.length > 0 && <span class="outcome-words small muted"> — {lines.join(' ')}</span>}
+                    {lines.length > 0 && <span class="outcome-words small muted"> — {lines[0]}</span>}
+                    {lines.length > 1 && (
+                      <ul class="outcome-details small muted">
+                        {lines.slice(1).map((line, index) => (
+                          <li key={index}>{line}</li>
+                        ))}
+                      </ul>
+                    )}
                   </li>
                 );
               })}

@@ -63,9 +63,13 @@ export function onDiskText(outcome: JobOutcome): string | undefined {
   return t('jobOnDisk', formatBytes(outcome.bytes * result.progress), formatBytes(outcome.bytes));
 }
 
-/** One outcome's sentence(s): the cross-seed result's words, or the group's when there is no result. */
+/**
+ * One outcome's lines: the cross-seed result's sentence, then its details one per line (the
+ * differences, the files renamed), in the job's words (the user's torrent in their client: no page
+ * is involved); or the group's sentence when there is no result.
+ */
 export function outcomeLines(outcome: JobOutcome, siteName: string): string[] {
-  if (outcome.result) return crossSeedText(outcome.result, siteName);
+  if (outcome.result) return crossSeedText(outcome.result, siteName, 'client');
   if (outcome.group === 'waiting-for-tomorrow') return [t('jobWaitingHint')];
   return [];
 }
@@ -80,8 +84,11 @@ export function reportText(job: JobView, siteName: (sid: number) => string): str
     lines.push('', `${t(key)} (${formatNumber(list.length)})`);
     for (const outcome of list) {
       const site = siteName(outcome.sid);
-      const details = [outcomeLines(outcome, site)[0], onDiskText(outcome)].filter(Boolean).join(' ');
+      const [sentence, ...more] = outcomeLines(outcome, site);
+      const details = [sentence, onDiskText(outcome)].filter(Boolean).join(' ');
       lines.push(`- ${site} #${outcome.torrentId} ${outcome.name}${outcome.detailsUrl ? ` <${outcome.detailsUrl}>` : ''}${details ? ` — ${details}` : ''}`);
+      // The differences and the renamed files, one per line under their torrent (a list, not a run-on sentence).
+      for (const line of more) lines.push(`    ${line}`);
     }
   }
   return lines.join('\n');

@@ -165,6 +165,33 @@ describe('cross-seed messages', () => {
     expect(crossSeedText(refused({ kind: 'unsafe-target', path: 'R/../x', element: '..', reason: 'dot' }), '我堡')[1]).toBe('内容相同但名称不同，但 R/../x 不能作为文件的新名称。');
   });
 
+  it('in the whole-client job, where no page is involved: "your torrent in <client>", one difference a line', () => {
+    const differ: CrossSeedResult = {
+      kind: 'files-differ',
+      client: 'deluge',
+      differences: [
+        { kind: 'size', path: 'Album/01.flac', size: 180_001, clientSize: 180_000 },
+        { kind: 'missing', path: 'Album/extra.nfo', size: 700 },
+        { kind: 'extra', path: 'Album/cover.jpg', size: 9_000 },
+      ],
+      more: 0,
+    };
+    installI18n('en');
+    expect(crossSeedText(differ, 'OurBits', 'client')).toEqual([
+      'The files differ from your torrent in Deluge: not added.',
+      'Album/01.flac — 180,000 bytes in your torrent in Deluge, 180,001 bytes in the candidate',
+      'Album/extra.nfo — not in your torrent in Deluge',
+      'Album/cover.jpg — only in your torrent in Deluge',
+    ]);
+    installI18n('zh_CN');
+    expect(crossSeedText(differ, '我堡', 'client')).toEqual([
+      '文件与你在 Deluge 中的种子不一致，未添加。',
+      'Album/01.flac —— 你 Deluge 中的种子 180,000 字节，候选种子 180,001 字节',
+      'Album/extra.nfo —— 不在你 Deluge 中的种子里',
+      'Album/cover.jpg —— 只在你 Deluge 中的种子里',
+    ]);
+  });
+
   it('and in Chinese', () => {
     installI18n('zh_CN');
     expect(crossSeedText({ kind: 'not-logged-in', evidence: 'redirect' }, '我堡')).toEqual([
