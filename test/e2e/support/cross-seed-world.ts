@@ -301,6 +301,8 @@ export interface CrossSeedWorld {
   pairs: CrossSeedPair[];
   /** A candidate on the candidate's site with the same name as pairs[0] but other files. */
   differentFiles: { torrent: MadeTorrent; id: number; ref: CrossSeedCandidate; files: ContentFile[] };
+  /** With `renamedCopy`: pairs[0]'s bytes under another root folder name, on the candidate's site. */
+  renamed?: { torrent: MadeTorrent; id: number; name: string; ref: CrossSeedCandidate };
   /** With `otherSite`: pairs[0]'s content on a third tracker (OTHER_SITE), its own torrent there. */
   other?: { tracker: TestTracker; torrent: MadeTorrent; id: number; ref: CrossSeedCandidate };
   /** The service's site list, as the background reads it. */
@@ -339,6 +341,8 @@ export interface CrossSeedWorldOptions {
   pairs?: number;
   /** Also list pairs[0]'s content on a third tracker (OTHER_SITE). */
   otherSite?: boolean;
+  /** Also list pairs[0]'s bytes on the candidate's site under a renamed root folder (issue 25's renamed copy). */
+  renamedCopy?: boolean;
   service?: Omit<ReferenceOptions, 'data'>;
 }
 
@@ -368,6 +372,15 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
   const differentId = 2900;
   candidate.list(differentId, different, `${main.name} (other release)`);
 
+  let renamed: CrossSeedWorld['renamed'];
+  if (options.renamedCopy) {
+    const name = main.name.replaceAll(' ', '.').replace(/[()[\]]/g, '');
+    const torrent = makeTorrent(asContent(pairContent(0), ''), { ...TRACKERS.beta, layout: { name, single: false, paths: main.files.map((file) => file.path) } });
+    const id = 2950;
+    candidate.list(id, torrent, `${main.name} (renamed)`);
+    renamed = { torrent, id, name, ref: { sid: CANDIDATE_SITE.sid, torrentId: id, infoHash: torrent.hash } };
+  }
+
   let other: CrossSeedWorld['other'];
   if (options.otherSite) {
     const tracker = new TestTracker(OTHER_SITE.host, OTHER_SITE.sid, OTHER_SITE.site);
@@ -384,6 +397,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
       { site: CANDIDATE_SITE.site, torrent_id: pair.candidateId, info_hash: pair.candidate.hash },
       ...(index === 0 ? [{ site: CANDIDATE_SITE.site, torrent_id: differentId, info_hash: different.hash }] : []),
       ...(index === 0 && other ? [{ site: OTHER_SITE.site, torrent_id: other.id, info_hash: other.torrent.hash }] : []),
+      ...(index === 0 && renamed ? [{ site: CANDIDATE_SITE.site, torrent_id: renamed.id, info_hash: renamed.torrent.hash }] : []),
     ],
   }));
   const data = referenceDataWith(groups);
@@ -407,6 +421,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
     candidate,
     pairs,
     differentFiles: { torrent: different, id: differentId, files: otherFiles, ref: { sid: CANDIDATE_SITE.sid, torrentId: differentId, infoHash: different.hash } },
+    ...(renamed && { renamed }),
     other,
     siteList,
     siteSettings: (extra = {}) => ({ list: siteList, ...extra }),
