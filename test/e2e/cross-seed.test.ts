@@ -34,7 +34,7 @@ import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, ty
 import { clientFieldLabels, fillClientForm, openClientsOptions, pressSaveClient, pressTestClient, removeAllClients } from './support/client-options';
 import { CANDIDATE_SITE, OTHER_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from './support/cross-seed-world';
 import { confirmationFor, confirmCrossSeed } from './support/confirm';
-import { clickPanelButton, settledView } from './support/popup';
+import { candidateRow, clickPanelButton, crossSeedOutcomeOf, settledView } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
 
@@ -140,35 +140,8 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
     };
   }
 
-  const row = (torrentId: number) => `li.torrent:has(a.candidate-link[href$="id=${torrentId}"])`;
-
-  interface Outcome {
-    kind: string | null;
-    sentence: string;
-    details: string[];
-    ok: boolean;
-  }
-
-  /** The outcome under a candidate in the popup, once it is no longer running. */
-  function outcomeOf(popup: HarnessPage, torrentId: number): Promise<Outcome> {
-    return until(
-      () =>
-        popup.evaluate((selector) => {
-          const outcome = document.querySelector(`${selector} .cross-seed-outcome:not(.running)`);
-          return outcome
-            ? {
-                kind: outcome.getAttribute('data-kind'),
-                sentence: outcome.querySelector('.cross-seed-sentence')?.textContent ?? outcome.textContent ?? '',
-                details: [...outcome.querySelectorAll('.cross-seed-differences li')].map((line) => line.textContent ?? ''),
-                ok: outcome.classList.contains('ok'),
-              }
-            : null;
-        }, row(torrentId)),
-      (outcome) => outcome !== null,
-      `the outcome for #${torrentId}`,
-      30_000,
-    ) as Promise<Outcome>;
-  }
+  const row = candidateRow;
+  const outcomeOf = (popup: HarnessPage, torrentId: number) => crossSeedOutcomeOf(popup, torrentId);
 
   async function pressCrossSeed(popup: HarnessPage, torrentId: number): Promise<void> {
     await popup.waitForSelector(`${row(torrentId)} button.cross-seed`, { timeoutMs: 30_000 });

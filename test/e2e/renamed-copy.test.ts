@@ -15,7 +15,7 @@ import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { fillClientForm, openClientsOptions, pressSaveClient, removeAllClients } from './support/client-options';
 import { crossSeedUserSettings, OTHER_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
-import { settledView } from './support/popup';
+import { candidateRow, crossSeedOutcomeOf, settledView, type CrossSeedOutcome } from './support/popup';
 import { until } from './support/wait';
 
 afterAll(closeAllBrowsers);
@@ -49,9 +49,7 @@ describe.each(BROWSER_KINDS)('%s: a renamed copy', (kind) => {
     await daemon?.stop();
   }, 60_000);
 
-  const row = (torrentId: number) => `li.torrent:has(a.candidate-link[href$="id=${torrentId}"])`;
-
-  async function crossSeedFromPopup(marker: string): Promise<{ sentence: string; details: string[]; kind: string | null }> {
+  async function crossSeedFromPopup(marker: string): Promise<CrossSeedOutcome> {
     const renamed = cs.renamed!;
     const tab = await browser.newPage();
     await tab.goto(`${cs.page.detailsUrl(cs.pairs[0]!.sourceId)}&${marker}`);
@@ -59,40 +57,32 @@ describe.each(BROWSER_KINDS)('%s: a renamed copy', (kind) => {
     await settledView(browser, tabId, (seen) => seen.status === 'done' && seen.candidates.length > 0);
     const popup: HarnessPage = await browser.openExtensionPage(`popup.html?tabId=${tabId}`);
     await popup.bringToFront();
-    await popup.waitForSelector(`${row(renamed.id)} button.cross-seed`, { timeoutMs: 30_000 });
-    await popup.click(`${row(renamed.id)} button.cross-seed`);
-    const outcome = await until(
-      () =>
-        popup.evaluate((selector) => {
-          const found = document.querySelector(`${selector} .cross-seed-outcome:not(.running)`);
-          return found
-            ? {
-                kind: found.getAttribute('data-kind'),
-                sentence: found.querySelector('.cross-seed-sentence')?.textContent ?? found.textContent ?? '',
-                details: [...found.querySelectorAll('.cross-seed-differences li')].map((line) => line.textContent ?? ''),
-              }
-            : null;
-        }, row(renamed.id)),
-      (found) => found !== null,
-      'the renamed copy\'s outcome',
-      60_000,
-    );
+    await popup.waitForSelector(`${candidateRow(renamed.id)} button.cross-seed`, { timeoutMs: 30_000 });
+    await popup.click(`${candidateRow(renamed.id)} button.cross-seed`);
+    const outcome = await crossSeedOutcomeOf(popup, renamed.id, 60_000);
     await popup.close();
     await tab.close();
-    return outcome!;
+    return outcome;
   }
 
-  it('with "Cross-seed copies whose names differ" off: not added, and the popup says why', async () => {
+  /** Turns "Cross-seed copies whose names differ" on or off in the options page, by its box, and waits until it is saved. */
+  async function setRenamedCopies(on: boolean): Promise<void> {
     const options = await openClientsOptions(browser);
     await options.waitForSelector('#cross-seed-renamed-copies', { timeoutMs: 10_000 });
-    expect(await options.evaluate(() => (document.querySelector('#cross-seed-renamed-copies') as HTMLInputElement).checked)).toBe(true);
+    const checked = await options.evaluate(() => (document.querySelector('#cross-seed-renamed-copies') as HTMLInputElement).checked);
+    expect(checked).toBe(!on);
     await options.click('#cross-seed-renamed-copies');
     await until(
       () => browser.evaluateInExtension((api) => api.runtime.sendMessage({ type: 'settings:get' })),
-      (answer) => (answer as { settings: { crossSeedRenamedCopies: boolean } }).settings.crossSeedRenamedCopies === false,
-      'the setting saved off',
+      (answer) => (answer as { settings: { crossSeedRenamedCopies: boolean } }).settings.crossSeedRenamedCopies === on,
+      `the setting saved ${on ? 'on' : 'off'}`,
     );
     await options.close();
+  }
+
+  it('with "Cross-seed copies whose names differ" off: not added, and the popup says why', async () => {
+    // On by default: the box is ticked, and unticked here.
+    await setRenamedCopies(false);
     const outcome = await crossSeedFromPopup('renamed=off');
     expect(outcome.kind).toBe('files-differ');
     expect(outcome.details[0]).toBe('The same data under other names: “Cross-seed copies whose names differ” is off.');
@@ -100,15 +90,7 @@ describe.each(BROWSER_KINDS)('%s: a renamed copy', (kind) => {
   });
 
   it('"Cross-seed" adds it renamed to the folder on disk, checked at 100 % from disk, the source untouched', async () => {
-    const options = await openClientsOptions(browser);
-    await options.waitForSelector('#cross-seed-renamed-copies', { timeoutMs: 10_000 });
-    await options.click('#cross-seed-renamed-copies');
-    await until(
-      () => browser.evaluateInExtension((api) => api.runtime.sendMessage({ type: 'settings:get' })),
-      (answer) => (answer as { settings: { crossSeedRenamedCopies: boolean } }).settings.crossSeedRenamedCopies === true,
-      'the setting saved on',
-    );
-    await options.close();
+    await setRenamedCopies(true);
     const sourceFiles = await reader.files(cs.pairs[0]!.source.hash);
     const outcome = await crossSeedFromPopup('renamed=on');
     expect(outcome).toMatchObject({ kind: 'added', sentence: 'Added (renamed to match your files) to qBittorrent: its check found every file on disk, and it is seeding.' });

@@ -9,7 +9,7 @@ import type { ReferenceService } from '../../service/server';
 import { expectedLinks } from '../world';
 import type { TabView } from '../../../features/lookup/lookup.messages';
 import { inPanel } from './shadow';
-import { waitFor } from './wait';
+import { until, waitFor } from './wait';
 
 export { waitFor };
 
@@ -179,4 +179,36 @@ export async function clickPanelButton(tab: HarnessPage, label: string): Promise
   if (!point) return false;
   await (tab.raw as PlaywrightPage | PuppeteerPage).mouse.click(point.x, point.y);
   return true;
+}
+
+/** A candidate's row in the popup, by its link's torrent id. */
+export const candidateRow = (torrentId: number) => `li.torrent:has(a.candidate-link[href$="id=${torrentId}"])`;
+
+/** A Cross-seed's outcome under its candidate in the popup: its kind, its sentence and its detail lines. */
+export interface CrossSeedOutcome {
+  kind: string | null;
+  sentence: string;
+  details: string[];
+  ok: boolean;
+}
+
+/** The outcome under a candidate in the popup, once it is no longer running. */
+export function crossSeedOutcomeOf(popup: HarnessPage, torrentId: number, timeoutMs = 30_000): Promise<CrossSeedOutcome> {
+  return until(
+    () =>
+      popup.evaluate((selector) => {
+        const outcome = document.querySelector(`${selector} .cross-seed-outcome:not(.running)`);
+        return outcome
+          ? {
+              kind: outcome.getAttribute('data-kind'),
+              sentence: outcome.querySelector('.cross-seed-sentence')?.textContent ?? outcome.textContent ?? '',
+              details: [...outcome.querySelectorAll('.cross-seed-differences li')].map((line) => line.textContent ?? ''),
+              ok: outcome.classList.contains('ok'),
+            }
+          : null;
+      }, candidateRow(torrentId)),
+    (outcome) => outcome !== null,
+    `the outcome for #${torrentId}`,
+    timeoutMs,
+  ) as Promise<CrossSeedOutcome>;
 }
