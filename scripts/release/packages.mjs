@@ -1,0 +1,79 @@
+// The release's packaging, apart from its gates (scripts/release.mjs) so the tests can make the
+// same packages from a tree that is not clean: `wxt zip` for Chrome, then for Firefox with the
+// sources zip (its contents: wxt.config.ts SOURCES), each zip rewritten in a fixed order with one
+// fixed time stamp so that the same files always make the same zip, and SHA256SUMS for the three.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import JSZip from 'jszip';
+
+/** Every entry's time in the zips: the zip format's earliest (1980-01-01), as a fixed value. */
+const ZIP_DATE = new Date(Date.UTC(1980, 0, 1, 12));
+
+/** The three released zips' names for a version. */
+export function packageNames(version) {
+  return ['chrome', 'firefox', 'sources'].map((kind) => `reseed-lens-${version}-${kind}.zip`);
+}
+
+/** The first released entry of CHANGELOG.md (`## [x.y.z] - YYYY-MM-DD`), [Unreleased] aside. */
+export function changelogEntry(changelog) {
+  const match = /^## \[(\d+\.\d+\.\d+[^\]]*)\] - (\d{4}-\d{2}-\d{2})\s*$/m.exec(changelog);
+  if (!match) return undefined;
+  const rest = changelog.slice(match.index + match[0].length);
+  const next = rest.search(/^## \[/m);
+  return { version: match[1], date: match[2], notes: (next === -1 ? rest : rest.slice(0, next)).trim() };
+}
+
+/** The zip's entries (files only) as name → bytes. */
+export async function zipEntries(file) {
+  const archive = await JSZip.loadAsync(readFileSync(file));
+  const entries = new Map();
+  for (const entry of Object.values(archive.files)) {
+    if (!entry.dir) entries.set(entry.name, await entry.async('nodebuffer'));
+  }
+  return entries;
+}
+
+/** Rewrites a zip with its files sorted by name and one fixed time stamp. */
+async function normaliseZip(file) {
+  const entries = await zipEntries(file);
+  const archive = new JSZip();
+  for (const name of [...entries.keys()].sort()) archive.file(name, entries.get(name), { date: ZIP_DATE, createFolders: false });
+  const bytes = await archive.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 }, platform: 'UNIX' });
+  writeFileSync(file, bytes);
+}
+
+function wxt(root, args) {
+  const result = spawnSync(join(root, 'node_modules/.bin/wxt'), args, { cwd: root, stdio: 'inherit', env: { ...process.env, TZ: 'UTC' } });
+  if (result.status !== 0) throw new Error(`wxt ${args.join(' ')} failed (exit code ${result.status ?? result.signal})`);
+}
+
+/**
+ * Builds and zips both packages and the sources of the project at `root` into `outDir`, with
+ * SHA256SUMS. Returns the manifests' versions and the files made (name and size).
+ */
+export async function makePackages(root, outDir) {
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  const names = packageNames(version);
+  for (const name of names) rmSync(join(root, '.output', name), { force: true });
+  wxt(root, ['zip']);
+  wxt(root, ['zip', '-b', 'firefox', '--sources']);
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const sums = [];
+  const files = [];
+  for (const name of names) {
+    const made = join(root, '.output', name);
+    if (!existsSync(made)) throw new Error(`wxt zip made no ${name}`);
+    renameSync(made, join(outDir, name));
+    await normaliseZip(join(outDir, name));
+    const bytes = readFileSync(join(outDir, name));
+    sums.push(`${createHash('sha256').update(bytes).digest('hex')}  ${name}\n`);
+    files.push({ name, size: bytes.length });
+  }
+  writeFileSync(join(outDir, 'SHA256SUMS'), sums.join(''));
+  files.push({ name: 'SHA256SUMS', size: Buffer.byteLength(sums.join('')) });
+  const manifestVersion = (dir) => JSON.parse(readFileSync(join(root, '.output', dir, 'manifest.json'), 'utf8')).version;
+  return { version, chrome: manifestVersion('chrome-mv3'), firefox: manifestVersion('firefox-mv2'), files };
+}
