@@ -44,21 +44,34 @@ async function normaliseZip(file) {
   writeFileSync(file, bytes);
 }
 
-function wxt(root, args) {
-  const result = spawnSync(join(root, 'node_modules/.bin/wxt'), args, { cwd: root, stdio: 'inherit', env: { ...process.env, TZ: 'UTC' } });
+/**
+ * The environment a release builds in: NODE_ENV left out, as on a fresh machine (a test runner's
+ * NODE_ENV=test makes Vite and Preact build other code), and UTC for the zips' time stamps.
+ */
+export function buildEnvironment() {
+  const env = { ...process.env, TZ: 'UTC' };
+  for (const name of Object.keys(env)) if (name === 'NODE_ENV' || name.startsWith('VITEST')) delete env[name];
+  return env;
+}
+
+function wxt(root, args, lock) {
+  const command = [join(root, 'node_modules/.bin/wxt'), ...args];
+  const locked = lock && spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0 ? ['flock', lock, ...command] : command;
+  const result = spawnSync(locked[0], locked.slice(1), { cwd: root, stdio: 'inherit', env: buildEnvironment() });
   if (result.status !== 0) throw new Error(`wxt ${args.join(' ')} failed (exit code ${result.status ?? result.signal})`);
 }
 
 /**
  * Builds and zips both packages and the sources of the project at `root` into `outDir`, with
- * SHA256SUMS. Returns the manifests' versions and the files made (name and size).
+ * SHA256SUMS. Returns the manifests' versions and the files made (name and size). `lock`: a file
+ * each build holds with flock (npm test's builds share /tmp/build.lock).
  */
-export async function makePackages(root, outDir) {
+export async function makePackages(root, outDir, { lock } = {}) {
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   const names = packageNames(version);
   for (const name of names) rmSync(join(root, '.output', name), { force: true });
-  wxt(root, ['zip']);
-  wxt(root, ['zip', '-b', 'firefox', '--sources']);
+  wxt(root, ['zip'], lock);
+  wxt(root, ['zip', '-b', 'firefox', '--sources'], lock);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const sums = [];
