@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import JSZip from 'jszip';
 
 /** Every entry's time in the zips: the zip format's earliest (1980-01-01), as a fixed value. */
@@ -33,6 +33,14 @@ export async function zipEntries(file) {
     if (!entry.dir) entries.set(entry.name, await entry.async('nodebuffer'));
   }
   return entries;
+}
+
+/** Writes a zip's files under `dir`, as unpacking a downloaded zip does. */
+export async function unpackZip(file, dir) {
+  for (const [name, bytes] of await zipEntries(file)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), bytes);
+  }
 }
 
 /** Rewrites a zip with its files sorted by name and one fixed time stamp. */

@@ -97,6 +97,7 @@ export function GetStarted() {
 
   if (!view) return null;
   const allDone = STEPS.every(({ step }) => view.steps[step]);
+  const open = unfolded ?? !allDone;
   return (
     <>
       {updatedTo && <UpdatedNote version={updatedTo} />}
@@ -104,9 +105,13 @@ export function GetStarted() {
         class="card get-started"
         id={GET_STARTED_ID}
         ref={section}
-        open={unfolded ?? !allDone}
+        open={open}
         data-done={String(allDone)}
-        onToggle={(event) => setUnfolded((event.currentTarget as HTMLDetailsElement).open)}
+        onToggle={(event) => {
+          // Only the user's folding counts: the toggle events of this page's own open/close do not.
+          const shown = (event.currentTarget as HTMLDetailsElement).open;
+          if (shown !== open) setUnfolded(shown);
+        }}
       >
         <summary>
           <h2 id="get-started-heading">{t('getStartedHeading')}</h2>

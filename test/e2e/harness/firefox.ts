@@ -1,6 +1,6 @@
 /** Firefox ESR with the MV2 build installed as a temporary add-on, driven by Puppeteer (WebDriver BiDi). */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
 import { assertBuilt, createProfileDir, DEFAULT_EXTENSION_DIRS, shutDown } from './profile.ts';
@@ -203,6 +203,14 @@ export async function launchFirefox(options: LaunchOptions = {}, reuse?: { profi
     'intl.locale.requested': lang === 'zh-CN' ? 'zh-CN' : 'en-US',
     'intl.accept_languages': lang === 'zh-CN' ? 'zh-CN, zh, en-US, en' : 'en-US, en',
   };
+  if (options.installedPackage) {
+    if (!reuse) {
+      mkdirSync(join(profileDir, 'extensions'), { recursive: true });
+      copyFileSync(options.installedPackage, join(profileDir, 'extensions', `${geckoId}.xpi`));
+    }
+    // An unsigned package in the profile's own scope, enabled without the sideload prompt.
+    Object.assign(prefs, { 'xpinstall.signatures.required': false, 'extensions.autoDisableScopes': 0, 'extensions.enabledScopes': 15 });
+  }
   if (options.proxyPort !== undefined) {
     Object.assign(prefs, {
       'network.proxy.type': 1,
@@ -234,7 +242,7 @@ export async function launchFirefox(options: LaunchOptions = {}, reuse?: { profi
   const shut = (how: 'close' | 'quit' | 'crash' = 'close') =>
     how === 'crash' ? shutDown(profileDir, async () => {}, 0, true) : shutDown(profileDir, () => browser.close(), 5_000, how === 'quit');
   try {
-    if (withExtension) await browser.installExtension(extensionDir);
+    if (withExtension && !options.installedPackage) await browser.installExtension(extensionDir);
   } catch (error) {
     await shut();
     throw new Error(`Firefox did not install ${extensionDir}: ${String(error)}`);

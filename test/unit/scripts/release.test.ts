@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildEnvironment, makePackages, packageNames, zipEntries } from '../../../scripts/release/packages.mjs';
+import { buildEnvironment, makePackages, packageNames, unpackZip, zipEntries } from '../../../scripts/release/packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'reseed-release-'));
@@ -71,10 +71,7 @@ describe('the sources zip', () => {
     const rebuild = join(work, 'rebuild');
     mkdirSync(rebuild);
     copyFileSync(join(released, sources), join(rebuild, sources));
-    for (const [name, bytes] of await zipEntries(join(rebuild, sources))) {
-      mkdirSync(dirname(join(rebuild, name)), { recursive: true });
-      writeFileSync(join(rebuild, name), bytes);
-    }
+    await unpackZip(join(rebuild, sources), rebuild);
     rmSync(join(rebuild, sources));
     const commands = buildCommands(readFileSync(join(rebuild, 'BUILD.md'), 'utf8'));
     expect(commands).toEqual(['npm ci', expect.stringMatching(/^npm run \S+$/)]);
