@@ -16,9 +16,9 @@ export interface LaunchOptions {
   withoutExtension?: boolean;
   /**
    * Firefox: install this package (a release's .zip / .xpi) as a user's install is, not as a
-   * temporary add-on: copied to the new profile's extensions/<gecko id>.xpi before the first
-   * start, with signature checking off (Firefox ESR honours that); it stays across restarts.
-   * `extensionDir` is then the same package unpacked (its manifest gives the id).
+   * temporary add-on (BiDi webExtension.install with `moz:permanent`), at the first start, with
+   * signature checking off (Firefox ESR honours that); it stays across restarts. `extensionDir` is
+   * then the same package unpacked (its manifest gives the id).
    */
   installedPackage?: string;
   /** Port of the test router (proxy) on 127.0.0.1; every http and https request goes there. Omit for no proxy. */
