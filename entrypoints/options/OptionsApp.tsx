@@ -177,6 +177,7 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
 
 /** The page's sections, for the table of contents (headings keep their own ids). */
 const SECTIONS: [string, MessageKey][] = [
+  ['get-started-heading', 'getStartedHeading'],
   ['connection-heading', 'connectionHeading'],
   ['token-state-heading', 'tokenStateHeading'],
   ['bind-heading', 'bindHeading'],

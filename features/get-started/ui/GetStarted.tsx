@@ -22,7 +22,8 @@ const STEPS: { step: keyof GetStartedSteps; text: MessageKey; section: string }[
   { step: 'client', text: 'getStartedClient', section: '#clients-section' },
 ];
 
-const atGuide = () => location.hash === `#${GET_STARTED_ID}`;
+/** The page's address leads to the guide (its own anchor, or its heading's from the table of contents). */
+const atGuide = () => [`#${GET_STARTED_ID}`, '#get-started-heading'].includes(location.hash);
 
 /** "Updated to <version>" with a link to what changed: shown on the first visit after an update. */
 function UpdatedNote({ version }: { version: string }) {
