@@ -4,8 +4,9 @@
 // fixed time stamp so that the same files always make the same zip, and SHA256SUMS for the three.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import JSZip from 'jszip';
 
 /** Every entry's time in the zips: the zip format's earliest (1980-01-01), as a fixed value. */
@@ -62,39 +63,49 @@ export function buildEnvironment() {
   return env;
 }
 
-function wxt(root, args, lock) {
-  const command = [join(root, 'node_modules/.bin/wxt'), ...args];
-  const locked = lock && spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0 ? ['flock', lock, ...command] : command;
-  const result = spawnSync(locked[0], locked.slice(1), { cwd: root, stdio: 'inherit', env: buildEnvironment() });
+function wxt(root, args) {
+  const result = spawnSync(join(root, 'node_modules/.bin/wxt'), args, { cwd: root, stdio: 'inherit', env: buildEnvironment() });
   if (result.status !== 0) throw new Error(`wxt ${args.join(' ')} failed (exit code ${result.status ?? result.signal})`);
 }
 
 /**
  * Builds and zips both packages and the sources of the project at `root` into `outDir`, with
  * SHA256SUMS. Returns the manifests' versions and the files made (name and size). `lock`: a file
- * each build holds with flock (npm test's builds share /tmp/build.lock).
+ * held with flock for the whole packaging (npm test's builds take /tmp/build.lock), so that two
+ * packagings of one tree at once (two test files) do not take each other's zips.
  */
 export async function makePackages(root, outDir, { lock } = {}) {
+  if (lock && spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0) {
+    const locked = spawnSync('flock', [lock, process.execPath, fileURLToPath(import.meta.url), root, outDir], { stdio: 'inherit', env: buildEnvironment() });
+    if (locked.status !== 0) throw new Error(`packaging failed (exit code ${locked.status ?? locked.signal})`);
+    return madePackages(root, outDir);
+  }
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   const names = packageNames(version);
   for (const name of names) rmSync(join(root, '.output', name), { force: true });
-  wxt(root, ['zip'], lock);
-  wxt(root, ['zip', '-b', 'firefox', '--sources'], lock);
+  wxt(root, ['zip']);
+  wxt(root, ['zip', '-b', 'firefox', '--sources']);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const sums = [];
-  const files = [];
   for (const name of names) {
     const made = join(root, '.output', name);
     if (!existsSync(made)) throw new Error(`wxt zip made no ${name}`);
     renameSync(made, join(outDir, name));
     await normaliseZip(join(outDir, name));
-    const bytes = readFileSync(join(outDir, name));
-    sums.push(`${createHash('sha256').update(bytes).digest('hex')}  ${name}\n`);
-    files.push({ name, size: bytes.length });
+    sums.push(`${createHash('sha256').update(readFileSync(join(outDir, name))).digest('hex')}  ${name}\n`);
   }
   writeFileSync(join(outDir, 'SHA256SUMS'), sums.join(''));
-  files.push({ name: 'SHA256SUMS', size: Buffer.byteLength(sums.join('')) });
+  return madePackages(root, outDir);
+}
+
+/** What a packaging made: the version, the two built manifests' versions, the files with their sizes. */
+function madePackages(root, outDir) {
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   const manifestVersion = (dir) => JSON.parse(readFileSync(join(root, '.output', dir, 'manifest.json'), 'utf8')).version;
+  const files = [...packageNames(version), 'SHA256SUMS'].map((name) => ({ name, size: statSync(join(outDir, name)).size }));
   return { version, chrome: manifestVersion('chrome-mv3'), firefox: manifestVersion('firefox-mv2'), files };
 }
+
+// `node packages.mjs <root> <outDir>`: the packaging alone, as makePackages runs it under a lock.
+if (process.argv[1] === fileURLToPath(import.meta.url)) await makePackages(process.argv[2], process.argv[3]);
