@@ -71,6 +71,10 @@ describe('the sources zip', () => {
     const rebuild = join(work, 'rebuild');
     mkdirSync(rebuild);
     copyFileSync(join(released, sources), join(rebuild, sources));
+    // Only what the build reads: no tests, benches, docs, pictures of them, scripts or store texts.
+    const sourceFiles = [...(await zipEntries(join(rebuild, sources))).keys()];
+    expect(sourceFiles.filter((file) => /^(test|bench|docs|store|scripts|\.github|\.ci)\//.test(file) || (/\.md$/.test(file) && !['BUILD.md', 'CHANGELOG.md'].includes(file)))).toEqual([]);
+    expect(sourceFiles).toEqual(expect.arrayContaining(['BUILD.md', 'package.json', 'package-lock.json', 'wxt.config.ts', 'entrypoints/background/index.ts']));
     await unpackZip(join(rebuild, sources), rebuild);
     rmSync(join(rebuild, sources));
     const commands = buildCommands(readFileSync(join(rebuild, 'BUILD.md'), 'utf8'));
