@@ -27,6 +27,9 @@ export const SOURCES = [
 ] as const;
 
 export default defineConfig({
+  // The release's packaging builds apart (scripts/release/packages.mjs sets this), leaving the
+  // builds in .output/ that a developer or a running test loads as they are.
+  outDir: process.env.RESEED_OUTPUT_DIR || '.output',
   modules: ['@wxt-dev/webextension-polyfill'],
   vite: () => ({ plugins: [preact()] }),
   /*

@@ -1,5 +1,6 @@
 // The release's packaging, apart from its gates (scripts/release.mjs) so the tests can make the
-// same packages from a tree that is not clean: `wxt zip` for Chrome, then for Firefox with the
+// same packages from a tree that is not clean. It builds in .output/packaging/, not over .output/'s
+// own builds: `wxt zip` for Chrome, then for Firefox with the
 // sources zip (its contents: wxt.config.ts SOURCES), each zip rewritten in a fixed order with one
 // fixed time stamp so that the same files always make the same zip, and SHA256SUMS for the three.
 import { spawnSync } from 'node:child_process';
@@ -59,12 +60,16 @@ async function normaliseZip(file) {
  */
 export function buildEnvironment() {
   const env = { ...process.env, TZ: 'UTC' };
+  delete env.RESEED_OUTPUT_DIR;
   for (const name of Object.keys(env)) if (name === 'NODE_ENV' || name.startsWith('VITEST')) delete env[name];
   return env;
 }
 
+/** Where the packaging builds (wxt.config.ts reads RESEED_OUTPUT_DIR): apart from .output/'s own builds. */
+const BUILD_DIR = '.output/packaging';
+
 function wxt(root, args) {
-  const result = spawnSync(join(root, 'node_modules/.bin/wxt'), args, { cwd: root, stdio: 'inherit', env: buildEnvironment() });
+  const result = spawnSync(join(root, 'node_modules/.bin/wxt'), args, { cwd: root, stdio: 'inherit', env: { ...buildEnvironment(), RESEED_OUTPUT_DIR: BUILD_DIR } });
   if (result.status !== 0) throw new Error(`wxt ${args.join(' ')} failed (exit code ${result.status ?? result.signal})`);
 }
 
@@ -82,14 +87,14 @@ export async function makePackages(root, outDir, { lock } = {}) {
   }
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   const names = packageNames(version);
-  for (const name of names) rmSync(join(root, '.output', name), { force: true });
+  for (const name of names) rmSync(join(root, BUILD_DIR, name), { force: true });
   wxt(root, ['zip']);
   wxt(root, ['zip', '-b', 'firefox', '--sources']);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const sums = [];
   for (const name of names) {
-    const made = join(root, '.output', name);
+    const made = join(root, BUILD_DIR, name);
     if (!existsSync(made)) throw new Error(`wxt zip made no ${name}`);
     renameSync(made, join(outDir, name));
     await normaliseZip(join(outDir, name));
@@ -102,7 +107,7 @@ export async function makePackages(root, outDir, { lock } = {}) {
 /** What a packaging made: the version, the two built manifests' versions, the files with their sizes. */
 function madePackages(root, outDir) {
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-  const manifestVersion = (dir) => JSON.parse(readFileSync(join(root, '.output', dir, 'manifest.json'), 'utf8')).version;
+  const manifestVersion = (dir) => JSON.parse(readFileSync(join(root, BUILD_DIR, dir, 'manifest.json'), 'utf8')).version;
   const files = [...packageNames(version), 'SHA256SUMS'].map((name) => ({ name, size: statSync(join(outDir, name)).size }));
   return { version, chrome: manifestVersion('chrome-mv3'), firefox: manifestVersion('firefox-mv2'), files };
 }

@@ -14,7 +14,7 @@ let browser: HarnessBrowser;
 
 beforeAll(async () => {
   release = await releasePackage('firefox');
-  browser = await launchBrowser('firefox', { extensionDir: release.dir, installedPackage: release.file });
+  browser = await launchBrowser('firefox', { extensionDir: release.dir, installedPackage: release.file, keepFirstRun: true });
 });
 afterAll(async () => {
   await closeAllBrowsers();

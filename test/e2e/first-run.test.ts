@@ -21,7 +21,7 @@ let options: HarnessPage;
 beforeAll(async () => {
   release = await releasePackage('chrome');
   world = await startWorld();
-  browser = await launchBrowser('chromium', { extensionDir: release.dir, proxyPort: world.router.port });
+  browser = await launchBrowser('chromium', { extensionDir: release.dir, proxyPort: world.router.port, keepFirstRun: true });
 });
 afterAll(async () => {
   await closeAllBrowsers();

@@ -21,6 +21,11 @@ export interface LaunchOptions {
    * then the same package unpacked (its manifest gives the id).
    */
   installedPackage?: string;
+  /**
+   * Leave open the options page the install opens at "Get started" (launchBrowser closes it
+   * otherwise, once it is there).
+   */
+  keepFirstRun?: boolean;
   /** Port of the test router (proxy) on 127.0.0.1; every http and https request goes there. Omit for no proxy. */
   proxyPort?: number;
   /** Browser UI language, which is also what the extension's i18n picks. Default 'en'. */

@@ -19,7 +19,7 @@ export interface ReleasePackage {
 export async function releasePackage(kind: 'chrome' | 'firefox'): Promise<ReleasePackage> {
   mkdirSync(RUN_DIR, { recursive: true });
   const work = mkdtempSync(join(RUN_DIR, `release-${kind}-`));
-  // npm test's builds hold the same lock: this rebuilds the tree's .output too.
+  // npm test's builds hold the same lock (the CPU is shared; the packaging builds apart from .output's builds).
   const { version } = await makePackages(REPO_ROOT, join(work, 'release'), { lock: '/tmp/build.lock' });
   const file = join(work, 'release', packageNames(version)[kind === 'chrome' ? 0 : 1]!);
   const dir = join(work, kind);

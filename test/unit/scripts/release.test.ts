@@ -64,7 +64,7 @@ function buildCommands(buildMd: string): string[] {
 describe('the sources zip', () => {
   it('rebuilds, with BUILD.md\'s commands alone, both packages with every file byte for byte as released', { timeout: 300_000 }, async () => {
     const released = join(work, 'release');
-    // The build lock npm test's own builds take: this rebuilds the tree's .output too.
+    // The build lock npm test's own builds take (the CPU is shared).
     const { version } = await makePackages(root, released, { lock: '/tmp/build.lock' });
     const [chrome, firefox, sources] = packageNames(version);
 
