@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
 import { LOOPBACK_CLIENT_HOST_PERMISSIONS } from './utils/clients/client-hosts';
@@ -13,10 +14,40 @@ const SERVICE_HOST_PERMISSIONS = ['2025.iyuu.cn', 'vip.iyuu.cn', 'api.iyuu.cn'].
   `https://${host}/*`,
 ]);
 
+/** What a rebuild reads (the sources zip's whole content), relative to the project's root. */
+export const SOURCES = [
+  'BUILD.md',
+  'CHANGELOG.md',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'wxt.config.ts',
+  // The code and what the build copies; not the notes beside it (utils/**/*.md).
+  '{components,entrypoints,features,public,utils}/**/*.{ts,tsx,css,html,json,png}',
+] as const;
+
 export default defineConfig({
+  // The release's packaging builds apart (scripts/release/packages.mjs sets this), leaving the
+  // builds in .output/ that a developer or a running test loads as they are.
+  outDir: process.env.RESEED_OUTPUT_DIR || '.output',
   modules: ['@wxt-dev/webextension-polyfill'],
   vite: () => ({ plugins: [preact()] }),
+  /*
+   * The release's packages (scripts/release.mjs): reseed-lens-<version>-chrome.zip, -firefox.zip,
+   * and -sources.zip, which holds only what rebuilding reads (Firefox Add-ons' reviewers rebuild
+   * from it with BUILD.md): no tests, benches, docs, pictures, scripts or store texts.
+   */
+  zip: {
+    name: 'reseed-lens',
+    zipSources: false,
+    excludeSources: ['**'],
+    includeSources: [...SOURCES],
+  },
   hooks: {
+    // The options page's "Updated to <version>" links here: what changed, readable offline.
+    'build:publicAssets': (_wxt, files) => {
+      files.push({ absoluteSrc: fileURLToPath(new URL('CHANGELOG.md', import.meta.url)), relativeDest: 'changelog.txt' });
+    },
     /**
      * The content script uses the browser's own namespace instead of webextension-polyfill: it only
      * sends and receives messages (answering with sendResponse) and reads i18n, which behave the

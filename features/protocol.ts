@@ -9,6 +9,7 @@ import { clientIndexMessages } from './client-index/client-index.messages';
 import { clientsMessages } from './clients/clients.messages';
 import { crossSeedMessages } from './cross-seed/cross-seed.messages';
 import { crossSeedJobMessages } from './cross-seed-job/cross-seed-job.messages';
+import { getStartedMessages } from './get-started/get-started.messages';
 import { lookupMessages } from './lookup/lookup.messages';
 import { piecesHashMessages } from './pieces-hash/pieces-hash.messages';
 import { settingsMessages } from './settings/settings.messages';
@@ -24,6 +25,7 @@ export const protocol = {
   ...sitesMessages,
   ...settingsMessages,
   ...piecesHashMessages,
+  ...getStartedMessages,
 };
 
 export type Protocol = typeof protocol;

@@ -35,12 +35,17 @@
  * both sources and by pieces hash alone (pieceshash-popup-{lang}.png).
  *
  *   npm run screenshots -- --pieces-only       only the pieces-hash pictures
+ *
+ * Last, the stores' sizes (store/screenshots/): the torrent page with its panel and the options page
+ * at "Get started", 1280×800, in English and Chinese, and the 440×280 tile.
+ *
+ *   npm run screenshots -- --store-only        only the store's pictures
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { CHROMIUM_PATH, REPO_ROOT, launchBrowser, type HarnessBrowser, type UiLanguage } from '../test/e2e/harness/index.ts';
+import { CHROMIUM_PATH, DEFAULT_EXTENSION_DIRS, REPO_ROOT, launchBrowser, type HarnessBrowser, type UiLanguage } from '../test/e2e/harness/index.ts';
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn, type World } from '../test/e2e/world';
 import { ensureSystemPackages } from './system-packages.mjs';
@@ -457,6 +462,22 @@ async function shootJobPages(): Promise<void> {
   }
 }
 
+/** The reference service and an HDSky torrent page (with a tracker-like stylesheet) on the router. */
+async function startPanelWorld(): Promise<{ world: World; pagePath: string }> {
+  const world = await startWorld();
+  const torrent = torrentOn(world.service, 'hdsky', 'Avatar');
+  const pagePath = `/details.php?id=${torrent.torrentId}`;
+  const html = nexusDetailsPage(torrent)
+    .replaceAll('Some.Film.2024.1080p.BluRay.x264-GRP', torrent.title)
+    .replaceAll('示例PT', 'HDSky')
+    .replace('<div class="logo_img"><img src="pic/logo.png" alt="HDSky" title="HDSky - Powered by NexusPHP" /></div>', '<div class="logo_img">HDSky</div>');
+  world.router.setHost('hdsky.me', {
+    [pagePath]: html,
+    '/styles/BlueGene/theme.css': { body: TRACKER_CSS, type: 'text/css' },
+  });
+  return { world, pagePath };
+}
+
 async function main(): Promise<void> {
   checkPrerequisites();
   if (!process.argv.includes('--no-build')) build();
@@ -464,18 +485,9 @@ async function main(): Promise<void> {
   if (process.argv.includes('--list-pages-only')) return shootListPages();
   if (process.argv.includes('--job-only')) return shootJobPages();
   if (process.argv.includes('--pieces-only')) return shootPiecesHashPages();
-  const world = await startWorld();
+  if (process.argv.includes('--store-only')) return shootStore();
+  const { world, pagePath } = await startPanelWorld();
   try {
-    const torrent = torrentOn(world.service, 'hdsky', 'Avatar');
-    const pagePath = `/details.php?id=${torrent.torrentId}`;
-    const html = nexusDetailsPage(torrent)
-      .replaceAll('Some.Film.2024.1080p.BluRay.x264-GRP', torrent.title)
-      .replaceAll('示例PT', 'HDSky')
-      .replace('<div class="logo_img"><img src="pic/logo.png" alt="HDSky" title="HDSky - Powered by NexusPHP" /></div>', '<div class="logo_img">HDSky</div>');
-    world.router.setHost('hdsky.me', {
-      [pagePath]: html,
-      '/styles/BlueGene/theme.css': { body: TRACKER_CSS, type: 'text/css' },
-    });
     for (const lang of ['en', 'zh-CN'] as const) {
       console.log(`Shooting ${lang}…`);
       await shoot(lang, world, pagePath);
@@ -490,6 +502,69 @@ async function main(): Promise<void> {
   await shootListPages();
   await shootJobPages();
   await shootPiecesHashPages();
+  await shootStore();
+}
+
+/** The stores' sizes, in CSS pixels at a pixel ratio of 1: screenshots 1280×800, the small tile 440×280. */
+const STORE_SHOT = { width: 1280, height: 800 };
+const STORE_TILE = { width: 440, height: 280 };
+
+/** A page at exactly these pixels (pixel ratio 1, as the stores want them), shot whole. */
+async function shootAt(page: Page, size: { width: number; height: number }, file: string): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setDeviceMetricsOverride', { ...size, deviceScaleFactor: 1, mobile: false });
+  const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', clip: { x: 0, y: 0, ...size, scale: 1 } });
+  writeFileSync(file, Buffer.from(data, 'base64'));
+  console.log(`  ${file}`);
+}
+
+/**
+ * store/screenshots/: per language, the torrent page with its panel and the options page at "Get
+ * started" (token and sites saved, no client yet), at 1280×800; and the 440×280 tile: the
+ * extension's icon, name and summary, each as the built extension and store/ hold them.
+ */
+async function shootStore(): Promise<void> {
+  const dir = join(REPO_ROOT, 'store/screenshots');
+  mkdirSync(dir, { recursive: true });
+  const { world, pagePath } = await startPanelWorld();
+  try {
+    for (const lang of ['en', 'zh-CN'] as const) {
+      console.log(`Shooting the store's pictures, ${lang}…`);
+      const browser = await launchBrowser('chromium', { proxyPort: world.router.port, lang });
+      try {
+        await configure(browser, world);
+        const tracker = await browser.newPage();
+        await tracker.goto(`http://hdsky.me${pagePath}`);
+        await waitForBadge(browser, await browser.tabIdOf(pagePath));
+        await tracker.waitForSelector('reseed-lens-panel', { state: 'visible' });
+        await shootAt(tracker.raw as Page, STORE_SHOT, join(dir, `panel-${lang}.png`));
+
+        const options = await browser.openExtensionPage('options.html');
+        await options.waitForSelector('#get-started li[data-step="sites"][data-done="true"]');
+        await options.evaluate(() => document.getElementById('first-run')?.remove());
+        await shootAt(options.raw as Page, STORE_SHOT, join(dir, `options-${lang}.png`));
+
+        if (lang === 'en') {
+          const tile = await browser.newPage();
+          const icon = readFileSync(join(DEFAULT_EXTENSION_DIRS.chromium, 'icon/128.png')).toString('base64');
+          const listing = JSON.parse(readFileSync(join(REPO_ROOT, 'store/en/listing.json'), 'utf8')) as { name: string; summary: string };
+          await (tile.raw as Page).setContent(
+            `<!DOCTYPE html><style>body{margin:0;width:${STORE_TILE.width}px;height:${STORE_TILE.height}px;display:flex;align-items:center;gap:20px;padding:0 28px;box-sizing:border-box;background:#163a63;color:#fff;font:15px/1.35 system-ui,sans-serif}h1{margin:0 0 8px;font-size:28px}img{width:96px;height:96px}</style>` +
+              `<img src="data:image/png;base64,${icon}"><div><h1></h1><p></p></div>`,
+          );
+          await tile.evaluate((text) => {
+            document.querySelector('h1')!.textContent = text.name;
+            document.querySelector('p')!.textContent = text.summary;
+          }, listing);
+          await shootAt(tile.raw as Page, STORE_TILE, join(dir, 'tile-440x280.png'));
+        }
+      } finally {
+        await browser.close();
+      }
+    }
+  } finally {
+    await world.close();
+  }
 }
 
 async function shootListPages(): Promise<void> {

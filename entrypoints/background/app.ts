@@ -13,6 +13,7 @@ import { ClientIndexFeature, INDEX_JOB } from '../../features/client-index/clien
 import { Clients } from '../../features/clients/clients.feature';
 import { CrossSeeds } from '../../features/cross-seed/cross-seed.feature';
 import { CrossSeedJob, JOB_ALARM, JOB_ALARM_MINUTES } from '../../features/cross-seed-job/cross-seed-job.feature';
+import { GetStarted } from '../../features/get-started/get-started.feature';
 import { CustomSites } from '../../features/sites/sites.feature';
 import { PageViews } from '../../features/lookup/lookup.feature';
 import { PiecesHash } from '../../features/pieces-hash/pieces-hash.feature';
@@ -64,6 +65,7 @@ export class BackgroundApp implements Shared {
   readonly crossSeedJob: CrossSeedJob;
   readonly index: ClientIndexFeature;
   readonly piecesHash: PiecesHash;
+  readonly getStarted: GetStarted;
 
   /** Every message's handler, from the features registered below (the router checks the message first). */
   readonly handlers: Handlers<Protocol>;
@@ -106,6 +108,7 @@ export class BackgroundApp implements Shared {
     this.pages.piecesPlaces = (hashes) => this.index.piecesPlaces(hashes);
     this.customSites = this.register(new CustomSites(this));
     this.crossSeedJob = this.register(new CrossSeedJob(this, this.clients, this.crossSeeds, this.index));
+    this.getStarted = this.register(new GetStarted(this, this.clients));
     this.handlers = Object.assign({}, ...this.features.map((feature) => feature.handlers)) as Handlers<Protocol>;
     this.repeatedJobs = {
       'prune-answers': { periodInMinutes: PRUNE_EVERY_MINUTES, run: () => this.lookup.cache.prune() },

@@ -14,6 +14,12 @@ export default defineBackground(() => {
 
   browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) => routeMessage(app, message, sender));
 
+  // The first run that guides (features/get-started): registered at once, as onInstalled fires only
+  // to listeners added in the worker's first turn.
+  browser.runtime.onInstalled.addListener((details) => {
+    const open = (path: string) => browser.tabs.create({ url: (browser.runtime.getURL as (path: string) => string)(path) });
+    void app.getStarted.installed(details, browser.runtime.getManifest().version, open).catch(() => undefined);
+  });
   void app.start();
   // Repeated jobs (pruning old answers) on alarms, which outlive the service worker's restarts.
   for (const [name, job] of Object.entries(app.repeatedJobs)) {

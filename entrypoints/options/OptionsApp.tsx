@@ -3,6 +3,7 @@ import { browser } from 'wxt/browser';
 import { AccountSections } from '../../features/account/ui/AccountSections';
 import { BackupSection } from '../../features/settings/ui/BackupSection';
 import { ClientIndexSection } from '../../features/client-index/ui/ClientIndexSection';
+import { GetStarted, GetStartedLink } from '../../features/get-started/ui/GetStarted';
 import { ClientsSection } from '../../features/clients/ui/ClientsSection';
 import { fieldList, fieldLabel } from '../../components/field-names';
 import { CustomSitesSection, PanelSection } from '../../features/settings/ui/PanelSettings';
@@ -92,7 +93,7 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
 
   const plainHttp = /^\s*http:\/\//i.test(form.baseUrl);
   return (
-    <section class="card" aria-labelledby="connection-heading">
+    <section class="card" id="connection-section" aria-labelledby="connection-heading">
       <h2 id="connection-heading">{t('connectionHeading')}</h2>
       <form onSubmit={save} class="fields">
         <label for="baseUrl">{t('labelBaseUrl')}</label>
@@ -176,6 +177,7 @@ function ConnectionSection({ view, onSaved }: { view: SettingsView; onSaved: (vi
 
 /** The page's sections, for the table of contents (headings keep their own ids). */
 const SECTIONS: [string, MessageKey][] = [
+  ['get-started-heading', 'getStartedHeading'],
   ['connection-heading', 'connectionHeading'],
   ['token-state-heading', 'tokenStateHeading'],
   ['bind-heading', 'bindHeading'],
@@ -212,7 +214,10 @@ export function Options() {
   };
   return (
     <main class="options">
-      <h1>{t('optionsTitle')}</h1>
+      <header class="options-header">
+        <h1>{t('optionsTitle')}</h1>
+        <GetStartedLink />
+      </header>
       {!view.settings.privacyNoticeSeen && <FirstRunNotice serviceHost={serviceHost} onSeen={() => void noticeSeen()} />}
       {view.resetFields.length > 0 && (
         <div class="notice warn" role="alert">
@@ -229,6 +234,7 @@ export function Options() {
           <strong class="notice-title">{t('settingsUnreadable')}</strong>
         </div>
       )}
+      <GetStarted />
       <nav class="toc" aria-label={t('optNavLabel')}>
         <ul>
           {SECTIONS.map(([id, key]) => (

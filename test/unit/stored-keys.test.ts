@@ -11,6 +11,7 @@ import { indexRunsItem } from '../../features/client-index/client-index.storage'
 import { clientsItem } from '../../features/clients/clients.storage';
 import { confirmWindowsItem, tabCrossSeedItems } from '../../features/cross-seed/cross-seed.storage';
 import { decidedItem, jobOutcomeChunks, jobQueues, jobStateItem, jobSwitchesItem, noticedFindsItem } from '../../features/cross-seed-job/cross-seed-job.storage';
+import { getStartedItem } from '../../features/get-started/get-started.storage';
 import { settingsItem } from '../../features/settings/settings.storage';
 import { recommendedSitesItem, seenSitesItem, siteListItem } from '../../features/sites/sites.storage';
 import { legacyIndexBuckets, legacyIndexMetaItem } from '../../utils/client-index/legacy-storage';
@@ -18,6 +19,7 @@ import { answerCountItem, answerItems, clockOffsetItem, rateLimitItem, siteRepor
 
 const ITEMS = [
   settingsItem,
+  getStartedItem,
   clientsItem,
   indexRunsItem,
   confirmWindowsItem,

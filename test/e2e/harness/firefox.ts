@@ -172,6 +172,17 @@ class FirefoxPage implements HarnessPage {
   }
 }
 
+/**
+ * Installs a package file as Firefox installs one a user opens, not as a temporary add-on:
+ * WebDriver BiDi's webExtension.install with Firefox's `moz:permanent` (Puppeteer's own
+ * installExtension installs temporarily).
+ */
+async function installForGood(browser: Browser, file: string): Promise<void> {
+  // Puppeteer's public type of a BiDi browser does not show its connection.
+  const { connection } = browser as unknown as { connection: { send(method: string, params: object): Promise<unknown> } };
+  await connection.send('webExtension.install', { extensionData: { type: 'archivePath', path: file }, 'moz:permanent': true });
+}
+
 /** `reuse`: an existing profile and the extension's uuid there, to launch on again (HarnessBrowser.restart). */
 export async function launchFirefox(options: LaunchOptions = {}, reuse?: { profileDir: string; uuid: string }): Promise<HarnessBrowser> {
   const started = Date.now();
@@ -203,6 +214,8 @@ export async function launchFirefox(options: LaunchOptions = {}, reuse?: { profi
     'intl.locale.requested': lang === 'zh-CN' ? 'zh-CN' : 'en-US',
     'intl.accept_languages': lang === 'zh-CN' ? 'zh-CN, zh, en-US, en' : 'en-US, en',
   };
+  // An unsigned package installed for good: Firefox ESR lets a profile turn signature checking off.
+  if (options.installedPackage) prefs['xpinstall.signatures.required'] = false;
   if (options.proxyPort !== undefined) {
     Object.assign(prefs, {
       'network.proxy.type': 1,
@@ -234,7 +247,8 @@ export async function launchFirefox(options: LaunchOptions = {}, reuse?: { profi
   const shut = (how: 'close' | 'quit' | 'crash' = 'close') =>
     how === 'crash' ? shutDown(profileDir, async () => {}, 0, true) : shutDown(profileDir, () => browser.close(), 5_000, how === 'quit');
   try {
-    if (withExtension) await browser.installExtension(extensionDir);
+    if (withExtension && options.installedPackage && !reuse) await installForGood(browser, options.installedPackage);
+    else if (withExtension && !options.installedPackage) await browser.installExtension(extensionDir);
   } catch (error) {
     await shut();
     throw new Error(`Firefox did not install ${extensionDir}: ${String(error)}`);

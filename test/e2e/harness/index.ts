@@ -27,6 +27,7 @@
  */
 import { launchChromium } from './chromium.ts';
 import { launchFirefox } from './firefox.ts';
+import { until } from '../support/wait.ts';
 import type { BrowserKind, HarnessBrowser, LaunchOptions } from './types.ts';
 
 export * from './types.ts';
@@ -40,7 +41,34 @@ export const BROWSER_KINDS: readonly BrowserKind[] = ['chromium', 'firefox'];
 const open = new Set<HarnessBrowser>();
 
 export async function launchBrowser(kind: BrowserKind, options: LaunchOptions = {}): Promise<HarnessBrowser> {
-  return tracked(kind === 'chromium' ? await launchChromium(options) : await launchFirefox(options));
+  const browser = tracked(kind === 'chromium' ? await launchChromium(options) : await launchFirefox(options));
+  if (!options.withoutExtension && !options.keepFirstRun) {
+    try {
+      await closeFirstRun(browser);
+    } catch (error) {
+      await browser.close();
+      throw error;
+    }
+  }
+  return browser;
+}
+
+/**
+ * A fresh profile's install opens the options page at "Get started" (features/get-started): closed
+ * at once, so it neither stands in front of the test's own pages (Firefox gives a tab behind
+ * another no animation frames) nor counts among them.
+ */
+async function closeFirstRun(browser: HarnessBrowser): Promise<void> {
+  const guide = `${browser.extensionOrigin}/options.html#get-started`;
+  const page = await until(
+    async () => {
+      for (const open of await browser.openPages()) if ((await open.url().catch(() => '')) === guide) return open;
+      return undefined;
+    },
+    (found) => !!found,
+    'the options page the install opens at "Get started"',
+  );
+  await page!.close();
 }
 
 /** Kept in `open` until closed; a restarted browser is the one tracked. */

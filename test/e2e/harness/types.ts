@@ -14,6 +14,18 @@ export interface LaunchOptions {
    * extensionOrigin and extensionId are empty, and evaluateInExtension / openExtensionPage throw.
    */
   withoutExtension?: boolean;
+  /**
+   * Firefox: install this package (a release's .zip / .xpi) as a user's install is, not as a
+   * temporary add-on (BiDi webExtension.install with `moz:permanent`), at the first start, with
+   * signature checking off (Firefox ESR honours that); it stays across restarts. `extensionDir` is
+   * then the same package unpacked (its manifest gives the id).
+   */
+  installedPackage?: string;
+  /**
+   * Leave open the options page the install opens at "Get started" (launchBrowser closes it
+   * otherwise, once it is there).
+   */
+  keepFirstRun?: boolean;
   /** Port of the test router (proxy) on 127.0.0.1; every http and https request goes there. Omit for no proxy. */
   proxyPort?: number;
   /** Browser UI language, which is also what the extension's i18n picks. Default 'en'. */

@@ -41,6 +41,7 @@ describe('the options page', () => {
     const links = [...page.querySelectorAll<HTMLAnchorElement>('nav.toc a')].map((link) => link.getAttribute('href')!.slice(1));
     expect(links).toEqual(headings);
     expect(headings).toEqual([
+      'get-started-heading',
       'connection-heading',
       'token-state-heading',
       'bind-heading',
