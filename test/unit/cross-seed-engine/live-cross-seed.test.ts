@@ -184,6 +184,7 @@ describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_l
     const result = await crossSeed(pair.source.hash, ref, s.env());
     expect(result).toEqual({
       kind: 'files-differ',
+      client: s.client.kind,
       differences: [
         { kind: 'size', path: `${pair.name}/01 - Opening.flac`, size: 180_001, clientSize: 180_000 },
         { kind: 'missing', path: `${pair.name}/extra.nfo`, size: 700 },
