@@ -185,6 +185,17 @@ export function reportedHash(value: unknown): string | undefined {
   return INFO_HASH.test(hash) ? hash : undefined;
 }
 
+/** The page size a client's settings ask for (a positive whole number), else the client's default. */
+export function pageSizeFrom(settings: { pageSize?: number }, fallback: number): number {
+  const asked = settings.pageSize;
+  return asked !== undefined && Number.isSafeInteger(asked) && asked > 0 ? asked : fallback;
+}
+
+/** How a list() reads each page: through the caller's wrapper (steady.ts's retry), or as it is. */
+export function pageReader(options: { eachRead?: <T>(read: () => Promise<T>) => Promise<T> } | undefined): <T>(read: () => Promise<T>) => Promise<T> {
+  return options?.eachRead ?? ((read) => read());
+}
+
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   const result: T[][] = [];
   for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
