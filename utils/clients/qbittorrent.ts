@@ -22,7 +22,7 @@
  *   all its torrents (it serialises them all, sorts, then cuts), so pages are large (5,000 entries,
  *   about 12 MB at 2.5 KB an entry: far under MAX_CLIENT_ANSWER_BYTES). There is no field
  *   selection: only what ClientTorrent holds is kept. A negative offset counts from the end; an
- *   offset past the end answers the FIRST entries on 4.5.2 and nothing on 5.x (Qt's mid()).
+ *   offset past the end answers the FIRST entries again on 4.5.2 and 5.1.0, nothing on 5.3.0.
  * - torrents/count exists from API 2.10.0 (5.0); 4.5 answers 404, and count() then finds the end of
  *   the sorted list with one-entry probes instead of reading every torrent (see countByProbing).
  * - states: pausedUP/pausedDL became stoppedUP/stoppedDL in 5.0.
@@ -269,16 +269,15 @@ export class QbittorrentClient implements TorrentClient {
    * one entry (each answer tiny, though each costs the client a walk over its torrents): offsets
    * COUNT_WINDOW, 2×, 4×… until one is past the end, then halving the gap down to COUNT_WINDOW, and
    * one read of that last window gives the exact number: about 2·log2(n / COUNT_WINDOW) + 2
-   * requests (16 at 100,000). Past the end 4.5 answers the first entry again, so "past the end" is
+   * requests (16 at 100,000), the largest answer COUNT_WINDOW entries. Past the end 4.5.2 (and 5.1.0) answer the first entry again, so "past the end" is
    * an empty answer or the first entry's hash.
    */
   private async countByProbing(): Promise<number> {
-    const head = await this.listPage(0, COUNT_WINDOW);
-    if (head.length < COUNT_WINDOW) return head.length;
-    const first = head[0]!.key;
+    const [head] = await this.listPage(0, 1);
+    if (!head) return 0;
     const holds = async (offset: number) => {
       const [entry] = await this.listPage(offset, 1);
-      return entry !== undefined && entry.key !== first;
+      return entry !== undefined && entry.key !== head.key;
     };
     let held = 0; // an offset known to hold an entry
     let past = COUNT_WINDOW; // an offset known to be past the end, once found
@@ -291,7 +290,7 @@ export class QbittorrentClient implements TorrentClient {
       if (await holds(middle)) held = middle;
       else past = middle;
     }
-    return held + (await this.listPage(held, COUNT_WINDOW)).length;
+    return held + (await this.listPage(held, past - held)).length;
   }
 
   async lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>> {
