@@ -9,7 +9,7 @@ import { readCapped } from '../read-capped';
 
 export const CLIENT_TIMEOUT_MS = 15_000;
 const utf8 = new TextDecoder();
-/** 5,000 torrents in qBittorrent's torrents/info are about 7 MB; nothing honest comes near this. */
+/** No answer comes near this: list() reads in pages (5,000 qBittorrent entries with 200-character names are about 10 MB). */
 export const MAX_CLIENT_ANSWER_BYTES = 64 * 1024 * 1024;
 /** One request asks about at most this many hashes (a list page has 100 rows at most). */
 export const MAX_HASHES_PER_CLIENT_REQUEST = 200;
