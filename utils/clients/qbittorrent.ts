@@ -231,7 +231,7 @@ export class QbittorrentClient implements TorrentClient {
   constructor(private readonly settings: ClientSettings) {
     this.base = clientBaseUrl(settings.url);
     this.transport = transportFrom(settings);
-    this.pageSize = pageSizeFrom(settings, QBITTORRENT_PAGE_SIZE);
+    this.pageSize = Math.max(2, pageSizeFrom(settings, QBITTORRENT_PAGE_SIZE)); // pages overlap by one: a page of one would never move on
     if (isQbittorrentApiKey(settings.password)) this.apiKey = settings.password;
   }
 
