@@ -313,7 +313,9 @@ export class QbittorrentClient implements TorrentClient {
    * - it starts after it (or is empty): entries before this place were removed and some not read
    *   yet slid back before the offset; the read steps back (1, 2, 4… entries, at most
    *   MAX_STEPS_BACK times) until it starts at or before that hash again. At offset 0 nothing can
-   *   be missing.
+   *   be missing. A full page that brings nothing past that hash is stepped back from too: it is
+   *   4.5.2's or 5.1.0's answer to an offset past the end (the first entries again) after
+   *   removals, or a client that ignores the offset (the steps run out and the list fails).
    * So a torrent held all along is never lost nor listed twice; one added meanwhile may be missing
    * until the next list, and one removed meanwhile may still be in this one.
    */
@@ -326,17 +328,17 @@ export class QbittorrentClient implements TorrentClient {
     let stepsBack = 0;
     for (;;) {
       const page = await read(() => this.listPage(offset, this.pageSize));
-      if (last !== undefined && offset > 0 && (page.length === 0 || page[0]!.key > last)) {
+      if (last !== undefined && offset > 0 && (page.length === 0 || page[0]!.key > last || (page.length === this.pageSize && page[page.length - 1]!.key <= last))) {
         if (++stepsBack > MAX_STEPS_BACK) throw new ClientError({ kind: 'bad-answer', detail: 'list: the torrent list kept changing under the read; try again' });
         offset = Math.max(0, offset - stepBack);
         stepBack *= 2;
         continue;
       }
-      stepBack = 1;
       for (const entry of page) if (entry.torrent) found.set(entry.torrent.hash, entry.torrent);
       if (page.length < this.pageSize) return [...found.values()];
       const end = page[page.length - 1]!.key;
       if (last === undefined || end > last) last = end;
+      stepBack = 1;
       offset += page.length - 1;
     }
   }
