@@ -21,10 +21,11 @@
  *   honoured alike by 4.5.2, 5.1.0 and 5.3.0, checked live). Every page costs the client a walk over
  *   all its torrents (it serialises them all, sorts, then cuts), so pages are large (5,000 entries,
  *   about 12 MB at 2.5 KB an entry: far under MAX_CLIENT_ANSWER_BYTES) and may take long
- *   (LIST_PAGE_TIMEOUT_MS). Measured on 5.3.0 holding 100,000 torrents with 200-character names:
- *   21 pages of at most 11.5 MB, 175 s in all on a busy 2-core machine; torrents/count 2 ms. There is no field
- *   selection: only what ClientTorrent holds is kept. A negative offset counts from the end; an
- *   offset past the end answers the FIRST entries again on 4.5.2 and 5.1.0, nothing on 5.3.0.
+ *   (LIST_PAGE_TIMEOUT_MS). Measured on 5.3.0 holding 100,000 torrents with 200-character
+ *   names: 21 pages of at most 11.5 MB, 175 s in all on a busy 2-core machine; torrents/count
+ *   2 ms. There is no field selection: only what ClientTorrent holds is kept. A negative offset
+ *   counts from the end; an offset past the end answers the FIRST entries again on 4.5.2 and
+ *   5.1.0, nothing on 5.3.0.
  * - torrents/count exists from API 2.10.0 (5.0); 4.5 answers 404, and count() then finds the end of
  *   the sorted list with one-entry probes instead of reading every torrent (see countByProbing).
  * - states: pausedUP/pausedDL became stoppedUP/stoppedDL in 5.0.
@@ -279,8 +280,8 @@ export class QbittorrentClient implements TorrentClient {
    * one entry (each answer tiny, though each costs the client a walk over its torrents): offsets
    * COUNT_WINDOW, 2×, 4×… until one is past the end, then halving the gap down to COUNT_WINDOW, and
    * one read of that last window gives the exact number: about 2·log2(n / COUNT_WINDOW) + 2
-   * requests (16 at 100,000), the largest answer COUNT_WINDOW entries. Past the end 4.5.2 (and 5.1.0) answer the first entry again, so "past the end" is
-   * an empty answer or the first entry's hash.
+   * requests (16 at 100,000), the largest answer COUNT_WINDOW entries. Past the end 4.5.2 (and
+   * 5.1.0) answer the first entry again, so "past the end" is an empty answer or the first entry.
    */
   private async countByProbing(): Promise<number> {
     const [head] = await this.listPage(0, 1);
