@@ -197,6 +197,7 @@ async function run(paced: boolean): Promise<NodeBenchOutput> {
         listCalls++;
         return listed.map((t) => ({ ...t }));
       },
+      count: async () => listed.length,
       test: () => Promise.reject(new Error('not in this benchmark')),
       lookup: () => Promise.reject(new Error('not in this benchmark')),
       files: () => Promise.reject(new Error('not in this benchmark')),

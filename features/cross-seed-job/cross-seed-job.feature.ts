@@ -648,7 +648,7 @@ export class CrossSeedJob {
         if (this.retried.has(retryKey)) return false;
         this.retried.add(retryKey);
       } else {
-        const loaded = others.size ? asked.some((hash) => held.has(hash)) : (await client.list()).length > 0;
+        const loaded = others.size ? asked.some((hash) => held.has(hash)) : (await client.count()) > 0;
         if (loaded) return false;
         pausedBecause = { kind: 'sources-missing' };
       }

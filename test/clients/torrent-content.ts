@@ -158,10 +158,18 @@ export function unloadableTorrent(name: string): MadeTorrent {
   return { bytes, hash: createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex'), name, tracker: 'broken' };
 }
 
-/** `count` tiny distinct torrents without data (for a client holding many torrents). */
-export function tinyTorrents(count: number, prefix = 'tiny'): MadeTorrent[] {
+/** What pads a long name: a few words, some of them not ASCII, as real release names have. */
+const LONG_NAME_FILLER = '.Reseed.Lens.长名字.Long.Release.Name.2024.1080p.BluRay.x264-GROUP';
+
+/**
+ * `count` tiny distinct torrents without data (for a client holding many torrents); with
+ * `nameLength`, each name is padded to that many characters (a heavy seeder's long names).
+ */
+export function tinyTorrents(count: number, prefix = 'tiny', nameLength?: number): MadeTorrent[] {
   return Array.from({ length: count }, (_, index) => {
-    const name = `${prefix}-${String(index).padStart(5, '0')}.bin`;
+    const short = `${prefix}-${String(index).padStart(5, '0')}`;
+    const padding = nameLength === undefined ? '' : LONG_NAME_FILLER.repeat(Math.ceil(nameLength / LONG_NAME_FILLER.length)).slice(0, Math.max(0, nameLength - short.length - 4));
+    const name = `${short}${padding}.bin`;
     const info = sorted({ length: 1024, name, 'piece length': 16_384, pieces: createHash('sha1').update(name).digest(), private: 1 });
     const marks: { key: string; at?: [number, number] } = { key: 'info' };
     const bytes = encode(sorted({ announce: TRACKERS.alpha.announce, info }), marks);

@@ -118,8 +118,14 @@ export interface TorrentClient {
   test(): Promise<ClientInfo>;
   /** The torrents among `hashes` that the client holds, keyed by lowercase hash; absent hashes are not in the map. */
   lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>>;
-  /** Every torrent the client holds, in one request (for the background's index of the client). */
-  list(): Promise<ClientTorrent[]>;
+  /**
+   * Every torrent the client holds, each once (for the background's index of the client), read in
+   * bounded pages: no single answer has to hold the whole client. `eachRead` wraps every page read
+   * (steady.ts asks a page that failed transiently again, not the whole list).
+   */
+  list(options?: ListOptions): Promise<ClientTorrent[]>;
+  /** How many torrents the client holds, without reading them all. */
+  count(): Promise<number>;
   /** The files of one torrent; fails with kind `not-found` when the client does not hold it. */
   files(hash: string): Promise<ClientFile[]>;
   /** Adds a .torrent; a torrent the client already holds is a `duplicate`, not a failure. */
@@ -142,6 +148,10 @@ export interface TorrentClient {
    * takes). Only qBittorrent has it: Transmission and Deluge give no piece hashes over their APIs.
    */
   piecesHash?(hash: string, via?: PieceHashSource): Promise<ClientPiecesHash>;
+}
+
+export interface ListOptions {
+  eachRead?: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 /** How qBittorrent gives a torrent's pieces: the raw .torrent (`torrents/export`, 4.5.0 and later) or the hex list (`torrents/pieceHashes`). */
@@ -167,4 +177,6 @@ export interface ClientSettings {
    * one with a small cookie jar in Node tests.
    */
   fetch?: typeof fetch;
+  /** Torrents asked per list() page; each client has its default (tests set a small one). */
+  pageSize?: number;
 }

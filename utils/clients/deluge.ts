@@ -10,7 +10,10 @@
  *   with "AddTorrentError: Torrent already in session (<hash>)", which is a duplicate.
  *   Options: download_location, add_paused, seed_mode (skip the check). Categories and tags need
  *   the optional Label plugin and are not set.
- * - Torrent status keys: name, save_path (renamed download_location in 2.0, both kept), total_size,
+ * - list() asks core.get_session_state (the torrent ids alone: 40 hex each) and then the status of
+ *   pages of those ids ({ id: [...] }), so no answer holds the whole client; count() is the length
+ *   of that id list. Only the keys below are asked: the status map is keyed by hash already.
+ * - Torrent status keys: name, download_location (2.0's name for 1.3's save_path), total_size,
  *   state ("Seeding", "Downloading", "Paused", "Checking", "Queued", "Error", "Moving", "Allocating"),
  *   progress (0..100), message (error text), label (Label plugin, when enabled), files.
  */
@@ -26,6 +29,8 @@ import {
   hashOf,
   joinPath,
   normaliseHashes,
+  pageReader,
+  pageSizeFrom,
   parseJson,
   reportedHash,
   send,
@@ -33,9 +38,11 @@ import {
   transportFrom,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, RenameStep, TorrentClient, TorrentState } from './client-types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, RenameStep, TorrentClient, TorrentState } from './client-types';
 
-export const DELUGE_TORRENT_KEYS = ['hash', 'name', 'save_path', 'download_location', 'total_size', 'state', 'progress', 'message', 'label'] as const;
+export const DELUGE_TORRENT_KEYS = ['name', 'download_location', 'total_size', 'state', 'progress', 'message', 'label'] as const;
+/** Torrents per list page (a status is a few hundred bytes). */
+export const DELUGE_PAGE_SIZE = 1_000;
 
 const envelopeSchema = z.object({
   result: z.unknown(),
@@ -43,9 +50,7 @@ const envelopeSchema = z.object({
 });
 
 const statusSchema = z.object({
-  hash: z.string().optional().catch(undefined),
   name: z.string().catch(''),
-  save_path: z.string().optional().catch(undefined),
   download_location: z.string().optional().catch(undefined),
   total_size: z.number().catch(0),
   state: z.string().catch(''),
@@ -87,10 +92,10 @@ export function delugeState(state: string): TorrentState {
 function torrentFrom(key: string, value: unknown): ClientTorrent | undefined {
   const parsed = statusSchema.safeParse(value);
   if (!parsed.success) return undefined;
-  const hash = reportedHash(parsed.data.hash ?? key);
-  if (!hash || reportedHash(key) !== hash) return undefined;
-  const { name, save_path, download_location, total_size, state, progress, message, label } = parsed.data;
-  const savePath = download_location ?? save_path ?? '';
+  const hash = reportedHash(key);
+  if (!hash) return undefined;
+  const { name, download_location, total_size, state, progress, message, label } = parsed.data;
+  const savePath = download_location ?? '';
   const torrent: ClientTorrent = {
     hash,
     name,
@@ -127,10 +132,12 @@ export class DelugeClient implements TorrentClient {
   private connected = false;
   private login?: Promise<void>;
   private id = 0;
+  private readonly pageSize: number;
 
   constructor(private readonly settings: ClientSettings) {
     this.url = `${clientBaseUrl(settings.url).replace(/\/json$/, '')}/json`;
     this.transport = transportFrom(settings);
+    this.pageSize = pageSizeFrom(settings, DELUGE_PAGE_SIZE);
   }
 
   async test(): Promise<ClientInfo> {
@@ -139,10 +146,9 @@ export class DelugeClient implements TorrentClient {
     this.connected = false;
     const version = z.string().safeParse(await this.call('daemon.get_version', []));
     if (!version.success) throw new ClientError({ kind: 'bad-answer', detail: 'daemon.get_version: no version in the answer' });
-    const ids = z.array(z.string()).safeParse(await this.call('core.get_session_state', []));
-    if (!ids.success) throw new ClientError({ kind: 'bad-answer', detail: 'core.get_session_state: not a list of torrents' });
+    const torrentCount = await this.count();
     const libtorrent = z.string().safeParse(await this.call('core.get_libtorrent_version', []));
-    const info: ClientInfo = { client: 'deluge', version: version.data, torrentCount: ids.data.length, auth: 'password' };
+    const info: ClientInfo = { client: 'deluge', version: version.data, torrentCount, auth: 'password' };
     if (libtorrent.success) info.apiVersion = `libtorrent ${libtorrent.data}`;
     return info;
   }
@@ -157,8 +163,26 @@ export class DelugeClient implements TorrentClient {
     return found;
   }
 
-  list(): Promise<ClientTorrent[]> {
-    return this.torrents({});
+  async count(): Promise<number> {
+    return (await this.torrentIds()).length;
+  }
+
+  async list(options?: ListOptions): Promise<ClientTorrent[]> {
+    const read = pageReader(options);
+    const ids = (await read(() => this.torrentIds())).map(reportedHash).filter((hash): hash is string => hash !== undefined);
+    const found = new Map<string, ClientTorrent>();
+    // A torrent removed in between is simply not in its page; one added in between comes with the next list.
+    for (const page of chunks([...new Set(ids)], this.pageSize)) {
+      for (const torrent of await read(() => this.torrents({ id: page }))) found.set(torrent.hash, torrent);
+    }
+    return [...found.values()];
+  }
+
+  /** The ids (hashes) of every torrent the daemon holds. */
+  private async torrentIds(): Promise<string[]> {
+    const ids = z.array(z.string()).safeParse(await this.call('core.get_session_state', []));
+    if (!ids.success) throw new ClientError({ kind: 'bad-answer', detail: 'core.get_session_state: not a list of torrents' });
+    return ids.data;
   }
 
   async files(hash: string): Promise<ClientFile[]> {

@@ -9,7 +9,7 @@ import { readCapped } from '../read-capped';
 
 export const CLIENT_TIMEOUT_MS = 15_000;
 const utf8 = new TextDecoder();
-/** 5,000 torrents in qBittorrent's torrents/info are about 7 MB; nothing honest comes near this. */
+/** No answer comes near this: list() reads in pages (5,000 qBittorrent entries with 200-character names are about 10 MB). */
 export const MAX_CLIENT_ANSWER_BYTES = 64 * 1024 * 1024;
 /** One request asks about at most this many hashes (a list page has 100 rows at most). */
 export const MAX_HASHES_PER_CLIENT_REQUEST = 200;
@@ -183,6 +183,17 @@ export function reportedHash(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const hash = value.toLowerCase();
   return INFO_HASH.test(hash) ? hash : undefined;
+}
+
+/** The page size a client's settings ask for (a positive whole number), else the client's default. */
+export function pageSizeFrom(settings: { pageSize?: number }, fallback: number): number {
+  const asked = settings.pageSize;
+  return asked !== undefined && Number.isSafeInteger(asked) && asked > 0 ? asked : fallback;
+}
+
+/** How a list() reads each page: through the caller's wrapper (steady.ts's retry), or as it is. */
+export function pageReader(options: { eachRead?: <T>(read: () => Promise<T>) => Promise<T> } | undefined): <T>(read: () => Promise<T>) => Promise<T> {
+  return options?.eachRead ?? ((read) => read());
 }
 
 export function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -37,6 +37,8 @@ export type ClientConfig = z.infer<typeof clientConfigSchema>;
 export interface ClientRuntime {
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** Torrents per list() page (tests); each client's default otherwise. */
+  pageSize?: number;
 }
 
 /** Builds the client a configuration names; a configuration that does not validate is a bad-config failure. */
@@ -47,7 +49,7 @@ export function createClient(config: unknown, runtime: ClientRuntime = {}): Torr
     throw new ClientError({ kind: 'bad-config', detail: `client settings: ${issue ? `${issue.path.join('.') || 'value'}: ${issue.message}` : 'invalid'}` });
   }
   const { type, url, username, password } = parsed.data;
-  const settings = { url, username, password, fetch: runtime.fetch, timeoutMs: runtime.timeoutMs };
+  const settings = { url, username, password, fetch: runtime.fetch, timeoutMs: runtime.timeoutMs, pageSize: runtime.pageSize };
   switch (type) {
     case 'qbittorrent':
       return createQbittorrent(settings);

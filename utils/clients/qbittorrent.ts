@@ -17,7 +17,17 @@
  *   API 2.16.0. Each version reads only its own name and ignores the other, so both are sent and the
  *   add needs no version look-up. The answer is "Ok."/"Fails." up to 5.1, JSON (success_count…) or
  *   409 when nothing was added from 5.2; 415 for a file it cannot read.
- * - torrents/count exists from API 2.10.0; older versions answer 404 and the list is counted.
+ * - list() reads torrents/info in pages: `sort=hash&limit=…&offset=…` (sort, limit and offset are
+ *   honoured alike by 4.5.2, 5.1.0 and 5.3.0, checked live). Every page costs the client a walk over
+ *   all its torrents (it serialises them all, sorts, then cuts), so pages are large (5,000 entries,
+ *   about 12 MB at 2.5 KB an entry: far under MAX_CLIENT_ANSWER_BYTES) and may take long
+ *   (LIST_PAGE_TIMEOUT_MS). Measured on 5.3.0 holding 100,000 torrents with 200-character
+ *   names: 21 pages of at most 11.5 MB, 175 s in all on a busy 2-core machine; torrents/count
+ *   2 ms. There is no field selection: only what ClientTorrent holds is kept. A negative offset
+ *   counts from the end; an offset past the end answers the FIRST entries again on 4.5.2 and
+ *   5.1.0, nothing on 5.3.0.
+ * - torrents/count exists from API 2.10.0 (5.0); 4.5 answers 404, and count() then finds the end of
+ *   the sorted list with one-entry probes instead of reading every torrent (see countByProbing).
  * - states: pausedUP/pausedDL became stoppedUP/stoppedDL in 5.0.
  * - piece hashes: `torrents/export` (the raw .torrent) from 4.5.0, about half the bytes of
  *   `torrents/pieceHashes` (40 hex per piece, in every Web API v2). Without metadata, export answers
@@ -34,6 +44,8 @@ import {
   fraction,
   hashOf,
   normaliseHashes,
+  pageReader,
+  pageSizeFrom,
   parseJson,
   reportedHash,
   send,
@@ -50,6 +62,7 @@ import type {
   ClientPiecesHash,
   ClientSettings,
   ClientTorrent,
+  ListOptions,
   PieceHashSource,
   RenameStep,
   TorrentClient,
@@ -151,11 +164,36 @@ function torrentFrom(entry: unknown): ClientTorrent | undefined {
   return torrent;
 }
 
-function torrentsFrom(text: string, operation: string): ClientTorrent[] {
+function entriesFrom(text: string, operation: string): unknown[] {
   const list = torrentListSchema.safeParse(parseJson(text, operation));
   if (!list.success) throw new ClientError({ kind: 'bad-answer', detail: `${operation}: the answer is not a list of torrents` });
-  return list.data.map(torrentFrom).filter((torrent): torrent is ClientTorrent => torrent !== undefined);
+  return list.data;
 }
+
+function torrentsFrom(text: string, operation: string): ClientTorrent[] {
+  return entriesFrom(text, operation)
+    .map(torrentFrom)
+    .filter((torrent): torrent is ClientTorrent => torrent !== undefined);
+}
+
+/** A page of the list sorted by hash: each entry's sort key (its `hash` as given) and the torrent, when it reads. */
+interface PageEntry {
+  key: string;
+  torrent?: ClientTorrent;
+}
+
+/** Torrents per list page (see the header: each page costs the client a walk over all its torrents). */
+export const QBITTORRENT_PAGE_SIZE = 5_000;
+/**
+ * How long a list page may take. The client serialises and sorts all its torrents for every page:
+ * at 100,000 (200-character names) 5.3.0 took 5-14 s a page on a busy 2-core machine, a NAS takes
+ * longer, and the 15 s meant for a quick answer would cut the sync of the clients this is for.
+ */
+const LIST_PAGE_TIMEOUT_MS = 120_000;
+/** count() on 4.5: the last probe reads up to this many entries to land on the exact number. */
+const COUNT_WINDOW = 1_000;
+/** Steps back a list takes when torrents before its place were removed, before it gives up. */
+const MAX_STEPS_BACK = 40;
 
 /**
  * The torrents/add form. Both spellings of "paused" and "skip check" go out (see the header);
@@ -185,6 +223,8 @@ interface Call {
   accept?: number[];
   /** Keep the answer's bytes (torrents/export). */
   binary?: boolean;
+  /** Wait this long at least for the answer (a list page: the client walks all its torrents for it). */
+  slowMs?: number;
 }
 
 export class QbittorrentClient implements TorrentClient {
@@ -193,6 +233,9 @@ export class QbittorrentClient implements TorrentClient {
   private readonly transport: Transport;
   private readonly apiKey?: string;
   private loggedIn = false;
+  private readonly pageSize: number;
+  /** torrents/count answered 404 (before 5.0): count by probing from then on. */
+  private countMissing = false;
   /** The saved password was checked by a cookie-less login (once per configuration). */
   private passwordChecked = false;
   private login?: Promise<void>;
@@ -200,6 +243,7 @@ export class QbittorrentClient implements TorrentClient {
   constructor(private readonly settings: ClientSettings) {
     this.base = clientBaseUrl(settings.url);
     this.transport = transportFrom(settings);
+    this.pageSize = Math.max(2, pageSizeFrom(settings, QBITTORRENT_PAGE_SIZE)); // pages overlap by one: a page of one would never move on
     if (isQbittorrentApiKey(settings.password)) this.apiKey = settings.password;
   }
 
@@ -215,17 +259,50 @@ export class QbittorrentClient implements TorrentClient {
     if (!/^v?\d+(\.\d+)*/.test(version) || !/^\d+(\.\d+)*$/.test(apiVersion)) {
       throw new ClientError({ kind: 'bad-answer', detail: `this does not look like qBittorrent (version "${version.slice(0, 40)}")` });
     }
-    const count = await this.call('torrent count', 'torrents/count', { method: 'GET', accept: [404] });
-    let torrentCount: number;
-    if (count.status === 404) {
-      torrentCount = (await this.list()).length; // before Web API 2.10.0 (qBittorrent 5.0)
-    } else {
-      torrentCount = Number(count.text.trim());
-      if (!Number.isSafeInteger(torrentCount) || torrentCount < 0) {
-        throw new ClientError({ kind: 'bad-answer', detail: `torrent count: not a number (${count.text.slice(0, 40)})` });
-      }
-    }
+    const torrentCount = await this.count();
     return { client: 'qbittorrent', version, apiVersion, torrentCount, auth: this.apiKey ? 'api-key' : 'password' };
+  }
+
+  async count(): Promise<number> {
+    if (!this.countMissing) {
+      const count = await this.call('torrent count', 'torrents/count', { method: 'GET', accept: [404] });
+      if (count.status !== 404) {
+        const number = Number(count.text.trim());
+        if (!Number.isSafeInteger(number) || number < 0) throw new ClientError({ kind: 'bad-answer', detail: `torrent count: not a number (${count.text.slice(0, 40)})` });
+        return number;
+      }
+      this.countMissing = true; // before Web API 2.10.0 (qBittorrent 5.0)
+    }
+    return this.countByProbing();
+  }
+
+  /**
+   * The count without torrents/count (4.5): where the list sorted by hash ends, found with probes of
+   * one entry (each answer tiny, though each costs the client a walk over its torrents): offsets
+   * COUNT_WINDOW, 2×, 4×… until one is past the end, then halving the gap down to COUNT_WINDOW, and
+   * one read of that last window gives the exact number: about 2·log2(n / COUNT_WINDOW) + 2
+   * requests (16 at 100,000), the largest answer COUNT_WINDOW entries. Past the end 4.5.2 (and
+   * 5.1.0) answer the first entry again, so "past the end" is an empty answer or the first entry.
+   */
+  private async countByProbing(): Promise<number> {
+    const [head] = await this.listPage(0, 1);
+    if (!head) return 0;
+    const holds = async (offset: number) => {
+      const [entry] = await this.listPage(offset, 1);
+      return entry !== undefined && entry.key !== head.key;
+    };
+    let held = 0; // an offset known to hold an entry
+    let past = COUNT_WINDOW; // an offset known to be past the end, once found
+    while (await holds(past)) {
+      held = past;
+      past *= 2;
+    }
+    while (past - held > COUNT_WINDOW) {
+      const middle = held + Math.floor((past - held) / 2);
+      if (await holds(middle)) held = middle;
+      else past = middle;
+    }
+    return held + (await this.listPage(held, past - held)).length;
   }
 
   async lookup(hashes: readonly string[]): Promise<Map<string, ClientTorrent>> {
@@ -239,8 +316,58 @@ export class QbittorrentClient implements TorrentClient {
     return found;
   }
 
-  async list(): Promise<ClientTorrent[]> {
-    return torrentsFrom((await this.call('list', 'torrents/info', { method: 'GET' })).text, 'list');
+  /**
+   * Every torrent, in pages of the list sorted by hash (a total order: hashes are unique), each page
+   * starting one entry before where the last one ended. Torrents added or removed between two pages
+   * shift the entries after them, so each page is checked against the last hash read so far:
+   * - it starts at or before that hash: it joins on with no gap (an addition before it only brings
+   *   an entry already read, or a new one: both are kept once, by hash);
+   * - it starts after it (or is empty): entries before this place were removed and some not read
+   *   yet slid back before the offset; the read steps back (1, 2, 4… entries, at most
+   *   MAX_STEPS_BACK times) until it starts at or before that hash again. At offset 0 nothing can
+   *   be missing. A full page that brings nothing past that hash is stepped back from too: it is
+   *   4.5.2's or 5.1.0's answer to an offset past the end (the first entries again) after
+   *   removals, or a client that ignores the offset (the steps run out and the list fails).
+   * So a torrent held all along is never lost nor listed twice; one added meanwhile may be missing
+   * until the next list, and one removed meanwhile may still be in this one.
+   */
+  async list(options?: ListOptions): Promise<ClientTorrent[]> {
+    const read = pageReader(options);
+    const found = new Map<string, ClientTorrent>();
+    let offset = 0;
+    let last: string | undefined;
+    let stepBack = 1;
+    let stepsBack = 0;
+    for (;;) {
+      const page = await read(() => this.listPage(offset, this.pageSize));
+      if (last !== undefined && offset > 0 && (page.length === 0 || page[0]!.key > last || (page.length === this.pageSize && page[page.length - 1]!.key <= last))) {
+        if (++stepsBack > MAX_STEPS_BACK) throw new ClientError({ kind: 'bad-answer', detail: 'list: the torrent list kept changing under the read; try again' });
+        offset = Math.max(0, offset - stepBack);
+        stepBack *= 2;
+        continue;
+      }
+      for (const entry of page) if (entry.torrent) found.set(entry.torrent.hash, entry.torrent);
+      if (page.length < this.pageSize) return [...found.values()];
+      const end = page[page.length - 1]!.key;
+      if (last === undefined || end > last) last = end;
+      stepBack = 1;
+      offset += page.length - 1;
+    }
+  }
+
+  /** One page of torrents/info sorted by hash; fails when the client did not sort it (paging would then skip torrents). */
+  private async listPage(offset: number, limit: number): Promise<PageEntry[]> {
+    const query = { sort: 'hash', limit: String(limit), offset: String(offset) };
+    const entries = entriesFrom((await this.call('list', 'torrents/info', { method: 'GET', query, slowMs: LIST_PAGE_TIMEOUT_MS })).text, 'list');
+    const page = entries.map((entry): PageEntry => {
+      const key = typeof (entry as { hash?: unknown } | null)?.hash === 'string' ? ((entry as { hash: string }).hash) : '';
+      return { key, torrent: torrentFrom(entry) };
+    });
+    if (page.length > limit) throw new ClientError({ kind: 'bad-answer', detail: `list: asked for ${limit} torrents, the client gave ${page.length}` });
+    for (let index = 1; index < page.length; index++) {
+      if (!(page[index - 1]!.key < page[index]!.key)) throw new ClientError({ kind: 'bad-answer', detail: 'list: the client did not sort its list by hash' });
+    }
+    return page;
   }
 
   async files(hash: string): Promise<ClientFile[]> {
@@ -409,8 +536,9 @@ export class QbittorrentClient implements TorrentClient {
   }
 
   private sendCall(operation: string, path: string, call: Call): Promise<HttpAnswer> {
+    const transport = call.slowMs && call.slowMs > this.transport.timeoutMs ? { ...this.transport, timeoutMs: call.slowMs } : this.transport;
     return send(
-      this.transport,
+      transport,
       { method: call.method, url: this.url(path, call.query), headers: this.headers(), body: call.body, credentials: this.apiKey ? 'omit' : 'include', binary: call.binary },
       operation,
     );

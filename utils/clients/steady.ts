@@ -54,7 +54,9 @@ export function steadyClient(client: TorrentClient, options: SteadyOptions = {})
     kind: client.kind,
     test: () => client.test(),
     lookup: (hashes) => again(() => client.lookup(hashes)),
-    list: () => again(() => client.list()),
+    // Each page is a read of its own: a page that failed is asked again, not the pages before it.
+    list: () => client.list({ eachRead: again }),
+    count: () => again(() => client.count()),
     files: (hash) => again(() => client.files(hash)),
     add: (torrent, addOptions) => client.add(torrent, addOptions),
     start: (hash) => again(() => client.start(hash)),

@@ -9,6 +9,11 @@
  *   until the daemon restarts) or an address not on its whitelist; 421 a host name not on it.
  * - torrent-get asks for the table format (3.00+): one header row and one row per torrent, much
  *   lighter than objects for thousands of torrents. Torrents are picked by hash (`ids` takes hashes).
+ * - list() reads the hashes alone first (torrent-get of `hashString`: about 45 bytes a torrent), then
+ *   the fields it uses for pages of those hashes, so no answer holds the whole client. A torrent
+ *   removed in between is simply not in its page; one added in between comes with the next list.
+ *   Hashes rather than the numeric ids: ids are renumbered when the daemon restarts. count() is
+ *   session-stats' torrentCount. 3.00 and 4.1.4 both take a list of hashes in `ids` (checked live).
  * - torrent-add sends the file as base64 `metainfo`. A torrent it already holds comes back as
  *   `torrent-duplicate` with result "success": that is a duplicate, not a failure. Transmission
  *   verifies every new torrent, so `skipCheck` has no effect. Labels: 4.0 takes `labels` in
@@ -26,6 +31,8 @@ import {
   hashOf,
   joinPath,
   normaliseHashes,
+  pageReader,
+  pageSizeFrom,
   parseJson,
   reportedHash,
   send,
@@ -34,7 +41,10 @@ import {
   utf8Base64,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, RenameStep, TorrentClient, TorrentState } from './client-types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, RenameStep, TorrentClient, TorrentState } from './client-types';
+
+/** Torrents per list page (a row is a few hundred bytes: 1,000 is well under a megabyte). */
+export const TRANSMISSION_PAGE_SIZE = 1_000;
 
 const SESSION_HEADER = 'X-Transmission-Session-Id';
 
@@ -68,6 +78,8 @@ const sessionSchema = z.object({
 });
 
 const statsSchema = z.object({ torrentCount: z.number().int().nonnegative() });
+
+const hashRowSchema = z.object({ hashString: z.string() });
 
 const addedSchema = z.object({ hashString: z.string() });
 
@@ -142,21 +154,22 @@ export class TransmissionClient implements TorrentClient {
   private readonly transport: Transport;
   private sessionId?: string;
   private tag = 0;
+  private readonly pageSize: number;
 
   constructor(private readonly settings: ClientSettings) {
     const base = clientBaseUrl(settings.url);
     // The web UI's address (…/transmission/web/) or the bare host both lead to the RPC endpoint.
     this.url = /\/rpc$/.test(base) ? base : `${base.replace(/\/transmission(\/web)?$/, '')}/transmission/rpc`;
     this.transport = transportFrom(settings);
+    this.pageSize = pageSizeFrom(settings, TRANSMISSION_PAGE_SIZE);
   }
 
   async test(): Promise<ClientInfo> {
     const session = sessionSchema.safeParse(await this.rpc('session-get', { fields: ['version', 'rpc-version', 'rpc-version-semver'] }));
     if (!session.success) throw new ClientError({ kind: 'bad-answer', detail: 'session-get: no version in the answer' });
-    const stats = statsSchema.safeParse(await this.rpc('session-stats', {}));
-    if (!stats.success) throw new ClientError({ kind: 'bad-answer', detail: 'session-stats: no torrent count in the answer' });
+    const torrentCount = await this.count();
     const rpcVersion = session.data['rpc-version-semver'] ?? (session.data['rpc-version'] === undefined ? undefined : String(session.data['rpc-version']));
-    const info: ClientInfo = { client: 'transmission', version: session.data.version, torrentCount: stats.data.torrentCount, auth: 'password' };
+    const info: ClientInfo = { client: 'transmission', version: session.data.version, torrentCount, auth: 'password' };
     if (rpcVersion !== undefined) info.apiVersion = rpcVersion;
     return info;
   }
@@ -171,8 +184,26 @@ export class TransmissionClient implements TorrentClient {
     return found;
   }
 
-  list(): Promise<ClientTorrent[]> {
-    return this.torrents(undefined);
+  async count(): Promise<number> {
+    const stats = statsSchema.safeParse(await this.rpc('session-stats', {}));
+    if (!stats.success) throw new ClientError({ kind: 'bad-answer', detail: 'session-stats: no torrent count in the answer' });
+    return stats.data.torrentCount;
+  }
+
+  async list(options?: ListOptions): Promise<ClientTorrent[]> {
+    const read = pageReader(options);
+    const answer = await read(() => this.rpc('torrent-get', { fields: ['hashString'], format: 'table' }));
+    const hashes = new Set<string>();
+    for (const row of transmissionRows(answer.torrents)) {
+      const parsed = hashRowSchema.safeParse(row);
+      const hash = parsed.success ? reportedHash(parsed.data.hashString) : undefined;
+      if (hash) hashes.add(hash);
+    }
+    const found = new Map<string, ClientTorrent>();
+    for (const page of chunks([...hashes], this.pageSize)) {
+      for (const torrent of await read(() => this.torrents(page))) found.set(torrent.hash, torrent);
+    }
+    return [...found.values()];
   }
 
   async files(hash: string): Promise<ClientFile[]> {
@@ -240,10 +271,8 @@ export class TransmissionClient implements TorrentClient {
 
   // -------------------------------------------------------------------------------------------
 
-  private async torrents(ids: string[] | undefined): Promise<ClientTorrent[]> {
-    const args: Record<string, unknown> = { fields: [...TRANSMISSION_TORRENT_FIELDS], format: 'table' };
-    if (ids) args.ids = ids;
-    const answer = await this.rpc('torrent-get', args);
+  private async torrents(ids: string[]): Promise<ClientTorrent[]> {
+    const answer = await this.rpc('torrent-get', { ids, fields: [...TRANSMISSION_TORRENT_FIELDS], format: 'table' });
     return transmissionRows(answer.torrents)
       .map(torrentFrom)
       .filter((torrent): torrent is ClientTorrent => torrent !== undefined);
