@@ -38,7 +38,7 @@ const VIEWS = 9;
 /** Views with the row marks on. */
 const MARK_VIEWS = 9;
 
-interface Sample {
+export interface Sample {
   /** DOMContentLoaded → the background announced the tab's view with its rows (it has the reading). */
   toViewMs: number;
   toBadgeMs: number;
@@ -103,80 +103,9 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
     }
     log(`  index synced: ${ROWS} torrents`);
 
-    const url = `http://${HOST}/torrents.php`;
-    /** One view in a new tab: the times from its DOMContentLoaded to the badge and to the popup's list. */
     let views = 0;
-    const view = async (marks = false): Promise<Sample> => {
-      const tab = await b.newPage();
-      if (marks) {
-        // The page's own observer, from its first script on: it stamps the moment the last mark lands.
-        const raw = (tab as unknown as { raw?: { addInitScript(script: (expected: number) => void, arg: number): Promise<void> } }).raw;
-        if (!raw?.addInitScript) throw new Error('the marks figure needs the Chromium harness page');
-        await raw.addInitScript((expected: number) => {
-          const store = window as unknown as { benchMarksAt?: number };
-          new MutationObserver((_records, observer) => {
-            if (document.querySelectorAll('reseed-lens-mark').length < expected) return;
-            store.benchMarksAt = performance.timeOrigin + performance.now();
-            observer.disconnect();
-          }).observe(document, { childList: true, subtree: true });
-        }, CAN);
-      }
-      const start = `/start-${views++}`;
-      await tab.goto(`http://${HOST}${start}`);
-      const tabId = await b.tabIdOf(`${HOST}${start}`);
-      // The poll starts before the navigation and runs in the extension, stamping each answer on arrival.
-      await b.evaluateInExtension(
-        (api, { id, expected }) => {
-          const store = globalThis as unknown as { benchBadge?: Promise<{ badgeAt: number; listAt: number; listed: number }>; benchViewAt?: number; benchListener?: (message: unknown) => undefined };
-          store.benchViewAt = undefined;
-          if (store.benchListener) api.runtime.onMessage.removeListener(store.benchListener);
-          // When the background has the page's reading: its first view of the tab with rows.
-          store.benchListener = (message: unknown) => {
-            const changed = message as { type?: string; view?: { tabId: number; rows?: unknown[] } };
-            if (changed?.type === 'view:changed' && changed.view?.tabId === id && changed.view.rows?.length && store.benchViewAt === undefined) store.benchViewAt = performance.timeOrigin + performance.now();
-            return undefined;
-          };
-          api.runtime.onMessage.addListener(store.benchListener);
-          // As the badge shows the count, the popup's question, asked from here at once (no round trip to Node between).
-          store.benchBadge = (async () => {
-            const deadline = Date.now() + 30_000;
-            while (Date.now() < deadline) {
-              if ((await api.action.getBadgeText({ tabId: id })) !== expected) continue;
-              const badgeAt = performance.timeOrigin + performance.now();
-              const answer = (await api.runtime.sendMessage({ type: 'index:page', tabId: id })) as IndexPageAnswer;
-              return { badgeAt, listAt: performance.timeOrigin + performance.now(), listed: answer.state === 'answered' ? answer.canCrossSeed.length : -1 };
-            }
-            return { badgeAt: Number.NaN, listAt: Number.NaN, listed: -1 };
-          })();
-        },
-        { id: tabId, expected: String(CAN) },
-      );
-      await tab.goto(url);
-      const { badgeAt, listAt, listed } = await b.evaluateInExtension(() => (globalThis as unknown as { benchBadge: Promise<{ badgeAt: number; listAt: number; listed: number }> }).benchBadge);
-      const viewAt = await b.evaluateInExtension(() => (globalThis as unknown as { benchViewAt?: number }).benchViewAt ?? Number.NaN);
-      const readAt = await tab.evaluate(() => {
-        const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-        return performance.timeOrigin + navigation.domContentLoadedEventStart;
-      });
-      let marksAt = Number.NaN;
-      if (marks) {
-        for (let tries = 0; ; tries++) {
-          marksAt = await tab.evaluate(() => (window as unknown as { benchMarksAt?: number }).benchMarksAt ?? Number.NaN);
-          if (Number.isFinite(marksAt)) break;
-          if (tries > 300) throw new Error(`the page never held its ${CAN} marks`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      }
-      // The page's own lookup of its hashes ends before the tab closes (the first view's fills the cache).
-      for (let tries = 0; ; tries++) {
-        const seen = await b.evaluateInExtension((api, id) => api.runtime.sendMessage({ type: 'view:get', tabId: id }) as Promise<{ status: string }>, tabId);
-        if (seen.status === 'done') break;
-        if (tries > 300) throw new Error(`the page's lookup did not end: ${seen.status}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await tab.close();
-      return { toBadgeMs: badgeAt - readAt, toListMs: listAt - readAt, toViewMs: viewAt - readAt, listed, toMarksMs: marksAt - readAt };
-    };
+    const view = (marks = false): Promise<Sample> =>
+      timedListPageView(b, { host: HOST, path: '/torrents.php', startPath: `/start-${views++}`, expected: CAN, marks });
 
     // The first view asks the service about the page's hashes (cold); the rest find them cached.
     await view();
@@ -246,4 +175,89 @@ export async function measureListPage(options: { extensionDir: string; log?: (li
     await world?.close();
     await daemon.stop();
   }
+}
+
+/**
+ * One view of a list page in a new tab: the tab opens `startPath` first (so it is found by its
+ * address), an extension page starts polling the badge, `beforeNavigate` runs (e.g. stops the
+ * service worker), then the tab goes to the list. Times from the list's DOMContentLoaded to the
+ * badge showing `expected`, to the popup's `index:page` answer, and (marks on) to the page holding
+ * `expected` row marks.
+ */
+export async function timedListPageView(
+  b: HarnessBrowser,
+  plan: { host: string; path: string; startPath: string; expected: number; marks?: boolean; beforeNavigate?: () => Promise<void> },
+): Promise<Sample> {
+  const { host, expected, marks = false } = plan;
+  const url = `http://${host}${plan.path}`;
+  const tab = await b.newPage();
+  if (marks) {
+    // The page's own observer, from its first script on: it stamps the moment the last mark lands.
+    const raw = (tab as unknown as { raw?: { addInitScript(script: (expected: number) => void, arg: number): Promise<void> } }).raw;
+    if (!raw?.addInitScript) throw new Error('the marks figure needs the Chromium harness page');
+    await raw.addInitScript((expected: number) => {
+      const store = window as unknown as { benchMarksAt?: number };
+      new MutationObserver((_records, observer) => {
+        if (document.querySelectorAll('reseed-lens-mark').length < expected) return;
+        store.benchMarksAt = performance.timeOrigin + performance.now();
+        observer.disconnect();
+      }).observe(document, { childList: true, subtree: true });
+    }, expected);
+  }
+  const start = plan.startPath;
+  await tab.goto(`http://${host}${start}`);
+  const tabId = await b.tabIdOf(`${host}${start}`);
+  // The poll starts before the navigation and runs in the extension, stamping each answer on arrival.
+  await b.evaluateInExtension(
+    (api, { id, expected }) => {
+      const store = globalThis as unknown as { benchBadge?: Promise<{ badgeAt: number; listAt: number; listed: number }>; benchViewAt?: number; benchListener?: (message: unknown) => undefined };
+      store.benchViewAt = undefined;
+      if (store.benchListener) api.runtime.onMessage.removeListener(store.benchListener);
+      // When the background has the page's reading: its first view of the tab with rows.
+      store.benchListener = (message: unknown) => {
+        const changed = message as { type?: string; view?: { tabId: number; rows?: unknown[] } };
+        if (changed?.type === 'view:changed' && changed.view?.tabId === id && changed.view.rows?.length && store.benchViewAt === undefined) store.benchViewAt = performance.timeOrigin + performance.now();
+        return undefined;
+      };
+      api.runtime.onMessage.addListener(store.benchListener);
+      // As the badge shows the count, the popup's question, asked from here at once (no round trip to Node between).
+      store.benchBadge = (async () => {
+        const deadline = Date.now() + 30_000;
+        while (Date.now() < deadline) {
+          if ((await api.action.getBadgeText({ tabId: id })) !== expected) continue;
+          const badgeAt = performance.timeOrigin + performance.now();
+          const answer = (await api.runtime.sendMessage({ type: 'index:page', tabId: id })) as IndexPageAnswer;
+          return { badgeAt, listAt: performance.timeOrigin + performance.now(), listed: answer.state === 'answered' ? answer.canCrossSeed.length : -1 };
+        }
+        return { badgeAt: Number.NaN, listAt: Number.NaN, listed: -1 };
+      })();
+    },
+    { id: tabId, expected: String(expected) },
+  );
+  await plan.beforeNavigate?.();
+  await tab.goto(url);
+  const { badgeAt, listAt, listed } = await b.evaluateInExtension(() => (globalThis as unknown as { benchBadge: Promise<{ badgeAt: number; listAt: number; listed: number }> }).benchBadge);
+  const viewAt = await b.evaluateInExtension(() => (globalThis as unknown as { benchViewAt?: number }).benchViewAt ?? Number.NaN);
+  const readAt = await tab.evaluate(() => {
+    const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    return performance.timeOrigin + navigation.domContentLoadedEventStart;
+  });
+  let marksAt = Number.NaN;
+  if (marks) {
+    for (let tries = 0; ; tries++) {
+      marksAt = await tab.evaluate(() => (window as unknown as { benchMarksAt?: number }).benchMarksAt ?? Number.NaN);
+      if (Number.isFinite(marksAt)) break;
+      if (tries > 300) throw new Error(`the page never held its ${expected} marks`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  // The page's own lookup of its hashes ends before the tab closes (the first view's fills the cache).
+  for (let tries = 0; ; tries++) {
+    const seen = await b.evaluateInExtension((api, id) => api.runtime.sendMessage({ type: 'view:get', tabId: id }) as Promise<{ status: string }>, tabId);
+    if (seen.status === 'done') break;
+    if (tries > 300) throw new Error(`the page's lookup did not end: ${seen.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await tab.close();
+  return { toBadgeMs: badgeAt - readAt, toListMs: listAt - readAt, toViewMs: viewAt - readAt, listed, toMarksMs: marksAt - readAt };
 }

@@ -58,7 +58,7 @@ export interface ViewSample {
 }
 
 /** The service worker's JS heap through a browser-level CDP session (the worker has no page). */
-class WorkerHeap {
+export class WorkerHeap {
   private nextId = 0;
   private readonly waiting = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
 

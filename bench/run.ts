@@ -3,7 +3,8 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, crossseed, job, pieces
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, indexbrowser, indexfull, crossseed, job, pieces
+ *                                             (indexfull, the 100,000-torrent first sync in Chromium, runs only when named)
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
  * Exits 1 when a figure is over its budget or a benchmark could not measure (it says why).
@@ -21,6 +22,7 @@ import { formatMarkdown, formatTable, mergeResults, overBudget, type BenchOutcom
 import { measureCrossSeedClicks } from './crossseed-browser';
 import { FLOOD_SCENARIOS, type NodeBenchOutput } from './lookup-node';
 import { measureListPage } from './list-page-browser';
+import { INDEX_BROWSER_PLANS, INDEX_FULL_PLANS, measureIndexInBrowser } from './index-browser';
 import { BENCHES, NEEDS_BUILD, parseArgs, type BenchName, type Options } from './command-line';
 import { measurePageViews } from './page-views';
 import { measureSlowPictures } from './slow-pictures';
@@ -248,6 +250,13 @@ async function main(): Promise<number> {
           failures.push(`index: the list page in Chromium could not be measured: ${error instanceof Error ? error.message : String(error)}`);
         }
       } else if (!builds) failures.push('index: the list page in Chromium not measured, there is no build');
+    }
+    for (const [name, plans] of [['indexbrowser', INDEX_BROWSER_PLANS], ['indexfull', INDEX_FULL_PLANS]] as const) {
+      if (!wants(name)) continue;
+      if (builds) {
+        log(`${name}: the built extension's index of a loopback qBittorrent WebUI (recorded entries multiplied) in Chromium, first sync paced…`);
+        await record(name, () => measureIndexInBrowser({ extensionDir: builds!.dirs['chrome-mv3'], plans, log }));
+      } else failures.push(`${name}: not measured, there is no build`);
     }
     if (wants('crossseed')) {
       // The click in a real browser, for every client build, joins the Node figures (it needs the build).

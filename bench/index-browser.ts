@@ -1,0 +1,235 @@
+/**
+ * The client index as users get it (issue 27): the BUILT Chrome extension in Chromium, its index
+ * of a qBittorrent WebUI holding 1,000 / 10,000 / 100,000 torrents whose entries are real recorded
+ * ones multiplied (test/clients/mass-qbittorrent.ts, 4.5.2 and 5.3 shapes), the reference service
+ * as 2025.iyuu.cn behind the e2e router at its default rate limit. Per size, a profile of its own:
+ *
+ *  - the first sync, started as the options page's switch starts it (`clientIndexEnabled`), as the
+ *    background paces it (2 s between batches of 200): wall time until `index:status` says the sync
+ *    is done, and the lookups it sent (budget ≤ 1 per 200 torrents); the placing run the background
+ *    starts after it is reported apart;
+ *  - IndexedDB bytes a torrent: navigator.storage.estimate()'s usage from an extension page before
+ *    the sync and after it (and after placing), divided by the torrents (budget ≤ 1 KB);
+ *  - the service worker's JS heap after GC (CDP on the worker's target), index loaded;
+ *  - after a worker stop (CDP ServiceWorker.stopWorker, just before the tab navigates): a 100-row
+ *    OurBits list page (30 rows the client can cross-seed, 20 it holds), from its DOMContentLoaded to
+ *    the badge and to the popup's `index:page` answer (budget ≤ 100 ms, median of 3 restarts);
+ *  - the whole-index load: after a worker stop, an extension page's `index:status` (its counts are
+ *    the whole index's) from the send until the answer (budget ≤ 1 s, median of 3 restarts).
+ *
+ * The client's own answers are counted by the WebUI: list pages read, entries served, bytes.
+ */
+import type { Page as PlaywrightPage } from 'playwright-core';
+import type { IndexPageAnswer, IndexStatusView } from '../features/client-index/client-index.messages';
+import { startMassQbittorrent, type MassShape } from '../test/clients/mass-qbittorrent';
+import { launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';
+import { watchExtensionWorker } from '../test/e2e/support/service-worker';
+import { madeUpHash, referenceDataWith, type TorrentGroup } from '../test/e2e/support/tracker-pages';
+import { SERVICE_BASE_URL, SERVICE_HOST, startWorld, type World } from '../test/e2e/world';
+import { nexusListPage } from '../test/fixtures/pages/generate';
+import { DEMO_TOKEN } from '../test/service/server';
+import { median, type BenchOutcome, type Figure } from './figures';
+import { timedListPageView } from './list-page-browser';
+import { WorkerHeap } from './page-views';
+
+export interface IndexBrowserPlan {
+  torrents: number;
+  shape: MassShape;
+}
+
+/** `npm run bench` (the `indexbrowser` name): both shapes, sizes whose paced first sync takes minutes at most. */
+export const INDEX_BROWSER_PLANS: readonly IndexBrowserPlan[] = [
+  { torrents: 1_000, shape: '4.5.2' },
+  { torrents: 10_000, shape: '5.3.0' },
+];
+/** `--only indexfull`: 500 lookups at the sync's 2 s pace, about 17 minutes. */
+export const INDEX_FULL_PLANS: readonly IndexBrowserPlan[] = [{ torrents: 100_000, shape: '4.5.2' }];
+
+const HOST = 'ourbits.club';
+const SID = 9;
+const LOOKUP_PATH = '/reseed/index/index';
+/** List rows whose torrent's data the client holds from HDSky (the badge's count). */
+const CAN = 30;
+/** List rows that are the client's own torrents. */
+const IN_CLIENT = 20;
+/** Client torrents with copies on another site: one in ten. */
+const WITH_COPIES = 0.1;
+const RESTARTS = 3;
+const PAUSE_MS = 2000;
+
+interface PlanResult {
+  figures: Figure[];
+  report: string[];
+  problems: string[];
+  details: Record<string, unknown>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (value: number, places = 1) => Math.round(value * 10 ** places) / 10 ** places;
+
+/** Client copies that are complete (the WebUI makes one in fifty a half-done download). */
+function completeCopy(index: number): boolean {
+  return index % 50 !== 49;
+}
+
+async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (line: string) => void): Promise<PlanResult> {
+  const { torrents, shape } = plan;
+  const id = (name: string) => `index.browser.${torrents}.${name}`;
+  const bench = torrents >= 100_000 ? 'indexfull' : 'indexbrowser';
+  const problems: string[] = [];
+  const report: string[] = [];
+  const mass = await startMassQbittorrent({ shape, torrents, seed: `bench ${torrents}` });
+  let world: World | undefined;
+  let browser: HarnessBrowser | undefined;
+  try {
+    // The list page's rows: 30 copies of complete client torrents, 20 client torrents themselves, 50 unknown.
+    const list = nexusListPage({ rows: 100, seed: 2027 });
+    const complete = Array.from({ length: torrents }, (_, index) => index).filter(completeCopy);
+    const groups: TorrentGroup[] = [];
+    let row = 0;
+    for (const [at, index] of complete.entries()) {
+      if (at >= torrents * WITH_COPIES) break;
+      const hash = mass.hashOf(index);
+      const listRow = row < CAN + IN_CLIENT ? list.rows[row++] : undefined;
+      const rowHash = listRow ? (listRow.hash ?? madeUpHash(`index bench ${torrents} ${listRow.id}`)) : undefined;
+      if (listRow && row <= CAN) {
+        groups.push({ title: `index bench ${index}`, members: [{ site: 'hdsky', torrent_id: 100_000 + index, info_hash: hash }, { site: 'ourbits', torrent_id: Number(listRow.id), info_hash: rowHash! }] });
+      } else if (listRow) {
+        groups.push({ title: `index bench ${index}`, members: [{ site: 'ourbits', torrent_id: Number(listRow.id), info_hash: hash }, { site: 'hdsky', torrent_id: 100_000 + index, info_hash: madeUpHash(`index bench hdsky ${index}`) }] });
+      } else {
+        groups.push({ title: `index bench ${index}`, members: [{ site: 'hdsky', torrent_id: 100_000 + index, info_hash: hash }, { site: 'pthome', torrent_id: 500_000 + index, info_hash: madeUpHash(`index bench pthome ${index}`) }] });
+      }
+    }
+    world = await startWorld({ service: { data: referenceDataWith(groups) } });
+    const starts = Object.fromEntries(Array.from({ length: RESTARTS + 1 }, (_, index) => [`/start-${index}`, `<p>view ${index}</p>`]));
+    world.router.setHost(HOST, { '/torrents.php': list.html, ...starts });
+    browser = await launchBrowser('chromium', { proxyPort: world.router.port, extensionDir });
+    const b = browser;
+    const send = <T>(message: Record<string, unknown>) => b.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, message);
+    const status = () => send<IndexStatusView>({ type: 'index:status' });
+    const usage = () => b.evaluateInExtension(async () => (await navigator.storage.estimate()).usage ?? 0);
+    const lookups = () => world!.service.requests.filter((request) => request.path === LOOKUP_PATH).length;
+
+    await send({ type: 'settings:save', update: { baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, askedForSites: true, privacyNoticeSeen: true, siteOverrides: { [String(SID)]: { scheme: 'http' } } } });
+    const saved = await send<{ problem?: unknown }>({ type: 'clients:save', client: mass.config });
+    if (saved.problem) throw new Error(`the mass WebUI not saved: ${JSON.stringify(saved.problem)}`);
+    const usedBefore = await usage();
+    const lookupsBefore = lookups();
+    const readsBefore = mass.listReads().length;
+
+    // The first sync, as the options page's switch starts it.
+    const started = Date.now();
+    await send({ type: 'settings:save', update: { clientIndexEnabled: true } });
+    const deadline = started + ((torrents / 200) * (PAUSE_MS + 1500) + 180_000);
+    let last: IndexStatusView | undefined;
+    let phases = '';
+    for (;;) {
+      last = await status();
+      const running = last.running;
+      if (running && !phases.endsWith(running.phase)) phases += `${phases ? ' → ' : ''}${running.phase}`;
+      if (!running && last.lastSync) break;
+      if (Date.now() > deadline) throw new Error(`the first sync of ${torrents} did not end in time: ${JSON.stringify(last).slice(0, 400)}`);
+      await sleep(250);
+    }
+    const syncMs = Date.now() - started;
+    const sync = last.lastSync!;
+    const syncLookups = lookups() - lookupsBefore;
+    const served = mass.listReads().slice(readsBefore);
+    report.push(
+      `index in Chromium, ${torrents.toLocaleString('en')} torrents (qBittorrent ${shape} shape, ${round(served.reduce((sum, read) => sum + read.bytes, 0) / 1e6)} MB of torrents/info read in ${served.length} list request(s)): first sync ${sync.outcome} in ${round(syncMs / 1000)} s (${phases}), ${syncLookups} lookups, ${sync.torrents} torrents, asked ${sync.asked}`,
+    );
+    log(report.at(-1)!);
+    if (sync.outcome !== 'done') {
+      problems.push(`index.browser.${torrents}: the first sync ${sync.outcome}: ${JSON.stringify(sync).slice(0, 400)}`);
+      return { figures: [], report, problems, details: { sync, syncMs, lookups: syncLookups, listReads: served.map(({ params, status: code, entries, bytes }) => ({ params, status: code, entries, bytes })) } };
+    }
+    // The placing run the background starts after a sync, when some torrents' own page is unknown.
+    for (let tries = 0; ; tries++) {
+      last = await status();
+      if (!last.running && (!last.counts?.toPlace || last.lastPlacing)) break;
+      if (tries > 2400) throw new Error(`the placing run did not end: ${JSON.stringify(last.running)}`);
+      await sleep(250);
+    }
+    const placingLookups = lookups() - lookupsBefore - syncLookups;
+    const usedAfter = await usage();
+    const bytesPerTorrent = (usedAfter - usedBefore) / torrents;
+
+    const extensionPage = await b.openExtensionPage('manifest.json');
+    const raw = extensionPage.raw as PlaywrightPage;
+    const heap = await WorkerHeap.attach(raw, b.extensionOrigin);
+    const heapBytes = await heap.usedAfterGc();
+    await heap.close();
+    const worker = await watchExtensionWorker(raw, b.extensionOrigin);
+
+    // The list page once with the worker running (its own lookup fills the answer cache), then after restarts.
+    const view = (index: number, restart: boolean) =>
+      timedListPageView(b, { host: HOST, path: '/torrents.php', startPath: `/start-${index}`, expected: CAN, beforeNavigate: restart ? () => worker.stop() : undefined });
+    await view(0, false);
+    const restarted = [];
+    for (let index = 1; index <= RESTARTS; index++) restarted.push(await view(index, true));
+    for (const sample of restarted) {
+      if (!Number.isFinite(sample.toBadgeMs)) problems.push(`index.browser.${torrents}: the badge never showed ${CAN} after a worker restart`);
+      if (sample.listed !== CAN) problems.push(`index.browser.${torrents}: the popup's list had ${sample.listed} rows to cross-seed, not ${CAN}`);
+    }
+    const pageAnswer = await b.evaluateInExtension(async (api) => {
+      const [tab] = await api.tabs.query({ url: '*://ourbits.club/torrents.php' });
+      return tab?.id === undefined ? undefined : ((await api.runtime.sendMessage({ type: 'index:page', tabId: tab.id })) as IndexPageAnswer);
+    });
+
+    // The whole index, loaded by a freshly started worker for the options page's status.
+    const loads: number[] = [];
+    let counted = 0;
+    for (let index = 0; index < RESTARTS; index++) {
+      await worker.stop();
+      const timed = await b.evaluateInExtension(async (api) => {
+        const start = performance.now();
+        const answer = (await api.runtime.sendMessage({ type: 'index:status' })) as IndexStatusView;
+        return { ms: performance.now() - start, torrents: answer.counts?.torrents ?? -1 };
+      });
+      loads.push(timed.ms);
+      counted = timed.torrents;
+    }
+    if (counted !== torrents) problems.push(`index.browser.${torrents}: index:status counted ${counted} torrents after a restart, not ${torrents}`);
+    await worker.close();
+
+    const inClientRows = pageAnswer?.state === 'answered' ? pageAnswer.inClient.length : -1;
+    report.push(
+      `  lookups while placing ${placingLookups}; storage usage ${round(usedBefore / 1e6, 2)} → ${round(usedAfter / 1e6, 2)} MB; worker heap after GC ${round(heapBytes / 1e6)} MB`,
+      `  after worker restarts: badge ${restarted.map((sample) => round(sample.toBadgeMs)).join(', ')} ms; popup list ${restarted.map((sample) => round(sample.toListMs)).join(', ')} ms (rows in the client: ${inClientRows}); index:status ${loads.map((ms) => round(ms)).join(', ')} ms`,
+    );
+    const figures: Figure[] = [
+      { id: id('sync'), bench, label: `${torrents.toLocaleString('en')} torrents (qBittorrent ${shape} WebUI, recorded entries), built extension in Chromium: first sync, paced as the background paces it`, value: round(syncMs / 1000), unit: 's' },
+      { id: id('lookups'), bench, label: '  … its lookups (≤ 1 per 200 torrents)', value: syncLookups, unit: 'requests', budget: { op: '<=', limit: Math.ceil(torrents / 200) } },
+      { id: id('bytes-per-torrent'), bench, label: '  … IndexedDB bytes a torrent (storage.estimate() usage after ÷ torrents)', value: Math.round(bytesPerTorrent), unit: 'bytes', budget: { op: '<=', limit: 1024 } },
+      { id: id('heap'), bench, label: '  … service worker JS heap after GC, index loaded', value: round(heapBytes / 1e6), unit: 'MB' },
+      { id: id('badge-after-restart'), bench, label: `  … worker stopped, ${100}-row list page: DOMContentLoaded → badge (median of ${RESTARTS})`, value: round(median(restarted.map((sample) => sample.toBadgeMs))), unit: 'ms', budget: { op: '<=', limit: 100 } },
+      { id: id('list-after-restart'), bench, label: '  … → the popup’s index:page answered (median)', value: round(median(restarted.map((sample) => sample.toListMs))), unit: 'ms', budget: { op: '<=', limit: 100 } },
+      { id: id('whole-index-load'), bench, label: `  … worker stopped: index:status (the whole index's counts) from an extension page (median of ${RESTARTS})`, value: round(median(loads)), unit: 'ms', budget: { op: '<=', limit: 1000 } },
+    ];
+    return {
+      figures,
+      report,
+      problems,
+      details: { torrents, shape, syncMs, phases, sync, syncLookups, placingLookups, usedBefore, usedAfter, heapBytes, restarted, loads, listReads: served.length, listBytes: served.reduce((sum, read) => sum + read.bytes, 0) },
+    };
+  } finally {
+    await browser?.close();
+    await world?.close();
+    await mass.close();
+  }
+}
+
+export async function measureIndexInBrowser(options: { extensionDir: string; plans: readonly IndexBrowserPlan[]; log?: (line: string) => void }): Promise<BenchOutcome> {
+  const log = options.log ?? (() => undefined);
+  const outcome: Required<BenchOutcome> = { figures: [], report: [], problems: [], details: {} };
+  for (const plan of options.plans) {
+    log(`  ${plan.torrents.toLocaleString('en')} torrents, qBittorrent ${plan.shape} shape…`);
+    const result = await measurePlan(plan, options.extensionDir, log);
+    outcome.figures.push(...result.figures);
+    outcome.report.push(...result.report);
+    outcome.problems.push(...result.problems);
+    (outcome.details as Record<string, unknown>)[String(plan.torrents)] = result.details;
+    log(result.report.join('\n'));
+  }
+  return outcome;
+}
