@@ -352,12 +352,21 @@ async function untilSettled(client: TorrentClient, hash: string): Promise<void> 
   }
 }
 
-/** The torrent as the client reports it once its state shows the start (its status lags by a refresh), within STALE_STATE_MS. */
-async function untilStarted(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+/**
+ * The torrent as the client reports it once its state shows what was asked (its status lags by a
+ * refresh), or as it is STALE_STATE_MS after asking. `askAgain` runs once, halfway, if it does not
+ * show yet. `undefined` when the torrent is gone.
+ */
+async function untilShown(client: TorrentClient, hash: string, shown: (state: TorrentState) => boolean, askAgain?: () => Promise<void>): Promise<ClientTorrent | undefined> {
   const asked = Date.now();
+  let again = askAgain;
   for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
     const torrent = (await client.lookup([hash])).get(hash);
-    if (!torrent || torrent.state !== 'paused' || Date.now() - asked >= STALE_STATE_MS) return torrent;
+    if (!torrent || shown(torrent.state) || Date.now() - asked >= STALE_STATE_MS) return torrent;
+    if (again && Date.now() - asked >= STALE_STATE_MS / 2) {
+      await again();
+      again = undefined;
+    }
     await delay(wait);
   }
 }
@@ -395,15 +404,21 @@ async function startIfComplete(client: TorrentClient, hash: string, size: number
   const { torrent, finished } = outcome;
   if (finished && torrent.progress === 1) {
     await client.start(hash);
-    const started = (await untilStarted(client, hash)) ?? torrent;
+    const started = (await untilShown(client, hash, (state) => state !== 'paused')) ?? torrent;
     return { kind: 'added', hash, savePath: started.savePath, client: client.kind, checked: true, state: started.state, progress: started.progress };
   }
   return leftStopped(client, hash, torrent, finished);
 }
 
-/** Never running with data missing: stopped (qBittorrent and Deluge resume a torrent for its recheck and stop it after) and tagged. */
+/**
+ * Never running with data missing: stopped and tagged. qBittorrent and Deluge resume a torrent for
+ * its recheck and stop it after; Deluge 2.2 shows it "Downloading" for a moment between the two, and
+ * its pause is a no-op while its cached status still says paused. So the stop is asked for whatever
+ * the state read, and the result waits until the client shows the torrent stopped (asking once more).
+ */
 async function leftStopped(client: TorrentClient, hash: string, torrent: ClientTorrent, checkFinished: boolean): Promise<CrossSeedResult> {
   if (torrent.state !== 'paused') await client.stop(hash);
+  await untilShown(client, hash, (state) => state === 'paused', () => client.stop(hash));
   const tagged = await client.addTags(hash, [INCOMPLETE_TAG]);
   return { kind: 'left-stopped', hash, savePath: torrent.savePath, client: client.kind, progress: torrent.progress, checkFinished, tagged };
 }
