@@ -31,6 +31,8 @@ const TORRENTS = 'torrents';
 const PACKS = 'packs';
 /** Records in one value of a pack: about 0.7 MB of JSON with 200-character names. */
 export const PACK_RECORDS = 2000;
+/** Records of a pack restored between two chances for a list page's answer to go first. */
+const PACK_YIELD_RECORDS = 250;
 
 /** Whether an IndexedDB (or storage) failure means "no room": quota or disk full. */
 export function isRoomError(error: unknown): boolean {
@@ -264,30 +266,45 @@ export class IndexStore {
       const packs = tx.objectStore(PACKS);
       packs.delete(slotRange(slot));
       packs.put(count, [slot, -1]);
+      // Which pack this is: a load reads it chunk by chunk, and must not mix two packs' chunks.
+      packs.put(`${Date.now()}:${Math.random()}`, [slot, -2]);
       chunks.forEach((chunk, n) => packs.put(chunk, [slot, n]));
     });
   }
 
   /**
-   * Every record of the slot from its pack, to `each`, with `between` awaited after each chunk;
-   * false (and nothing given to `each`, or what was given to be dropped) when there is no whole,
-   * readable pack: the caller then reads the records.
+   * Every record of the slot from its pack, to `each`, with `between` awaited every
+   * PACK_YIELD_RECORDS records; false (and nothing given to `each`, or what was given to be
+   * dropped) when there is no whole, readable pack: the caller then reads the records. One chunk a
+   * request: a single getAll of a 100,000-torrent pack hands the worker some 35 MB at once, and a
+   * list page's answer would wait behind that.
    */
   async readPack(slot: number, each: (value: unknown) => void, between?: () => Promise<void>): Promise<boolean> {
     const db = await this.open();
-    const values = await transact(db, [PACKS], 'readonly', (tx) => request(tx.objectStore(PACKS).getAll(slotRange(slot))));
-    const [count, ...chunks] = values;
-    if (typeof count !== 'number' || !chunks.every((chunk) => typeof chunk === 'string')) return false;
+    /** A value of the pack with the pack's stamp, read together. */
+    const get = (n: number) =>
+      transact(db, [PACKS], 'readonly', (tx) => {
+        const packs = tx.objectStore(PACKS);
+        return Promise.all([request(packs.get([slot, -2])), request(packs.get([slot, n]))]);
+      });
+    const [stamp, count] = (await get(-1)) as unknown[];
+    if (typeof count !== 'number') return false;
     let given = 0;
-    for (const chunk of chunks as string[]) {
+    for (let n = 0; given < count; n++) {
+      // Gone or written anew between two chunks (a write deleted the pack): the records are read instead.
+      const [chunkStamp, chunk] = (await get(n)) as unknown[];
+      if (chunkStamp !== stamp || typeof chunk !== 'string') return false;
       let records: unknown;
       try {
         records = JSON.parse(chunk);
       } catch {
         return false;
       }
-      if (!Array.isArray(records)) return false;
-      for (const value of records) each(value);
+      if (!Array.isArray(records) || records.length === 0) return false;
+      for (const [at, value] of records.entries()) {
+        each(value);
+        if (at % PACK_YIELD_RECORDS === PACK_YIELD_RECORDS - 1) await between?.();
+      }
       given += records.length;
       this.recordsRead += records.length;
       this.packRecordsRead += records.length;

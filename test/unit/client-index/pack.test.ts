@@ -109,4 +109,32 @@ describe('the pack of the index', () => {
       again.close(false);
     }
   });
+
+  it('is read a chunk at a time, and one written anew between two chunks is dropped, never mixed with the old', async () => {
+    await synced();
+    await packHolds(world, COUNT);
+    const store = world.indexes.store;
+    const whole: unknown[] = [];
+    expect(await store.readPack(0, (value) => whole.push(value))).toBe(true);
+    expect(whole).toHaveLength(COUNT);
+    // The same records in a new pack, written while the first chunk is being restored.
+    const chunks = [JSON.stringify(whole.slice(0, PACK_RECORDS)), JSON.stringify(whole.slice(PACK_RECORDS))];
+    let rewritten = false;
+    const given: unknown[] = [];
+    const read = await store.readPack(
+      0,
+      (value) => given.push(value),
+      async () => {
+        if (rewritten) return;
+        rewritten = true;
+        await store.writePack(0, chunks, COUNT);
+      },
+    );
+    expect(rewritten).toBe(true);
+    expect(read).toBe(false);
+    // The new pack, read alone, is whole.
+    const again: unknown[] = [];
+    expect(await store.readPack(0, (value) => again.push(value))).toBe(true);
+    expect(again).toEqual(whole);
+  });
 });
