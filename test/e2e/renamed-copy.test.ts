@@ -6,15 +6,22 @@
  * says "Added (renamed to match your files)" and lists each file old → new; the source keeps its
  * names. With "Cross-seed copies whose names differ" turned off in the options page, the same copy
  * is not added and the popup says why.
+ *
+ * The whole-client job (cross-seed.html, Chromium): "Find what I can cross-seed" counts the renamed
+ * copy with the exact one; "Start cross-seeding" adds both, the renamed one renamed in the client;
+ * the report lists it under "Added" as renamed, with each file old → new, and the other release
+ * under "Not the same files", its differences one per line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TorrentClient } from '../../utils/clients/client-types';
+import type { JobView } from '../../features/cross-seed-job/cross-seed-job.messages';
 import { startQbittorrent, type RunningDaemon } from '../clients/daemons';
 import { ownClient } from '../clients/own-client';
 import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { fillClientForm, openClientsOptions, pressSaveClient, removeAllClients } from './support/client-options';
-import { crossSeedUserSettings, OTHER_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { CANDIDATE_SITE, crossSeedUserSettings, OTHER_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
+import { openCrossSeedWithIndexOn, setUpCrossSeedUser, startCrossSeedBrowser, type CrossSeedBrowser } from './support/cross-seed-user';
 import { candidateRow, crossSeedOutcomeOf, settledView, type CrossSeedOutcome } from './support/popup';
 import { until } from './support/wait';
 
@@ -100,5 +107,65 @@ describe.each(BROWSER_KINDS)('%s: a renamed copy', (kind) => {
     expect(added).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
     expect(await reader.files(cs.renamed!.torrent.hash)).toEqual(sourceFiles);
     expect(await reader.files(main.source.hash)).toEqual(sourceFiles);
+  });
+});
+
+describe('chromium: "Cross-seed your client" with a renamed copy', () => {
+  let started: CrossSeedBrowser | undefined;
+  const SID = CANDIDATE_SITE.sid;
+  const row = `tr.job-site[data-sid="${SID}"]`;
+
+  beforeAll(async () => {
+    started = await startCrossSeedBrowser('chromium', 'en', { pairs: 1, renamedCopy: true }, () => startQbittorrent());
+    await setUpCrossSeedUser(started.browser, started.cross, { client: started.daemon });
+  }, 240_000);
+  afterAll(() => started?.close(), 60_000);
+
+  it('counts it, adds it renamed to the names on disk, and the report says so file by file', async () => {
+    const { cross, client, daemon, browser } = started!;
+    const renamed = cross.renamed!;
+    const main = cross.pairs[0]!;
+    const page = await openCrossSeedWithIndexOn(browser);
+    await page.click('#job-find');
+    await page.waitForSelector(`${row}[data-readiness=ready]`, { timeoutMs: 30_000 });
+    // The exact copy, the renamed one and the other release: all three are to be tried.
+    expect(await page.evaluate((css) => document.querySelector(`${css} td.count`)?.firstChild?.textContent?.trim(), row)).toBe('3');
+    await page.fill(`#seconds-${SID}`, '1');
+    await page.click('#page-title');
+    await page.waitForSelector(`#tick-${SID}:checked`, { timeoutMs: 30_000 });
+    await page.click('#job-start');
+    await page.waitForSelector('#job-progress[data-state=done]', { timeoutMs: 120_000 });
+    expect((await browser.evaluateInExtension((api) => api.runtime.sendMessage({ type: 'job:status' }) as Promise<JobView>)).state).toBe('done');
+
+    const sourceFiles = await client.files(main.source.hash);
+    expect(await untilSeeding(client, renamed.torrent.hash)).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
+    expect(await client.files(renamed.torrent.hash)).toEqual(sourceFiles);
+    expect(await client.files(main.source.hash)).toEqual(sourceFiles);
+    expect((await client.lookup([cross.differentFiles.torrent.hash])).size).toBe(0);
+
+    type Line = { id: number; words: string; details: (string | null)[] };
+    const report: Record<string, Line[]> = await page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll('#job-report .report-group')].map((group) => [
+          group.getAttribute('data-group'),
+          [...group.querySelectorAll(':scope > ul > li.outcome')].map((item) => ({
+            id: Number(/[?&]id=(\d+)/.exec(item.querySelector('a')?.getAttribute('href') ?? '')?.[1]),
+            words: item.querySelector('.outcome-words')?.textContent ?? '',
+            details: [...item.querySelectorAll('.outcome-details li')].map((line) => line.textContent),
+          })),
+        ]),
+      ),
+    );
+    expect(Object.keys(report).sort()).toEqual(['added', 'files-differ']);
+    const added = report.added!.sort((a, b) => a.id - b.id);
+    expect(added.map((outcome) => outcome.id)).toEqual([main.candidateId, renamed.id].sort((a, b) => a - b));
+    const renamedRow = added.find((outcome) => outcome.id === renamed.id)!;
+    expect(renamedRow.words).toMatch(/renamed to match your files/);
+    expect(renamedRow.details).toEqual(main.files.map((file) => `Renamed: ${renamed.name}/${file.path} → ${main.name}/${file.path}`));
+    // Not the same files: its differences one per line, about the torrent in the client (no page here).
+    const differs = report['files-differ']!;
+    expect(differs.map((outcome) => outcome.id)).toEqual([cross.differentFiles.id]);
+    expect(differs[0]!.details.length).toBeGreaterThan(1);
+    expect(differs[0]!.words).toMatch(/your torrent in qBittorrent/);
   });
 });
