@@ -4,7 +4,8 @@
  * the trixie root, WITH a token whose service names one of the copies by info-hash).
  *
  * The user's client seeds two sources from HDSky; OurBits (support/pieces-hash-world.ts: a test
- * tracker and the pieces-hash API on one host) holds a copy of each (same files, another info-hash).
+ * tracker and the pieces-hash API on one host) holds a copy of each (same bytes, another info-hash;
+ * one under another root folder name: a renamed copy only pieces hashes find, added renamed).
  * Everything is done as a person does it: sites picked, passkey typed, "Ask this site by pieces
  * hash" ticked and tested in the options page, the client set up through its form, the index turned
  * on and synced there; then the popup on a source's details page and on OurBits' list page, and
@@ -26,7 +27,7 @@ import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type 
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from './support/client-options';
 import { PAGE_SITE } from './support/cross-seed-world';
 import { uiText } from './support/messages';
-import { NO_API_SITE, PIECES_SITE, RATE_LIMIT_RETRY_AFTER, RATE_LIMITED_SITE, startPiecesHashWorld, WRONG_PASSKEY_SITE, type PiecesHashWorld } from './support/pieces-hash-world';
+import { NO_API_SITE, PIECES_SITE, RATE_LIMIT_RETRY_AFTER, RATE_LIMITED_SITE, RENAMED_PAIR, startPiecesHashWorld, WRONG_PASSKEY_SITE, type PiecesHashWorld } from './support/pieces-hash-world';
 import { configureThroughOptions, panelContent, tabView } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
@@ -334,6 +335,17 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
       Object.fromEntries([...document.querySelectorAll('#job-report .report-group')].map((group) => [group.getAttribute('data-group'), [...group.querySelectorAll('li.outcome a')].map((link) => link.getAttribute('href')).sort()])),
     );
     expect(report).toEqual({ added: pieces.pairs.map((pair) => pieces.tracker.detailsUrl(pair.copyId, 'http')).sort() });
+    // The renamed copy (found only by pieces hash) was renamed in the client to the folder on disk.
+    const renamed = pieces.pairs[RENAMED_PAIR]!;
+    const renamedRow = await page.evaluate((href) => {
+      const item = document.querySelector(`#job-report li.outcome:has(a[href="${href}"])`);
+      return { words: item?.querySelector('.outcome-words')?.textContent ?? '', details: [...(item?.querySelectorAll('.outcome-details li') ?? [])].map((line) => line.textContent) };
+    }, pieces.tracker.detailsUrl(renamed.copyId, 'http'));
+    expect(renamedRow).toEqual({
+      words: ` — ${text('crossSeedAddedRenamed', 'qBittorrent')}`,
+      details: renamed.files.map((file) => text('crossSeedRenamedFile', `${renamed.copyName}/${file.path}`, `${renamed.name}/${file.path}`)),
+    });
+    expect(await client.files(renamed.copy.hash)).toEqual(await client.files(renamed.source.hash));
     await readText('cross-seed.html after the job', page);
 
     // OurBits' log: each copy asked for once, served; nothing of HDSky (its torrents are the sources).

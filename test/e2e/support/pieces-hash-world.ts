@@ -47,8 +47,10 @@ export interface PiecesPair {
   /** On HDSky: the torrent the client seeds. */
   source: MadeTorrent;
   sourceId: number;
-  /** On the pieces site: same files, another info-hash. */
+  /** On the pieces site: same bytes, another info-hash (RENAMED_PAIR's under another root folder: a renamed copy, issue 25). */
   copy: MadeTorrent;
+  /** The copy's root folder where it differs from the source's. */
+  copyName?: string;
   copyId: number;
   /** SHA-1 of the raw `info.pieces` both share. */
   piecesHash: string;
@@ -87,6 +89,9 @@ function announceOn(site: SiteSpec): { announce: string; source: string } {
   return { announce: `http://127.0.0.1:9/${site.site}/announce.php?passkey=${randomBytes(16).toString('hex')}`, source: site.site.toUpperCase() };
 }
 
+/** The pair whose copy on the pieces site names its root folder otherwise: found only by pieces hash, added renamed. */
+export const RENAMED_PAIR = 1;
+
 export interface PiecesHashWorldOptions {
   /** Pairs whose copy the reference service names by info-hash (found by both sources with a token). */
   iyuuNames?: number[];
@@ -107,14 +112,15 @@ export async function startPiecesHashWorld(options: PiecesHashWorldOptions = {})
     const seed = `pieces-hash-pair-${index}`;
     const content = { savePath: '', name, files, single: false, seed };
     const source = makeTorrent(content, TRACKERS.alpha);
-    const copy = makeTorrent(content, announceOn(PIECES_SITE));
+    const copyName = index === RENAMED_PAIR ? name.replaceAll(' ', '.').replace(/[()[\]]/g, '') : undefined;
+    const copy = makeTorrent(content, { ...announceOn(PIECES_SITE), ...(copyName && { layout: { name: copyName, single: false, paths: files.map((file) => file.path) } }) });
     const piecesHash = piecesHashOf(copy.bytes);
     if (piecesHashOf(source.bytes) !== piecesHash || source.hash === copy.hash) throw new Error('a copy must share its source\'s pieces, not its info-hash');
     const sourceId = 1101 + index;
     page.list(sourceId, source, name);
     tracker.list(row.id, copy, name);
     api.list(piecesHash, row.id);
-    return { name, files, seed, source, sourceId, copy, copyId: row.id, piecesHash };
+    return { name, files, seed, source, sourceId, copy, copyId: row.id, piecesHash, ...(copyName && { copyName }) };
   });
 
   const failing = new Map<number, PiecesHashSite>([
