@@ -175,10 +175,8 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
       if (!Number.isFinite(sample.toBadgeMs)) problems.push(`index.browser.${torrents}: the badge never showed ${CAN} after a worker restart`);
       if (sample.listed !== CAN) problems.push(`index.browser.${torrents}: the popup's list had ${sample.listed} rows to cross-seed, not ${CAN}`);
     }
-    const pageAnswer = await b.evaluateInExtension(async (api) => {
-      const [tab] = await api.tabs.query({ url: '*://ourbits.club/torrents.php' });
-      return tab?.id === undefined ? undefined : ((await api.runtime.sendMessage({ type: 'index:page', tabId: tab.id })) as IndexPageAnswer);
-    });
+    const listTabId = await b.tabIdOf(`${HOST}/torrents.php`);
+    const pageAnswer = await b.evaluateInExtension((api, tabId) => api.runtime.sendMessage({ type: 'index:page', tabId }) as Promise<IndexPageAnswer>, listTabId);
 
     // The whole index, loaded by a freshly started worker for the options page's status.
     const loads: number[] = [];
@@ -195,16 +193,22 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
     }
     if (counted !== torrents) problems.push(`index.browser.${torrents}: index:status counted ${counted} torrents after a restart, not ${torrents}`);
     await worker.close();
+    // What stays on disk: IndexedDB's LevelDB keeps every write in its log until it compacts it (at
+    // 4 MB, or when the database is opened again), so right after a sync the log still holds each
+    // record as written at the listing, at its answer, and in the pack. After the restarts above the
+    // worker opened the database anew.
+    const usedAtRest = await usage();
 
     const inClientRows = pageAnswer?.state === 'answered' ? pageAnswer.inClient.length : -1;
     report.push(
-      `  lookups while placing ${placingLookups}; storage usage ${round(usedBefore / 1e6, 2)} → ${round(usedAfter / 1e6, 2)} MB; worker heap after GC ${round(heapBytes / 1e6)} MB`,
+      `  lookups while placing ${placingLookups}; storage usage ${round(usedBefore / 1e6, 2)} → ${round(usedAfter / 1e6, 2)} MB (${round(usedAtRest / 1e6, 2)} MB after the restarts); worker heap after GC ${round(heapBytes / 1e6)} MB`,
       `  after worker restarts: badge ${restarted.map((sample) => round(sample.toBadgeMs)).join(', ')} ms; popup list ${restarted.map((sample) => round(sample.toListMs)).join(', ')} ms (rows in the client: ${inClientRows}); index:status ${loads.map((ms) => round(ms)).join(', ')} ms`,
     );
     const figures: Figure[] = [
       { id: id('sync'), bench, label: `${torrents.toLocaleString('en')} torrents (qBittorrent ${shape} WebUI, recorded entries), built extension in Chromium: first sync, paced as the background paces it`, value: round(syncMs / 1000), unit: 's' },
       { id: id('lookups'), bench, label: '  … its lookups (≤ 1 per 200 torrents)', value: syncLookups, unit: 'requests', budget: { op: '<=', limit: Math.ceil(torrents / 200) } },
-      { id: id('bytes-per-torrent'), bench, label: '  … IndexedDB bytes a torrent (storage.estimate() usage after ÷ torrents)', value: Math.round(bytesPerTorrent), unit: 'bytes', budget: { op: '<=', limit: 1024 } },
+      { id: id('bytes-per-torrent-after-sync'), bench, label: '  … storage bytes a torrent right after the sync and placing (storage.estimate() usage grown ÷ torrents; LevelDB log not yet compacted)', value: Math.round(bytesPerTorrent), unit: 'bytes' },
+      { id: id('bytes-per-torrent'), bench, label: '  … IndexedDB bytes a torrent, at rest (the same after the worker opened the database again)', value: Math.round((usedAtRest - usedBefore) / torrents), unit: 'bytes', budget: { op: '<=', limit: 1024 } },
       { id: id('heap'), bench, label: '  … service worker JS heap after GC, index loaded', value: round(heapBytes / 1e6), unit: 'MB' },
       { id: id('badge-after-restart'), bench, label: `  … worker stopped, ${100}-row list page: DOMContentLoaded → badge (median of ${RESTARTS})`, value: round(median(restarted.map((sample) => sample.toBadgeMs))), unit: 'ms', budget: { op: '<=', limit: 100 } },
       { id: id('list-after-restart'), bench, label: '  … → the popup’s index:page answered (median)', value: round(median(restarted.map((sample) => sample.toListMs))), unit: 'ms', budget: { op: '<=', limit: 100 } },
@@ -214,7 +218,7 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
       figures,
       report,
       problems,
-      details: { torrents, shape, syncMs, phases, sync, syncLookups, placingLookups, usedBefore, usedAfter, heapBytes, restarted, loads, listReads: served.length, listBytes: served.reduce((sum, read) => sum + read.bytes, 0) },
+      details: { torrents, shape, syncMs, phases, sync, syncLookups, placingLookups, usedBefore, usedAfter, usedAtRest, heapBytes, restarted, loads, listReads: served.length, listBytes: served.reduce((sum, read) => sum + read.bytes, 0) },
     };
   } finally {
     await browser?.close();

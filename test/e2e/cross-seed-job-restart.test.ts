@@ -16,7 +16,7 @@
  * a second add of the same info-hash would have been refused or reported), and the report lists
  * them under "Added", the other release under "Not the same files".
  */
-import type { CDPSession, Page as PlaywrightPage } from 'playwright-core';
+import type { Page as PlaywrightPage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import type { StoredJob } from '../../features/cross-seed-job/cross-seed-job.storage';
@@ -25,6 +25,7 @@ import { untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { CANDIDATE_SITE, startCrossSeedWorld, type CrossSeedWorld } from './support/cross-seed-world';
 import { openCrossSeedWithIndexOn, setUpCrossSeedUser } from './support/cross-seed-user';
+import { watchExtensionWorker } from './support/service-worker';
 import { until } from './support/wait';
 import { ownClient } from '../clients/own-client';
 
@@ -221,40 +222,16 @@ describe('chromium: the service worker stopped in the middle of a job', () => {
 
   it('stopped between two downloads, the worker is woken by the job\'s alarm and the job ends with every torrent downloaded and added once', async () => {
     page = await startJob(world);
-    const raw = page.raw as PlaywrightPage;
     // DevTools' ServiceWorker domain, from an extension page (the worker's own storage partition).
-    const devtools: CDPSession = await raw.context().newCDPSession(raw);
-    const origin = world.browser.extensionOrigin;
-    const statuses: string[] = [];
-    let versionId: string | undefined;
-    devtools.on('ServiceWorker.workerVersionUpdated', (event) => {
-      for (const version of event.versions) {
-        if (!version.scriptURL.startsWith(origin)) continue;
-        versionId = version.versionId;
-        statuses.push(version.runningStatus);
-      }
-    });
-    await devtools.send('ServiceWorker.enable');
-    await until(async () => statuses.at(-1), (status) => status === 'running', 'the worker reported running');
-    const targets = async () => {
-      const browserSession = await raw.context().browser()!.newBrowserCDPSession();
-      try {
-        const { targetInfos } = await browserSession.send('Target.getTargets');
-        return targetInfos.filter((target) => target.type === 'service_worker' && target.url.startsWith(origin)).length;
-      } finally {
-        await browserSession.detach();
-      }
-    };
-    expect(await targets()).toBe(1);
+    const worker = await watchExtensionWorker(page.raw as PlaywrightPage, world.browser.extensionOrigin);
+    await worker.running();
+    expect(await worker.targets()).toBe(1);
 
     const { served } = await betweenDownloads(world);
-    const stoppedFrom = statuses.length;
     const stoppedAt = Date.now();
-    await devtools.send('ServiceWorker.stopWorker', { versionId: versionId! });
+    await worker.stop();
     // Really stopped: its version says so and its target is gone.
-    await until(async () => statuses.slice(stoppedFrom), (seen) => seen.includes('stopped'), 'the worker stopped', 30_000);
-    const afterStop = statuses.length;
-    expect(await targets()).toBe(0);
+    expect(await worker.targets()).toBe(0);
     // Stopped while it slept: nothing in flight, nothing more downloaded.
     const left = candidateSite(await storedJob(world.browser));
     expect(left?.inFlight).toBeUndefined();
@@ -263,13 +240,13 @@ describe('chromium: the service worker stopped in the middle of a job', () => {
 
     // Nothing is sent to the extension now: the job's alarm (every 30 s) starts the worker again,
     // and the job goes on from where it was to its end.
-    await until(async () => statuses.slice(afterStop), (seen) => seen.includes('running'), 'the worker started again by the alarm', 120_000, 250);
+    await worker.running(120_000, 250);
     console.log(`service worker stopped ${served} downloads in; running again after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
     const alarm = await world.browser.evaluateInExtension((api) => api.alarms.get('cross-seed-job'));
     expect(alarm?.periodInMinutes).toBe(0.5);
     await until(() => storedJob(world.browser), (job) => job?.state === 'done', 'the job done', 180_000, 250);
     expect(world.cross.candidate.downloads.length).toBe(world.candidateIds.length);
-    await devtools.detach();
+    await worker.close();
     await expectEveryTorrentOnce(world, page);
   }, 420_000);
 });

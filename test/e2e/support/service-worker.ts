@@ -11,8 +11,10 @@ export interface ExtensionWorker {
   readonly statuses: readonly string[];
   /** Stops the worker and waits until DevTools says it stopped. */
   stop(): Promise<void>;
-  /** Waits until the worker runs again (something woke it). */
-  running(timeoutMs?: number): Promise<void>;
+  /** Waits until the worker runs (since the last stop(): runs again, something woke it). */
+  running(timeoutMs?: number, intervalMs?: number): Promise<void>;
+  /** The worker's DevTools targets now: 1 while it runs, 0 once it is really gone. */
+  targets(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -28,9 +30,8 @@ export async function watchExtensionWorker(extensionPage: PlaywrightPage, extens
     }
   });
   await devtools.send('ServiceWorker.enable');
-  const runningFrom = async (from: number, timeoutMs: number) => {
-    await until(async () => statuses.slice(from), (seen) => seen.includes('running') || statuses.at(-1) === 'running', 'the service worker running', timeoutMs, 50);
-  };
+  /** Statuses from here on are what running() looks at: 0 at first, then where the last stop ended. */
+  let sinceStop = 0;
   return {
     statuses,
     async stop() {
@@ -38,8 +39,21 @@ export async function watchExtensionWorker(extensionPage: PlaywrightPage, extens
       const from = statuses.length;
       await devtools.send('ServiceWorker.stopWorker', { versionId: versionId! });
       await until(async () => statuses.slice(from), (seen) => seen.includes('stopped'), 'the service worker stopped', 30_000, 50);
+      sinceStop = statuses.length;
     },
-    running: (timeoutMs = 30_000) => runningFrom(0, timeoutMs),
+    async running(timeoutMs = 30_000, intervalMs = 50) {
+      const from = sinceStop;
+      await until(async () => statuses.slice(from), (seen) => seen.includes('running') || (from === 0 && statuses.at(-1) === 'running'), 'the service worker running', timeoutMs, intervalMs);
+    },
+    async targets() {
+      const browserSession = await extensionPage.context().browser()!.newBrowserCDPSession();
+      try {
+        const { targetInfos } = await browserSession.send('Target.getTargets');
+        return targetInfos.filter((target) => target.type === 'service_worker' && target.url.startsWith(extensionOrigin)).length;
+      } finally {
+        await browserSession.detach();
+      }
+    },
     close: () => devtools.detach().catch(() => undefined),
   };
 }
