@@ -14,6 +14,7 @@ import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { refocusAfterRemoval } from '../../../components/focus';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
 import { CrossSeedPageLink } from '../../cross-seed-job/ui/CrossSeedPageLink';
+import { CheckWithHint } from '../../../components/CheckWithHint';
 
 /** A problem in one sentence. */
 export function indexProblemText(problem: IndexProblem): string {
@@ -238,19 +239,7 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
         <CrossSeedPageLink />
       </div>
       <p class="hint">{t('indexIntro')}</p>
-      <label class="check">
-        <input
-          type="checkbox"
-          id="index-enabled"
-          checked={status.enabled}
-          aria-describedby="index-enabled-hint"
-          onChange={(event) => void toggle((event.currentTarget as HTMLInputElement).checked)}
-        />
-        {t('indexEnabledLabel')}
-      </label>
-      <p class="hint warn-text" id="index-enabled-hint">
-        {t('indexEnabledHint', serviceHost)}
-      </p>
+      <CheckWithHint id="index-enabled" checked={status.enabled} warn onChange={(checked) => void toggle(checked)} label={t('indexEnabledLabel')} hint={t('indexEnabledHint', serviceHost)} />
 
       {status.enabled && (
         <div class="index-state" id="index-state">

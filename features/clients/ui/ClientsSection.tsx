@@ -13,6 +13,7 @@ import { sendToBackground } from '../../send-to-background';
 import { clientInfoText, clientProblemText, clientSaidText } from './client-text';
 import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { originOf } from '../../../utils/url';
+import { CheckWithHint } from '../../../components/CheckWithHint';
 
 const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge'];
 
@@ -254,19 +255,13 @@ export function ClientsSection() {
           {t('clientPasswordHint')}
         </p>
 
-        <label class="check">
-          <input
-            type="checkbox"
-            id="client-skip-check"
-            checked={form.skipCheckWhenFilesMatch}
-            onChange={update('skipCheckWhenFilesMatch')}
-            aria-describedby="client-skip-check-hint"
-          />
-          {t('clientSkipCheckLabel')}
-        </label>
-        <p class="hint" id="client-skip-check-hint">
-          {t('clientSkipCheckHint')}
-        </p>
+        <CheckWithHint
+          id="client-skip-check"
+          checked={form.skipCheckWhenFilesMatch}
+          onChange={(checked) => setForm({ ...form, skipCheckWhenFilesMatch: checked })}
+          label={t('clientSkipCheckLabel')}
+          hint={t('clientSkipCheckHint')}
+        />
 
         <div class="buttons">
           <button type="submit" class="primary" id="save-client">
@@ -318,21 +313,13 @@ export function ClientsSection() {
       )}
 
       {renamedCopies !== undefined && (
-        <>
-          <label class="check">
-            <input
-              type="checkbox"
-              id="cross-seed-renamed-copies"
-              checked={renamedCopies}
-              onChange={(event) => void saveRenamedCopies((event.currentTarget as HTMLInputElement).checked)}
-              aria-describedby="cross-seed-renamed-copies-hint"
-            />
-            {t('settingRenamedCopies')}
-          </label>
-          <p class="hint" id="cross-seed-renamed-copies-hint">
-            {t('settingRenamedCopiesHint')}
-          </p>
-        </>
+        <CheckWithHint
+          id="cross-seed-renamed-copies"
+          checked={renamedCopies}
+          onChange={(checked) => void saveRenamedCopies(checked)}
+          label={t('settingRenamedCopies')}
+          hint={t('settingRenamedCopiesHint')}
+        />
       )}
     </section>
   );

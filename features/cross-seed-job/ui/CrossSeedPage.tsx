@@ -30,6 +30,7 @@ import type {
 import { applyJobChange } from '../job-change';
 import { GROUPS, formatBytes, groupOutcomes, onDiskText, outcomeLines, reportText, timeLeftText } from './job-text';
 import { FoundByTag } from '../../lookup/ui/FoundBy';
+import { CheckWithHint } from '../../../components/CheckWithHint';
 
 const TORRENTS_PAGE = 100;
 
@@ -806,34 +807,23 @@ function Switches() {
   return (
     <section class="card" id="job-switches" aria-labelledby="switches-heading" aria-busy={!switches}>
       <h2 id="switches-heading">{t('jobSwitchesHeading')}</h2>
-      <label class="check">
-        <input
-          type="checkbox"
-          id="notify-new-finds"
-          checked={shown.notifyNewFinds}
-          disabled={!switches}
-          aria-describedby="notify-new-finds-hint"
-          onChange={(event) => void save({ notifyNewFinds: (event.currentTarget as HTMLInputElement).checked })}
-        />
-        {t('jobNotifySwitch')}
-      </label>
-      <p class="hint" id="notify-new-finds-hint">
-        {t('jobNotifyHint')}
-      </p>
-      <label class="check">
-        <input
-          type="checkbox"
-          id="auto-start-new-finds"
-          checked={shown.autoStartNewFinds}
-          disabled={!switches}
-          aria-describedby="auto-start-new-finds-hint"
-          onChange={(event) => void save({ autoStartNewFinds: (event.currentTarget as HTMLInputElement).checked })}
-        />
-        {t('jobAutoSwitch')}
-      </label>
-      <p class="hint warn-text" id="auto-start-new-finds-hint">
-        {t('jobAutoHint')}
-      </p>
+      <CheckWithHint
+        id="notify-new-finds"
+        checked={shown.notifyNewFinds}
+        disabled={!switches}
+        onChange={(checked) => void save({ notifyNewFinds: checked })}
+        label={t('jobNotifySwitch')}
+        hint={t('jobNotifyHint')}
+      />
+      <CheckWithHint
+        id="auto-start-new-finds"
+        checked={shown.autoStartNewFinds}
+        disabled={!switches}
+        warn
+        onChange={(checked) => void save({ autoStartNewFinds: checked })}
+        label={t('jobAutoSwitch')}
+        hint={t('jobAutoHint')}
+      />
       <StatusLine status={said} />
     </section>
   );

@@ -6,6 +6,7 @@ import { sendToBackground } from '../../send-to-background';
 import { fieldLabel } from '../../../components/field-names';
 import { refocusAfterRemoval } from '../../../components/focus';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
+import { CheckWithHint } from '../../../components/CheckWithHint';
 
 interface SectionProps {
   view: SettingsView;
@@ -36,19 +37,7 @@ export function PanelSection({ view, onSaved }: SectionProps) {
   return (
     <section class="card" id="panel-section" aria-labelledby="panel-heading">
       <h2 id="panel-heading">{t('panelHeading')}</h2>
-      <label class="check">
-        <input
-          type="checkbox"
-          id="panel-enabled"
-          checked={panelEnabled}
-          aria-describedby="panel-enabled-hint"
-          onChange={(event) => void save({ panelEnabled: (event.currentTarget as HTMLInputElement).checked })}
-        />
-        {t('panelEnabledLabel')}
-      </label>
-      <p class="hint" id="panel-enabled-hint">
-        {t('panelEnabledHint')}
-      </p>
+      <CheckWithHint id="panel-enabled" checked={panelEnabled} onChange={(checked) => void save({ panelEnabled: checked })} label={t('panelEnabledLabel')} hint={t('panelEnabledHint')} />
       <h3 id="panel-hidden-heading" tabIndex={-1}>
         {t('panelHiddenOnHeading')}
       </h3>
