@@ -49,6 +49,7 @@ import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 import { toClientFailure } from '../../utils/clients/client-errors';
 import { decidedItem, decidedKey, JobStore, jobSwitchesItem, noticedFindsItem, type StoredJob, type StoredJobSite } from './cross-seed-job.storage';
 import { changeOf } from './job-change';
+import { nextTurn } from '../../utils/next-turn';
 
 /** The alarm that wakes the worker for a running job (a paced site's next download, a job a restart left running). */
 export const JOB_ALARM = 'cross-seed-job';
@@ -60,20 +61,19 @@ export const MAX_CHECKS_IN_FLIGHT = 8;
 const CHECK_WAIT_MS = 30_000;
 /** The preview looks at the clock after this many places… */
 const CHUNK = 256;
-/** …and gives the event loop a turn once this much time went by since the last (a browser clamps a chain of 0 ms timers to 4 ms: a turn per few places would cost more than the work). */
+/** …and gives the event loop a turn once this much time went by since the last (a turn per few places would cost more than the work). */
 const SLICE_MS = 8;
 
 /** How many of a job's other sources are looked up to tell a client that has not loaded its torrents. */
 const SOURCES_ASKED = 200;
 
-const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A turn of the event loop when SLICE_MS went by since the last one, else nothing (undefined: go on at once). */
 function slicer(): () => Promise<void> | undefined {
   let last = performance.now();
   return () => {
     if (performance.now() - last < SLICE_MS) return undefined;
-    return turn().then(() => {
+    return nextTurn().then(() => {
       last = performance.now();
     });
   };
