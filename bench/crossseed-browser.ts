@@ -31,7 +31,7 @@ import { settledView } from '../test/e2e/support/popup';
 import { until } from '../test/e2e/support/wait';
 import type { ClientKind, TorrentClient } from '../utils/clients/client-types';
 import { SITE_GAP_MS } from '../utils/cross-seed-engine/site-queue';
-import { median, type BenchOutcome, type Figure } from './figures';
+import { measuredOrNoted, median, type BenchOutcome, type Figure } from './figures';
 import { ownClient } from '../test/clients/own-client';
 
 /** Clicks per build, each on a different candidate. */
@@ -178,14 +178,8 @@ export async function measureCrossSeedClicks(options: { extensionDir: string; lo
     for (const build of builds) {
       const id = `crossseed.browser.${build.kind}-${build.release}`;
       log(`crossseed: ${build.label}, ${CLICKS} clicks in Chromium…`);
-      let measured: { label: string; clicks: Click[] };
-      try {
-        measured = await measureBuild(build, cs, options.extensionDir, log);
-      } catch (error) {
-        problems.push(`${build.label}: not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-        report.push(`  ${build.label}: not measured`);
-        continue;
-      }
+      const measured = await measuredOrNoted(build.label, () => measureBuild(build, cs, options.extensionDir, log), { problems, report });
+      if (!measured) continue;
       const { label, clicks } = measured;
       const times = clicks.map((click) => click.ms);
       for (const [index, click] of clicks.entries()) {

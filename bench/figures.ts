@@ -186,3 +186,17 @@ export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
+
+/**
+ * One client build's measurement, or — when it cannot start or measure — a failed check naming it
+ * and a line in the report (undefined): the other builds are still measured.
+ */
+export async function measuredOrNoted<T>(buildLabel: string, measure: () => Promise<T>, outcome: { problems: string[]; report: string[] }): Promise<T | undefined> {
+  try {
+    return await measure();
+  } catch (error) {
+    outcome.problems.push(`${buildLabel}: not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    outcome.report.push(`  ${buildLabel}: not measured`);
+    return undefined;
+  }
+}

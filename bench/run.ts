@@ -3,7 +3,7 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, indexbrowser, indexfull, crossseed, job, pieces
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, indexbrowser, indexfull, crossseed, job, pieces, rename
  *                                             (indexfull, the 100,000-torrent first sync in Chromium, runs only when named)
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
@@ -183,17 +183,22 @@ async function main(): Promise<number> {
   }
 
   if (wants('job')) {
-    log('job: "Cross-seed your client": the job\'s per-torrent overhead at pace 0 (real qBittorrent, test trackers), the preview of a 100,000-torrent index, the job state at 1,000 and 10,000 (Node)…');
+    log('job: "Cross-seed your client": the job\'s per-torrent overhead at pace 0 (real qBittorrent, test trackers; then every candidate a renamed copy), the preview of a 100,000-torrent index, the job state at 1,000 and 10,000 (Node)…');
     await record('job', async () => {
       const parts: NodeBenchOutput[] = [];
-      for (const mode of ['overhead', 'preview', 'state']) parts.push(await nodeBench([mode], 'bench/crossseed-job-node.ts'));
+      for (const mode of ['overhead', 'overhead-renamed', 'preview', 'state']) parts.push(await nodeBench([mode], 'bench/crossseed-job-node.ts'));
       return {
         figures: parts.flatMap((part) => part.figures),
         report: parts.flatMap((part) => part.report ?? []),
         problems: parts.flatMap((part) => part.problems ?? []),
-        details: { overhead: parts[0]!.details, preview: parts[1]!.details, state: parts[2]!.details },
+        details: { overhead: parts[0]!.details, overheadRenamed: parts[1]!.details, preview: parts[2]!.details, state: parts[3]!.details },
       };
     });
+  }
+
+  if (wants('rename')) {
+    log('rename: a renamed copy\'s rename step on every client build (real daemons, Node)…');
+    await record('rename', async () => nodeBench([], 'bench/rename-node.ts'));
   }
 
   if (wants('pieces')) {

@@ -312,7 +312,7 @@ export const CHECK_WAIT = { baseMs: 60_000, bytesPerMs: 20_000 } as const;
 export const STALE_STATE_MS = 5_000;
 
 /** States in which the client is still at the check (or waiting to start it). */
-const CHECKING: ReadonlySet<TorrentState> = new Set(['checking', 'queued', 'moving']);
+export const CHECKING: ReadonlySet<TorrentState> = new Set(['checking', 'queued', 'moving']);
 
 interface CheckOutcome {
   torrent: ClientTorrent;

@@ -286,7 +286,7 @@ export interface CrossSeedPair {
   /** On the page's site: the torrent already in the client. */
   source: MadeTorrent;
   sourceId: number;
-  /** On the candidate's site: same files, another info-hash. */
+  /** On the candidate's site: same files (with `renamedPairs`, under another root folder), another info-hash. */
   candidate: MadeTorrent;
   candidateId: number;
   /** What crossSeed() takes for it. */
@@ -336,6 +336,13 @@ function asContent(spec: { name: string; files: ContentFile[]; seed: string }, s
   return { savePath, name: spec.name, files: spec.files, single: false, seed: spec.seed };
 }
 
+/** Pair `index`'s bytes on the candidate's tracker under another root folder name (a renamed copy, issue 25). */
+function renamedCandidate(index: number): { name: string; torrent: MadeTorrent } {
+  const spec = pairContent(index);
+  const name = spec.name.replaceAll(' ', '.').replace(/[()[\]]/g, '');
+  return { name, torrent: makeTorrent(asContent(spec, ''), { ...TRACKERS.beta, layout: { name, single: false, paths: spec.files.map((file) => file.path) } }) };
+}
+
 export interface CrossSeedWorldOptions {
   /** How many content pairs (default 1). */
   pairs?: number;
@@ -343,6 +350,8 @@ export interface CrossSeedWorldOptions {
   otherSite?: boolean;
   /** Also list pairs[0]'s bytes on the candidate's site under a renamed root folder (issue 25's renamed copy). */
   renamedCopy?: boolean;
+  /** Every pair's candidate is its bytes under a renamed root folder, in place of the same names (the job bench's renamed copies). */
+  renamedPairs?: boolean;
   service?: Omit<ReferenceOptions, 'data'>;
 }
 
@@ -354,7 +363,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
     const spec = pairContent(index);
     const content = asContent(spec, '');
     const source = makeTorrent(content, TRACKERS.alpha);
-    const made = makeTorrent(content, TRACKERS.beta);
+    const made = options.renamedPairs ? renamedCandidate(index).torrent : makeTorrent(content, TRACKERS.beta);
     const sourceId = 1001 + index;
     const candidateId = 2001 + index;
     page.list(sourceId, source, spec.name);
@@ -374,8 +383,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
 
   let renamed: CrossSeedWorld['renamed'];
   if (options.renamedCopy) {
-    const name = main.name.replaceAll(' ', '.').replace(/[()[\]]/g, '');
-    const torrent = makeTorrent(asContent(pairContent(0), ''), { ...TRACKERS.beta, layout: { name, single: false, paths: main.files.map((file) => file.path) } });
+    const { name, torrent } = renamedCandidate(0);
     const id = 2950;
     candidate.list(id, torrent, `${main.name} (renamed)`);
     renamed = { torrent, id, name, ref: { sid: CANDIDATE_SITE.sid, torrentId: id, infoHash: torrent.hash } };

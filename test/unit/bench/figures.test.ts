@@ -1,6 +1,6 @@
 /** The bench's verdicts, table, results merge and markdown: what decides OK/OVER and the exit code. */
 import { describe, expect, it } from 'vitest';
-import { formatBudget, formatMarkdown, formatTable, formatValue, median, mergeResults, overBudget, verdict, type Figure, type Results } from '../../../bench/figures';
+import { formatBudget, formatMarkdown, formatTable, formatValue, measuredOrNoted, median, mergeResults, overBudget, verdict, type Figure, type Results } from '../../../bench/figures';
 import { parseArgs } from '../../../bench/command-line';
 
 const figure = (extra: Partial<Figure>): Figure => ({ id: 'x', bench: 'size', label: 'x', value: 0, unit: 'bytes', ...extra });
@@ -89,12 +89,22 @@ describe('results', () => {
 
 describe('command line', () => {
   it('runs everything by default, a subset with --only, and refuses unknown names', () => {
-    expect(parseArgs([])).toEqual({ only: ['size', 'extraction', 'pageviews', 'pictures', 'cache', 'flood', 'client', 'index', 'indexbrowser', 'crossseed', 'job', 'pieces'], build: true });
+    expect(parseArgs([])).toEqual({ only: ['size', 'extraction', 'pageviews', 'pictures', 'cache', 'flood', 'client', 'index', 'indexbrowser', 'crossseed', 'job', 'pieces', 'rename'], build: true });
     expect(parseArgs(['--only', 'indexfull'])).toEqual({ only: ['indexfull'], build: true });
     expect(parseArgs(['--only', 'extraction,size'])).toEqual({ only: ['size', 'extraction'], build: true });
     expect(parseArgs(['--only=flood', '--no-build'])).toEqual({ only: ['flood'], build: false });
     expect(() => parseArgs(['--only', 'sizes'])).toThrow(/unknown: sizes/);
     expect(() => parseArgs(['--only'])).toThrow(/comma-separated/);
     expect(() => parseArgs(['--fast'])).toThrow(/unknown argument --fast/);
+  });
+});
+
+describe('measuredOrNoted', () => {
+  it('hands back a build\'s measurement, or notes a build that could not be measured as a failed check naming it', async () => {
+    const outcome = { problems: [] as string[], report: [] as string[] };
+    expect(await measuredOrNoted('Deluge 2.2 (current)', async () => 42, outcome)).toBe(42);
+    expect(outcome).toEqual({ problems: [], report: [] });
+    expect(await measuredOrNoted('Deluge 2.0 (bookworm)', () => Promise.reject(new Error('timed out waiting\nstack')), outcome)).toBeUndefined();
+    expect(outcome).toEqual({ problems: ['Deluge 2.0 (bookworm): not measured: timed out waiting'], report: ['  Deluge 2.0 (bookworm): not measured'] });
   });
 });

@@ -10,9 +10,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
-import type { ClientFile, TorrentClient } from '../../../utils/clients/client-types';
+import type { TorrentClient } from '../../../utils/clients/client-types';
 import { matchCopy, stepsExpressible } from '../../../utils/cross-seed-engine/renamed-copy';
-import { makeTorrent, TRACKERS, writeFolder, writeSingleFile, type Content } from '../../clients/torrent-content';
+import { makeTorrent, TRACKERS } from '../../clients/torrent-content';
+import { candidateFilesOf, filesOf, RENAMED_LAYOUTS } from '../../clients/renamed-layouts';
 import { buildRows, startClient, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch } from '../../clients/node-fetch';
 import { addSeeding } from '../../clients/seeding';
@@ -20,47 +21,6 @@ import { until } from '../../e2e/support/wait';
 
 const EXTENSION_URL = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/';
 const LIVE = { timeout: 120_000 };
-
-interface Layout {
-  title: string;
-  /** The source's content (on disk, seeding). */
-  content: (dir: string) => Content;
-  /** The candidate's names for the same bytes. */
-  renamed: (content: Content) => { name: string; single: boolean; paths: string[] };
-}
-
-const LAYOUTS: Layout[] = [
-  {
-    title: 'a renamed root folder',
-    content: (dir) => writeFolder(dir, 'Movie.2024.1080p.BluRay.x264-GRP', [{ path: 'Movie.2024.1080p.BluRay.x264-GRP.mkv', size: 90_000 }, { path: 'Movie.nfo', size: 1_500 }]),
-    renamed: (content) => ({ name: 'Movie 2024 1080p BluRay x264-GRP', single: false, paths: content.files.map((file) => file.path) }),
-  },
-  {
-    title: 'renamed files inside (a site tag)',
-    content: (dir) => writeFolder(dir, 'Album (2024) [FLAC]', [{ path: '01 - Opening.flac', size: 70_000 }, { path: 'Scans/cover.jpg', size: 9_000 }]),
-    renamed: (content) => ({ name: content.name, single: false, paths: ['01 - Opening [SITE].flac', 'Scans/cover [SITE].jpg'] }),
-  },
-  {
-    title: 'a lone file wrapped in a folder by the candidate',
-    content: (dir) => writeSingleFile(dir, 'Show.S01E01.1080p.WEB-DL.mkv', 60_000),
-    renamed: () => ({ name: 'Show.S01E01.1080p.WEB-DL', single: false, paths: ['Show.S01E01.1080p.WEB-DL.mkv'] }),
-  },
-  {
-    title: 'a lone file in a folder, bare in the candidate',
-    content: (dir) => writeFolder(dir, 'Show.S01E02.1080p.WEB-DL', [{ path: 'Show.S01E02.1080p.WEB-DL.mkv', size: 60_000 }]),
-    renamed: () => ({ name: 'Show.S01E02.1080p.WEB-DL.mkv', single: true, paths: ['Show.S01E02.1080p.WEB-DL.mkv'] }),
-  },
-];
-
-/** The files of a torrent once the client lists them all. */
-function filesOf(client: TorrentClient, hash: string, count: number): Promise<ClientFile[]> {
-  return until(
-    () => client.files(hash),
-    (files) => files.length === count,
-    `the ${count} files of ${hash}`,
-    30_000,
-  );
-}
 
 describe.each(buildRows())('%s: renamed copies', (_, build) => {
   let daemon: RunningDaemon;
@@ -76,15 +36,13 @@ describe.each(buildRows())('%s: renamed copies', (_, build) => {
     await daemon?.stop();
   }, 30_000);
 
-  it.each(LAYOUTS.map((layout) => [layout.title, layout] as const))('%s: renamed in the client, checked to 100 % from disk, the source untouched (or refused where the client cannot)', async (_title, layout) => {
+  it.each(RENAMED_LAYOUTS.map((layout) => [layout.title, layout] as const))('%s: renamed in the client, checked to 100 % from disk, the source untouched (or refused where the client cannot)', async (_title, layout) => {
     const content = layout.content(`${daemon.dataDir}/${layout.title.replaceAll(' ', '-')}`);
     const source = makeTorrent(content, TRACKERS.alpha);
     await addSeeding(client, source, content);
     const sourceFiles = await filesOf(client, source.hash, content.files.length);
     const candidate = makeTorrent(content, { ...TRACKERS.beta, layout: layout.renamed(content) });
-    const candidatePaths = layout.renamed(content);
-    const candidateFiles = candidatePaths.paths.map((path, index) => ({ path: candidatePaths.single ? candidatePaths.name : `${candidatePaths.name}/${path}`, size: content.files[index]!.size }));
-    const match = matchCopy({ files: candidateFiles }, { files: sourceFiles });
+    const match = matchCopy({ files: candidateFilesOf(layout, content) }, { files: sourceFiles });
     expect(match.kind).toBe('renamed');
     if (match.kind !== 'renamed') return;
     if (!stepsExpressible(match.plan.steps, client.renames!)) {
