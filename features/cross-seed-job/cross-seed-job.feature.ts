@@ -50,6 +50,7 @@ import { toClientFailure } from '../../utils/clients/client-errors';
 import { decidedItem, decidedKey, JobStore, jobSwitchesItem, noticedFindsItem, type StoredJob, type StoredJobSite } from './cross-seed-job.storage';
 import { changeOf } from './job-change';
 import { nextTurn } from '../../utils/next-turn';
+import { renamePlanSchema } from '../../utils/cross-seed-engine';
 
 /** The alarm that wakes the worker for a running job (a paced site's next download, a job a restart left running). */
 export const JOB_ALARM = 'cross-seed-job';
@@ -498,7 +499,7 @@ export class CrossSeedJob {
             const at = job.sites.find((entry) => entry.sid === sid);
             if (!at?.inFlight || decidedKey(at.inFlight) !== key) return;
             delete at.inFlight;
-            (at.checking ??= []).push(item.infoHash ? item : { ...item, addedHash: added.hash });
+            (at.checking ??= []).push({ ...item, ...(!item.infoHash && { addedHash: added.hash }), ...(added.rename && { rename: added.rename }) });
           });
           movedOn();
         },
@@ -540,7 +541,7 @@ export class CrossSeedJob {
         if (this.checks.has(key)) continue;
         const sid = site.sid;
         const settled: Promise<void> = this.crossSeeds
-          .finishAddedStopped(item.addedHash ?? item.infoHash)
+          .finishAddedStopped(item.addedHash ?? item.infoHash, renamePlanSchema.safeParse(item.rename).data)
           .then((result) => (this.halted ? undefined : this.settle(sid, item, result)))
           .catch(() => undefined)
           .finally(() => {

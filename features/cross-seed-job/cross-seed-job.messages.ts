@@ -11,6 +11,7 @@ import { event, message } from '../../utils/messaging/protocol';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine/cross-seed';
 import type { ClientSummary, ClientProblem } from '../clients/clients.messages';
 import { sid } from '../../utils/messaging/fields';
+import type { RenamePlan } from '../../utils/cross-seed-engine';
 
 /** Why a site cannot be downloaded from now (named in the preview, never found out later). */
 export type SiteReadiness =
@@ -71,6 +72,8 @@ export interface JobTorrent {
   foundBy?: FoundBy;
   /** Once added stopped: the info-hash the client holds it under (a torrent found by pieces hash learns it then). */
   addedHash?: string;
+  /** Once added stopped as a renamed copy: its rename, for a restart to finish (finishAddedStopped). */
+  rename?: RenamePlan;
   /** The client torrent holding its data. */
   sourceHash: string;
   name: string;

@@ -19,7 +19,7 @@
  * as sentences it shows as generated content.
  */
 import { browser } from 'wxt/browser';
-import { crossSeed, crossSeedAll, finishAddedStopped, MAX_PER_CROSS_SEED_ALL, sitePace, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult } from '../../utils/cross-seed-engine';
+import { crossSeed, crossSeedAll, finishAddedStopped, MAX_PER_CROSS_SEED_ALL, sitePace, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult, type RenamePlan } from '../../utils/cross-seed-engine';
 import { crossSeedText } from '../../utils/cross-seed-engine/result-text';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { t } from '../../utils/i18n';
@@ -70,7 +70,7 @@ export interface CrossSeedRequest {
    * checked, the add confirmed), before the client's check and the start at 100 % that end the run:
    * the job records it and lets its site go on. The run's outcome is still the whole result.
    */
-  onAddedStopped?: (added: { hash: string; savePath: string }) => Promise<void>;
+  onAddedStopped?: (added: { hash: string; savePath: string; rename?: RenamePlan }) => Promise<void>;
 }
 
 /** What one run gave: its result, and the client it went to (undefined when the user has none). */
@@ -267,7 +267,7 @@ export class CrossSeeds {
           }
         };
         const onAddedStopped = request.onAddedStopped;
-        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: (added: { hash: string; savePath: string }) => onAddedStopped(added) }) });
+        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: (added: { hash: string; savePath: string; rename?: RenamePlan }) => onAddedStopped(added) }) });
       })
       .catch(unexpected)
       .then((result): CrossSeedOutcome => ({ result, client: chosen?.client }));
@@ -282,10 +282,10 @@ export class CrossSeeds {
    * A torrent a cross-seed added stopped in a background that has since stopped (the job keeps it
    * as checking): its check-then-start finished in the default client. Downloads and adds nothing.
    */
-  async finishAddedStopped(hash: string): Promise<CrossSeedResult> {
+  async finishAddedStopped(hash: string, rename?: RenamePlan): Promise<CrossSeedResult> {
     const chosen = await this.clients.defaultClient();
     if (!chosen) return { kind: 'no-client' };
-    return finishAddedStopped(chosen.client, hash).catch(unexpected);
+    return finishAddedStopped(chosen.client, hash, undefined, rename).catch(unexpected);
   }
 
   // ----------------------------------------------------------------------------------------------

@@ -87,8 +87,10 @@ export interface CrossSeedEnvironment {
    * torrent left stopped and tagged) is the same whoever asks and ends the run; a caller that need
    * not wait for it (the whole-client job, whose site goes on to its next download) hears the first
    * phase's end here. Not called when nothing was added, nor on the skip-the-check path (started at once).
+   * A renamed copy is announced before its rename (the client settles an add for about 1.5 s before
+   * it can rename, and the site need not wait for that), with the plan, for finishAddedStopped.
    */
-  onAddedStopped?: (added: { hash: string; savePath: string }) => Promise<void>;
+  onAddedStopped?: (added: { hash: string; savePath: string; rename?: RenamePlan }) => Promise<void>;
 }
 
 export type CrossSeedResult =
@@ -432,7 +434,7 @@ async function leftStopped(client: TorrentClient, hash: string, torrent: ClientT
  * running at 100 % → started before (only a check at 100 % starts one); running with data missing →
  * stopped and tagged. Gone from the client (the user removed it): not-confirmed.
  */
-export async function finishAddedStopped(client: TorrentClient, hash: string, signal?: AbortSignal): Promise<CrossSeedResult> {
+export async function finishAddedStopped(client: TorrentClient, hash: string, signal?: AbortSignal, rename?: RenamePlan): Promise<CrossSeedResult> {
   try {
     let torrent = (await client.lookup([hash])).get(hash);
     // At a check, or at what a client does on an add (qBittorrent reads resume data: a "checking" state
@@ -442,12 +444,47 @@ export async function finishAddedStopped(client: TorrentClient, hash: string, si
       torrent = (await client.lookup([hash])).get(hash);
     }
     if (!torrent) return { kind: 'not-confirmed', hash };
+    if (rename) return withRenamed(await finishRenamed(client, hash, torrent, rename, signal), rename);
     if (torrent.state === 'paused') return await checkThenStart(client, hash, torrent, signal);
     if (torrent.progress === 1) return { kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 };
     return await leftStopped(client, hash, torrent, true);
   } catch (error) {
     return clientFailed(error);
   }
+}
+
+/**
+ * A renamed copy found again after a restart: still under the candidate's names → renamed now and
+ * checked; under the names on disk → checked (again: a check cut short proves nothing) unless it is
+ * already running at 100 %; under neither (a rename of several steps cut short) → removed, as a
+ * refused rename is: it is ours, stopped, and nothing of it was downloaded.
+ */
+async function finishRenamed(client: TorrentClient, hash: string, torrent: ClientTorrent, plan: RenamePlan, signal?: AbortSignal): Promise<CrossSeedResult> {
+  const paths = (await client.files(hash)).map((file) => file.path).join('\n');
+  if (paths === plan.files.map((file) => file.from).join('\n')) return renameThenCheck(client, hash, torrent, plan, signal);
+  if (paths !== plan.files.map((file) => file.to).join('\n')) {
+    await client.remove(hash).catch(() => undefined);
+    return { kind: 'not-confirmed', hash };
+  }
+  if (torrent.state === 'paused') return checkThenStart(client, hash, torrent, signal, true);
+  if (torrent.progress === 1) return { kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 };
+  return leftStopped(client, hash, torrent, true);
+}
+
+/** The rename in the client once it has settled the add, then the check: 100 % starts it. A refused rename removes the add. */
+async function renameThenCheck(client: TorrentClient, hash: string, added: ClientTorrent, plan: RenamePlan, signal?: AbortSignal): Promise<CrossSeedResult> {
+  await untilSettled(client, hash);
+  try {
+    await client.rename!(hash, plan.steps);
+  } catch (error) {
+    await client.remove(hash).catch(() => undefined);
+    return clientFailed(error);
+  }
+  return checkThenStart(client, hash, added, signal, true);
+}
+
+function withRenamed(result: CrossSeedResult, plan: RenamePlan): CrossSeedResult {
+  return result.kind === 'added' || result.kind === 'left-stopped' ? { ...result, renamed: plan.files } : result;
 }
 
 async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, known: string | undefined, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
@@ -568,16 +605,8 @@ async function addRenamed(client: TorrentClient, hash: string, bytes: Uint8Array
     if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: source.savePath };
     const present = await readBack(client, hash);
     if (!present) return { kind: 'not-confirmed', hash };
-    await untilSettled(client, hash);
-    try {
-      await client.rename!(hash, plan.steps);
-    } catch (error) {
-      await client.remove(hash).catch(() => undefined);
-      return clientFailed(error);
-    }
-    await env.onAddedStopped?.({ hash, savePath: present.savePath }).catch(() => undefined);
-    const result = await checkThenStart(client, hash, present, env.signal, true);
-    return result.kind === 'added' || result.kind === 'left-stopped' ? { ...result, renamed: plan.files } : result;
+    await env.onAddedStopped?.({ hash, savePath: present.savePath, rename: plan }).catch(() => undefined);
+    return withRenamed(await renameThenCheck(client, hash, present, plan, env.signal), plan);
   } catch (error) {
     if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
     return clientFailed(error);

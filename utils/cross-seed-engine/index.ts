@@ -10,3 +10,4 @@ export { downloadSource, downloadLinkFromPage } from './source';
 export type { DownloadSource, SiteSettings } from './source';
 export type { FileDifference } from './verify';
 export { crossSeedText, crossSeedWords, differenceWords, textOf, type Words } from './result-text';
+export { renamePlanSchema, type RenamePlan } from './renamed-copy';

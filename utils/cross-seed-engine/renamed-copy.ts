@@ -13,6 +13,7 @@
  * rule a .torrent's names follow (torrent/files.ts), and no two targets collide. Anything else is
  * "not the same files", naming the file.
  */
+import { z } from 'zod';
 import type { ClientFile, RenameStep } from '../clients/client-types';
 import { unsafeElementOf, type UnsafeElement } from '../torrent/files';
 import { compareFiles, MAX_LISTED_DIFFERENCES, type FileDifference } from './verify';
@@ -24,6 +25,17 @@ export interface RenamePlan {
   /** Each file's path in the candidate and on disk, in the torrent's order (for the report: old → new). */
   files: { from: string; to: string; size: number }[];
 }
+
+/** A plan as kept in storage (the whole-client job's record of a copy added stopped) and read back. */
+export const renamePlanSchema: z.ZodType<RenamePlan> = z.object({
+  steps: z.array(
+    z.union([
+      z.object({ kind: z.literal('folder'), from: z.string(), to: z.string() }),
+      z.object({ kind: z.literal('file'), index: z.number().int().nonnegative(), from: z.string(), to: z.string() }),
+    ]),
+  ),
+  files: z.array(z.object({ from: z.string(), to: z.string(), size: z.number() })),
+});
 
 export type CopyMatch =
   /** Every path and size equal: added as is. */
