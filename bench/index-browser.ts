@@ -175,8 +175,12 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
       if (!Number.isFinite(sample.toBadgeMs)) problems.push(`index.browser.${torrents}: the badge never showed ${CAN} after a worker restart`);
       if (sample.listed !== CAN) problems.push(`index.browser.${torrents}: the popup's list had ${sample.listed} rows to cross-seed, not ${CAN}`);
     }
-    const listTabId = await b.tabIdOf(`${HOST}/torrents.php`);
-    const pageAnswer = await b.evaluateInExtension((api, tabId) => api.runtime.sendMessage({ type: 'index:page', tabId }) as Promise<IndexPageAnswer>, listTabId);
+    // The last of the list's tabs (each view opened one).
+    const pageAnswer = await b.evaluateInExtension(async (api, address) => {
+      const tabs = (await api.tabs.query({})).filter((tab) => tab.url?.includes(address));
+      const tabId = tabs.at(-1)?.id;
+      return tabId === undefined ? undefined : ((await api.runtime.sendMessage({ type: 'index:page', tabId })) as IndexPageAnswer);
+    }, `${HOST}/torrents.php`);
 
     // The whole index, loaded by a freshly started worker for the options page's status.
     const loads: number[] = [];
