@@ -252,6 +252,7 @@ const recorders: Record<ClientKind, (build: ClientBuild) => Promise<string>> = {
   qbittorrent: recordQbittorrent,
   transmission: recordTransmission,
   deluge: recordDeluge,
+  rtorrent: () => Promise.reject(new Error('rTorrent\'s answers are not recorded yet (issue 26)')),
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

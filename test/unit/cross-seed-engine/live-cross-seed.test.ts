@@ -40,7 +40,7 @@ interface Asked {
   stopped?: boolean;
 }
 
-const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file' };
+const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file', rtorrent: 'load.raw' };
 /** qBittorrent 4.5 answers 404 to torrents/start (5.0's name), then gets torrents/resume. */
 const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent']);
 
