@@ -181,6 +181,7 @@ function base64ToBytes(text: string): Uint8Array {
 function decodeValue(value: XmlElement): unknown {
   if (value.name !== 'value') throw new NotXmlRpc(`<${value.name}> where a <value> should be`);
   if (!value.children.length) return value.text; // <value>text</value> is a string
+  if (value.text.trim()) throw new NotXmlRpc('a <value> holds both text and a typed value');
   const typed = only(value, value.children[0]!.name);
   const text = typed.text.trim();
   switch (typed.name) {
