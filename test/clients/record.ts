@@ -222,6 +222,14 @@ async function recordTransmission(build: ClientBuild): Promise<string> {
   }
 }
 
+/** A front (Deluge's web UI, rTorrent's web server) whose daemon stopped, then the front stopped too. */
+async function frontWithoutDaemon(session: Session, daemon: RunningDaemon & { stopDaemon(): Promise<void> }, front: string, behind: string): Promise<void> {
+  await daemon.stopDaemon();
+  await session.scenario('daemon-stopped', `test() with ${front} up but ${behind} stopped`, (client) => client.test());
+  await daemon.stop();
+  await session.scenario('unreachable', `test() once ${front} has stopped`, (client) => client.test());
+}
+
 async function recordDeluge(build: ClientBuild): Promise<string> {
   const daemon = await startDeluge({ build });
   try {
@@ -238,10 +246,7 @@ async function recordDeluge(build: ClientBuild): Promise<string> {
       if (deleted.status !== 200) throw new Error(`auth.delete_session answered ${deleted.status}`);
       return client.lookup([session.torrents.singleAlpha!.hash]);
     });
-    await daemon.stopDaemon();
-    await session.scenario('daemon-stopped', 'test() with the web UI up but its daemon stopped', (client) => client.test());
-    await daemon.stop();
-    await session.scenario('unreachable', 'test() once the web UI has stopped', (client) => client.test());
+    await frontWithoutDaemon(session, daemon, 'the web UI', 'its daemon');
     return session.write();
   } finally {
     await daemon.stop();
@@ -254,10 +259,7 @@ async function recordRtorrent(build: ClientBuild): Promise<string> {
     console.log(`rTorrent ${daemon.version} at ${daemon.url}`);
     const session = new Session(daemon);
     await commonScenarios(session);
-    await daemon.stopDaemon();
-    await session.scenario('daemon-stopped', 'test() with the web server up but rTorrent behind it stopped', (client) => client.test());
-    await daemon.stop();
-    await session.scenario('unreachable', 'test() once the web server has stopped', (client) => client.test());
+    await frontWithoutDaemon(session, daemon, 'the web server', 'rTorrent behind it');
     return session.write();
   } finally {
     await daemon.stop();
