@@ -645,6 +645,8 @@ export interface RtorrentOptions {
 export interface RunningRtorrent extends RunningDaemon {
   /** rTorrent's own SCGI port on 127.0.0.1 (what Flood connects to). */
   scgiPort: number;
+  /** The same XML-RPC behind HTTP Digest instead of Basic (same user and password). */
+  digestUrl: string;
   /** Stops rtorrent only, leaving lighttpd up (a web server whose rTorrent is not running). */
   stopDaemon(): Promise<void>;
 }
@@ -656,7 +658,8 @@ function quoted(value: string): string {
 
 /**
  * rTorrent headless on loopback (system.daemon.set), its XML-RPC mounted at /RPC2 by lighttpd
- * (mod_scgi) behind HTTP Basic auth (mod_auth, a plain user file), as a seedbox serves it. Nothing
+ * (mod_scgi) behind HTTP Basic auth (mod_auth, an htdigest user file), as a seedbox serves it, and
+ * at /digest/RPC2 behind HTTP Digest. Nothing
  * leaves loopback: DHT, PeX and UDP trackers are off, and HTTP announces go through a proxy address
  * on loopback where nothing listens, so curl never even looks a tracker's name up.
  */
@@ -694,8 +697,10 @@ export async function startRtorrent(options: RtorrentOptions = {}): Promise<Runn
       '',
     ].join('\n'),
   );
-  // lighttpd's plain user file: "user:password" per line, compared byte for byte with Basic auth's UTF-8.
-  writeFileSync(join(dir, 'users'), `${username}:${password}\n`, { mode: 0o600 });
+  // lighttpd's htdigest user file ("user:realm:MD5(user:realm:password)") serves Basic and Digest alike.
+  const realm = 'rTorrent';
+  writeFileSync(join(dir, 'users'), `${username}:${realm}:${createHash('md5').update(`${username}:${realm}:${password}`).digest('hex')}\n`, { mode: 0o600 });
+  const scgiBackend = `(("host" => "127.0.0.1", "port" => ${scgiPort}, "check-local" => "disable"))`;
   writeFileSync(
     join(dir, 'lighttpd.conf'),
     [
@@ -704,10 +709,10 @@ export async function startRtorrent(options: RtorrentOptions = {}): Promise<Runn
       `server.port = ${webPort}`,
       `server.errorlog = ${quoted(join(dir, 'lighttpd-error.log'))}`,
       'server.modules = ("mod_auth", "mod_authn_file", "mod_scgi")',
-      'auth.backend = "plain"',
-      `auth.backend.plain.userfile = ${quoted(join(dir, 'users'))}`,
-      'auth.require = ("/RPC2" => ("method" => "basic", "realm" => "rTorrent", "require" => "valid-user"))',
-      `scgi.server = ("/RPC2" => (("host" => "127.0.0.1", "port" => ${scgiPort}, "check-local" => "disable")))`,
+      'auth.backend = "htdigest"',
+      `auth.backend.htdigest.userfile = ${quoted(join(dir, 'users'))}`,
+      `auth.require = ("/RPC2" => ("method" => "basic", "realm" => "${realm}", "require" => "valid-user"), "/digest/RPC2" => ("method" => "digest", "realm" => "${realm}", "require" => "valid-user"))`,
+      `scgi.server = ("/RPC2" => ${scgiBackend}, "/digest/RPC2" => ${scgiBackend})`,
       '',
     ].join('\n'),
   );
@@ -743,6 +748,7 @@ export async function startRtorrent(options: RtorrentOptions = {}): Promise<Runn
     config: { type: 'rtorrent', url, username, password },
     stop,
     scgiPort,
+    digestUrl: url.replace(/\/RPC2$/, '/digest/RPC2'),
     stopDaemon: () => stopChild(children[0]!),
   };
 }

@@ -2,8 +2,10 @@
  * rTorrent (0.9.x) through its XML-RPC, at the address a web server mounts rTorrent's SCGI port on
  * (the `/RPC2` of ruTorrent setups and seedboxes: nginx `scgi_pass`, lighttpd `mod_scgi`, Apache).
  *
- * - The web server does the authentication: HTTP Basic on every request (credentials: 'omit', no
- *   cookies). 401 is a wrong user name or password.
+ * - The web server does the authentication (credentials: 'omit', no cookies): HTTP Basic on every
+ *   request, or Digest (digest-auth.ts) once a 401 has asked for it: the request is then sent once
+ *   more answering the challenge, and later ones answer it with a counted nonce until the server
+ *   hands out another. A 401 that remains is a wrong user name or password.
  * - Every answer must be an XML-RPC methodResponse (xmlrpc.ts, no DOMParser in an MV3 worker);
  *   anything else at the address (a web page, a 404) is "not an XML-RPC endpoint". A fault is
  *   rTorrent refusing the call; "Could not find info-hash." is a torrent it does not hold.
@@ -40,6 +42,7 @@ import {
   utf8Base64,
   type Transport,
 } from './http';
+import { digestAuthorization, digestChallenge, type DigestChallenge } from './digest-auth';
 import { NotXmlRpc, XmlRpcBase64, XmlRpcFault, decodeResponse, encodeCall, faultFrom, type XmlRpcParam } from './xmlrpc';
 import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, TorrentClient, TorrentState } from './client-types';
 
@@ -147,6 +150,8 @@ export class RtorrentClient implements TorrentClient {
   private readonly url: string;
   private readonly transport: Transport;
   private readonly pageSize: number;
+  /** The web server's Digest challenge once it asked for Digest, and how many requests answered it. */
+  private digest?: { challenge: DigestChallenge; count: number };
 
   constructor(private readonly settings: ClientSettings) {
     const base = clientBaseUrl(settings.url);
@@ -312,20 +317,19 @@ export class RtorrentClient implements TorrentClient {
    * XmlRpcFault for the caller to read; everything else that is not an answer is a ClientError.
    */
   private async call(method: string, params: XmlRpcParam[], keepFaults = false): Promise<unknown> {
-    const headers: Record<string, string> = { 'Content-Type': 'text/xml' };
-    if (this.settings.username || this.settings.password) headers.Authorization = `Basic ${utf8Base64(`${this.settings.username}:${this.settings.password}`)}`;
-    const answer = await send(this.transport, { method: 'POST', url: this.url, headers, body: encodeCall(method, params), credentials: 'omit' }, method);
+    const body = encodeCall(method, params);
+    let answer = await this.post(method, body);
+    if (answer.status === 401 && (this.settings.username || this.settings.password)) {
+      const challenge = digestChallenge(answer.headers.get('WWW-Authenticate'));
+      // A first challenge, or a new nonce for an expired one: answer it once. The same nonce refused is the password.
+      if (challenge && (challenge.stale || challenge.nonce !== this.digest?.challenge.nonce)) {
+        this.digest = { challenge, count: 0 };
+        answer = await this.post(method, body);
+      }
+    }
     const words = clientWords(answer.text);
     const httpStatus = answer.status;
-    if (httpStatus === 401) {
-      const digest = /^\s*digest/i.test(answer.headers.get('WWW-Authenticate') ?? '');
-      throw new ClientError({
-        kind: 'auth',
-        detail: digest ? `${method}: the web server asks for Digest authentication, which is not supported yet` : `${method}: wrong user name or password`,
-        clientMessage: words,
-        httpStatus,
-      });
-    }
+    if (httpStatus === 401) throw new ClientError({ kind: 'auth', detail: `${method}: wrong user name or password`, clientMessage: words, httpStatus });
     if (httpStatus === 403) throw new ClientError({ kind: 'not-allowed', detail: `${method}: the web server forbids this address`, clientMessage: words, httpStatus });
     if (httpStatus >= 500) {
       throw new ClientError({ kind: 'server', detail: `${method}: the web server failed (${httpStatus}: is rTorrent running behind it?)`, clientMessage: words, httpStatus });
@@ -340,6 +344,18 @@ export class RtorrentClient implements TorrentClient {
       }
       throw error;
     }
+  }
+
+  private async post(method: string, body: string) {
+    const headers: Record<string, string> = { 'Content-Type': 'text/xml' };
+    const { username, password } = this.settings;
+    if (this.digest) {
+      const cnonce = [...crypto.getRandomValues(new Uint8Array(8))].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+      headers.Authorization = await digestAuthorization(this.digest.challenge, { method: 'POST', uri: new URL(this.url).pathname, username, password, count: ++this.digest.count, cnonce });
+    } else if (username || password) {
+      headers.Authorization = `Basic ${utf8Base64(`${username}:${password}`)}`;
+    }
+    return send(this.transport, { method: 'POST', url: this.url, headers, body, credentials: 'omit' }, method);
   }
 }
 

@@ -144,6 +144,21 @@ describe.each(buildRows('rtorrent'))('%s behind lighttpd /RPC2 (live daemon)', (
     expect(await failureOf(wrong.test())).toMatchObject({ kind: 'auth', httpStatus: 401 });
   });
 
+  it('a web server asking for Digest gets Digest (MD5, qop=auth), request after request; a wrong password is still auth', LIVE, async () => {
+    const sent: string[] = [];
+    const noting: typeof fetch = (input, init) => {
+      sent.push(new Headers(init?.headers).get('Authorization')?.split(' ')[0] ?? 'none');
+      return fetch(input, init);
+    };
+    const digest = createClient({ ...daemon.config, url: daemon.digestUrl }, { fetch: noting });
+    expect(await digest.test()).toMatchObject({ client: 'rtorrent', torrentCount: 1 });
+    // Basic is refused once with the challenge; its three calls then answer that one nonce, counted.
+    expect(sent).toEqual(['Basic', 'Digest', 'Digest', 'Digest']);
+    expect((await digest.lookup([single.hash])).get(single.hash)?.savePath).toBe(content.single.savePath);
+    const wrong = createClient({ ...daemon.config, url: daemon.digestUrl, password: 'wrong-password' });
+    expect(await failureOf(wrong.test())).toMatchObject({ kind: 'auth', httpStatus: 401 });
+  });
+
   it('an address that answers but is not XML-RPC says so (a page, a 404)', LIVE, async () => {
     const page = createClient({ ...daemon.config, url: daemon.url.replace(/\/RPC2$/, '/index.html') });
     const onPage = await failureOf(page.test());
