@@ -145,6 +145,13 @@ function torrentFrom(values: unknown[]): ClientTorrent | undefined {
 
 const NO_SUCH_TORRENT = /could not find info-hash/i;
 
+/** download_list's answer as hashes (40 characters each, upper case). */
+function hashesFrom(answer: unknown): string[] {
+  const list = z.array(z.string()).safeParse(answer);
+  if (!list.success) throw new ClientError({ kind: 'bad-answer', detail: 'download_list: not a list of hashes' });
+  return [...new Set(list.data.map(reportedHash).filter((hash): hash is string => hash !== undefined))];
+}
+
 export class RtorrentClient implements TorrentClient {
   readonly kind = 'rtorrent' as const;
   private readonly url: string;
@@ -161,12 +168,16 @@ export class RtorrentClient implements TorrentClient {
     this.pageSize = pageSizeFrom(settings, RTORRENT_PAGE_SIZE);
   }
 
+  /** One request: the versions and the hash list together. */
   async test(): Promise<ClientInfo> {
-    const version = z.string().safeParse(await this.call('system.client_version', []));
-    if (!version.success) throw new ClientError({ kind: 'bad-answer', detail: 'system.client_version: no version in the answer' });
-    const library = z.string().safeParse(await this.call('system.library_version', []));
-    const info: ClientInfo = { client: 'rtorrent', version: version.data, torrentCount: await this.count(), auth: 'password' };
-    if (library.success) info.apiVersion = `libtorrent ${library.data}`;
+    const [version, library, list] = await this.multicall([
+      ['system.client_version', []],
+      ['system.library_version', []],
+      ['download_list', []],
+    ]);
+    if (typeof version !== 'string') throw new ClientError({ kind: 'bad-answer', detail: 'system.client_version: no version in the answer' });
+    const info: ClientInfo = { client: 'rtorrent', version, torrentCount: hashesFrom(list).length, auth: 'password' };
+    if (typeof library === 'string') info.apiVersion = `libtorrent ${library}`;
     return info;
   }
 
@@ -259,9 +270,7 @@ export class RtorrentClient implements TorrentClient {
 
   /** Every torrent's hash (download_list: 40 characters each). */
   private async hashes(): Promise<string[]> {
-    const list = z.array(z.string()).safeParse(await this.call('download_list', []));
-    if (!list.success) throw new ClientError({ kind: 'bad-answer', detail: 'download_list: not a list of hashes' });
-    return [...new Set(list.data.map(reportedHash).filter((hash): hash is string => hash !== undefined))];
+    return hashesFrom(await this.call('download_list', []));
   }
 
   private async holds(hash: string): Promise<boolean> {
