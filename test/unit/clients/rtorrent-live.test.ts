@@ -6,13 +6,13 @@
  * anywhere: DHT, PeX and UDP trackers are off, announces go to a dead loopback proxy), started,
  * stopped, labelled and removed, the data staying.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientTorrent, TorrentClient } from '../../../utils/clients/client-types';
 import { decodeResponse, encodeCall } from '../../../utils/clients/xmlrpc';
-import { torrentOn, writeSampleContent, type Content, type MadeTorrent } from '../../clients/torrent-content';
+import { shareOfValidPieces, torrentOn, writeFolder, writeSampleContent, type Content, type MadeTorrent } from '../../clients/torrent-content';
 import { buildRows, startRtorrent, type RunningRtorrent } from '../../clients/daemons';
 import { until } from '../../e2e/support/wait';
 import { failureOf } from './support';
@@ -93,6 +93,23 @@ describe.each(buildRows('rtorrent'))('%s behind lighttpd /RPC2 (live daemon)', (
       [1, 'paused'],
       [1, 'paused'],
     ]);
+  });
+
+  it('a damaged copy checks to the share of pieces its good files hold, and stays stopped', LIVE, async () => {
+    const copy = writeFolder(join(daemon.dataDir, 'damaged'), content.folder.name, content.folder.files, content.folder.seed);
+    writeFileSync(join(copy.savePath, copy.name, copy.files[1]!.path), Buffer.alloc(copy.files[1]!.size, 7));
+    const damaged = torrentOn('beta', copy);
+    await client.add(damaged.bytes, { savePath: copy.savePath, paused: true, skipCheck: false });
+    await client.recheck(damaged.hash);
+    const checked = await until(
+      async () => (await client.lookup([damaged.hash])).get(damaged.hash),
+      (torrent) => torrent !== undefined && torrent.state !== 'checking' && torrent.progress > 0,
+      'the damaged copy checked',
+      60_000,
+    );
+    expect(checked).toMatchObject({ state: 'paused', savePath: copy.savePath });
+    expect(checked!.progress).toBeCloseTo(shareOfValidPieces(copy.files, 1), 6);
+    await client.remove(damaged.hash);
   });
 
   it('start() seeds them, with not a byte downloaded', LIVE, async () => {
