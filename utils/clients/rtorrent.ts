@@ -17,7 +17,8 @@
  *   of d.directory for a multi-file torrent, d.directory itself for a single file. Adding with
  *   d.directory.set = savePath gives exactly that layout for both shapes.
  * - load.raw adds a .torrent (base64) stopped; it answers 0 whatever happens, so the torrent's
- *   presence is checked before (a duplicate) and after (refused). rTorrent verifies data when a
+ *   presence is checked before (a duplicate) and after, a few times over ~3 s (else refused):
+ *   rTorrent sometimes answers before the torrent is in its list. rTorrent verifies data when a
  *   closed torrent starts or on d.check_hash; it has no "skip the check" (`skipCheck` is ignored).
  * - ruTorrent's label is d.custom1, URL-encoded as ruTorrent writes it; several tags are one label
  *   "a, b".
@@ -145,6 +146,13 @@ function torrentFrom(values: unknown[]): ClientTorrent | undefined {
 
 const NO_SUCH_TORRENT = /could not find info-hash/i;
 
+/**
+ * The pauses before asking again whether an added torrent is in rTorrent's list (it usually is at
+ * once; about 1 load in 60 was not): 2.8 s in all.
+ */
+export const LOAD_PAUSES_MS = [25, 50, 100, 200, 400, 800, 1200] as const;
+const LOAD_WAIT_MS = LOAD_PAUSES_MS.reduce((sum, pause) => sum + pause, 0);
+
 /** download_list's answer as hashes (40 characters each, upper case). */
 function hashesFrom(answer: unknown): string[] {
   const list = z.array(z.string()).safeParse(answer);
@@ -232,8 +240,11 @@ export class RtorrentClient implements TorrentClient {
       if (error instanceof XmlRpcFault) throw new ClientError({ kind: 'refused', detail: 'add: rTorrent refused the torrent', clientMessage: error.faultString });
       throw error;
     }
-    // load.raw says 0 whether or not rTorrent took it (a broken file is only in its log).
-    if (!(await this.holds(hash))) throw new ClientError({ kind: 'refused', detail: 'add: rTorrent did not take the torrent (load.raw left nothing in its list)' });
+    // load.raw says 0 whether or not rTorrent took it (a broken file is only in its log), and now
+    // and then answers before the torrent is in its list: it is looked for a few times.
+    if (!(await this.appears(hash))) {
+      throw new ClientError({ kind: 'refused', detail: `add: rTorrent did not take the torrent (nothing in its list ${LOAD_WAIT_MS / 1000} s after load.raw)` });
+    }
     await this.onTorrent('add', hash, 'd.directory.set', [id, options.savePath]);
     const label = labelOf([options.category ?? '', ...(options.tags ?? [])]);
     if (label) await this.onTorrent('add', hash, 'd.custom1.set', [id, label]);
@@ -275,6 +286,16 @@ export class RtorrentClient implements TorrentClient {
 
   private async holds(hash: string): Promise<boolean> {
     return (await this.torrents([hash])).length > 0;
+  }
+
+  /** Whether `hash` shows up in the list, asked at once and after each of LOAD_PAUSES_MS (a fixed number of asks). */
+  private async appears(hash: string): Promise<boolean> {
+    if (await this.holds(hash)) return true;
+    for (const pause of LOAD_PAUSES_MS) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      if (await this.holds(hash)) return true;
+    }
+    return false;
   }
 
   /** The rows of these hashes; a hash rTorrent does not hold (every field a fault) is left out. */
