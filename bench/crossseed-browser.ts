@@ -29,7 +29,7 @@ import { DEFAULT_EXTENSION_DIRS, launchBrowser, type HarnessBrowser, type Harnes
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from '../test/e2e/support/cross-seed-world';
 import { settledView } from '../test/e2e/support/popup';
 import { until } from '../test/e2e/support/wait';
-import type { ClientKind, TorrentClient } from '../utils/clients/client-types';
+import { CLIENT_NAMES, type ClientKind, type TorrentClient } from '../utils/clients/client-types';
 import { SITE_GAP_MS } from '../utils/cross-seed-engine/site-queue';
 import { measuredOrNoted, median, type BenchOutcome, type Figure } from './figures';
 import { ownClient } from '../test/clients/own-client';
@@ -41,7 +41,6 @@ const MAX_BUDGET_MS = 1000;
 /** Past the pace's gap before clicking: timers fire a little late or early on a busy machine. */
 const PACE_MARGIN_MS = 25;
 
-const NAMES = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge' } as const;
 
 interface Click {
   /** The click call → the client's lookup() lists the candidate. */
@@ -58,7 +57,7 @@ interface Click {
 /** "qBittorrent 5.3.0 (current)": the version the daemon printed, without qBittorrent's "v" or a build suffix. */
 export function buildLabel(build: ClientBuild, version: string): string {
   const plain = version.replace(/^v/, '').replace(/\s*\(.*\)$/, '');
-  return `${NAMES[build.kind]} ${plain} (${build.generation})`;
+  return `${CLIENT_NAMES[build.kind]} ${plain} (${build.generation})`;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -8,7 +8,7 @@
 //   node scripts/system-packages.mjs demo          install what `npm run demo` needs
 //   node scripts/system-packages.mjs test --check  only say what is missing (exit 1 when something is)
 //
-// Torrent-client daemons (transmission-daemon, deluged, deluge-web) enable and start a system
+// Torrent-client daemons (transmission-daemon, deluged, deluge-web) and lighttpd enable and start a system
 // service when Debian installs them. The tests start their own instances on free ports, so the
 // services this script installed are stopped and disabled right after (systemctl on systemd,
 // update-rc.d elsewhere; where policy-rc.d forbids starting them, as in containers, they never ran).
@@ -31,6 +31,9 @@ export const SYSTEM_PACKAGES = {
     'transmission-daemon',
     'deluged',
     'deluge-web',
+    // rTorrent behind a web server's SCGI mount of its XML-RPC (/RPC2), as seedboxes serve it.
+    'rtorrent',
+    'lighttpd',
     // Chinese text in the zh-CN tests' pages and the screenshots: without a CJK font a fresh
     // machine draws boxes instead of characters.
     'fonts-noto-cjk',
@@ -45,6 +48,7 @@ export const PACKAGE_SERVICES = {
   'transmission-daemon': ['transmission-daemon'],
   deluged: ['deluged'],
   'deluge-web': ['deluge-web'],
+  lighttpd: ['lighttpd'],
 };
 
 const APT_INSTALL = ['install', '-y', '-q', '--no-install-recommends'];

@@ -16,7 +16,7 @@ import { toClientFailure } from '../../utils/clients/client-errors';
 import type { AddOptions, ClientKind, TorrentClient } from '../../utils/clients/client-types';
 import { until } from '../e2e/support/wait';
 import { torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './torrent-content';
-import { clientBuilds, startDeluge, startQbittorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
+import { clientBuilds, startDeluge, startQbittorrent, startRtorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 import { recordingFetch, type Exchange, type Recording } from './recording';
 import { addSeeding, untilSeeding } from './seeding';
@@ -222,6 +222,14 @@ async function recordTransmission(build: ClientBuild): Promise<string> {
   }
 }
 
+/** A front (Deluge's web UI, rTorrent's web server) whose daemon stopped, then the front stopped too. */
+async function frontWithoutDaemon(session: Session, daemon: RunningDaemon & { stopDaemon(): Promise<void> }, front: string, behind: string): Promise<void> {
+  await daemon.stopDaemon();
+  await session.scenario('daemon-stopped', `test() with ${front} up but ${behind} stopped`, (client) => client.test());
+  await daemon.stop();
+  await session.scenario('unreachable', `test() once ${front} has stopped`, (client) => client.test());
+}
+
 async function recordDeluge(build: ClientBuild): Promise<string> {
   const daemon = await startDeluge({ build });
   try {
@@ -238,10 +246,20 @@ async function recordDeluge(build: ClientBuild): Promise<string> {
       if (deleted.status !== 200) throw new Error(`auth.delete_session answered ${deleted.status}`);
       return client.lookup([session.torrents.singleAlpha!.hash]);
     });
-    await daemon.stopDaemon();
-    await session.scenario('daemon-stopped', 'test() with the web UI up but its daemon stopped', (client) => client.test());
+    await frontWithoutDaemon(session, daemon, 'the web UI', 'its daemon');
+    return session.write();
+  } finally {
     await daemon.stop();
-    await session.scenario('unreachable', 'test() once the web UI has stopped', (client) => client.test());
+  }
+}
+
+async function recordRtorrent(build: ClientBuild): Promise<string> {
+  const daemon = await startRtorrent({ build });
+  try {
+    console.log(`rTorrent ${daemon.version} at ${daemon.url}`);
+    const session = new Session(daemon);
+    await commonScenarios(session);
+    await frontWithoutDaemon(session, daemon, 'the web server', 'rTorrent behind it');
     return session.write();
   } finally {
     await daemon.stop();
@@ -252,12 +270,13 @@ const recorders: Record<ClientKind, (build: ClientBuild) => Promise<string>> = {
   qbittorrent: recordQbittorrent,
   transmission: recordTransmission,
   deluge: recordDeluge,
+  rtorrent: recordRtorrent,
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const wanted = process.argv.slice(2);
   // Every word given must name the build: its kind, generation or release ("qbittorrent current 5.3").
-  const builds = clientBuilds().filter((build) => wanted.every((word) => [build.kind, build.generation, build.release].includes(word)));
+  const builds = clientBuilds({ all: true }).filter((build) => wanted.every((word) => [build.kind, build.generation, build.release].includes(word)));
   if (builds.length === 0) throw new Error(`no client build matches ${wanted.join(' ')}`);
   for (const build of builds) {
     console.log(`\n${build.label}`);

@@ -7,6 +7,7 @@ import { createDeluge } from './deluge';
 import { ClientError } from './client-errors';
 import { clientBaseUrl } from './http';
 import { createQbittorrent } from './qbittorrent';
+import { createRtorrent } from './rtorrent';
 import { createTransmission } from './transmission';
 import { CLIENT_KINDS, type TorrentClient } from './client-types';
 
@@ -57,5 +58,7 @@ export function createClient(config: unknown, runtime: ClientRuntime = {}): Torr
       return createTransmission(settings);
     case 'deluge':
       return createDeluge(settings);
+    case 'rtorrent':
+      return createRtorrent(settings);
   }
 }

@@ -388,6 +388,12 @@ async function strayRemoved(client: TorrentClient, hash: string, clientHash: str
   }
 }
 
+/**
+ * Clients that cannot take data as complete: Transmission checks every new torrent, rTorrent a
+ * torrent when it starts (added running, a damaged copy would download what the check missed).
+ */
+const CHECKS_ANYWAY: ReadonlySet<ClientKind> = new Set(['transmission', 'rtorrent']);
+
 /** Added stopped: the client checks it; 100 % starts it, anything less leaves it stopped and tagged. */
 async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal, always = false): Promise<CrossSeedResult> {
   // Transmission checks every new torrent; libtorrent's clients leave one added stopped unchecked.
@@ -523,8 +529,8 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
   if (plan) return addRenamed(client, hash, fetched.bytes, source, plan, env);
 
   // Every file matched exactly: only then may the check be skipped, and only if the user said so.
-  // Transmission checks every new torrent anyway, so it takes the stopped path.
-  const skipCheck = target.skipCheckWhenFilesMatch && client.kind !== 'transmission';
+  // Clients that cannot skip it take the stopped path.
+  const skipCheck = target.skipCheckWhenFilesMatch && !CHECKS_ANYWAY.has(client.kind);
   const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
   try {
     const added = await addedOrTaken(client, hash, fetched.bytes, {

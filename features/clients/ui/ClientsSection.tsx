@@ -22,6 +22,8 @@ const DEFAULT_ADDRESSES: Record<ClientKind, string> = {
   qbittorrent: 'http://127.0.0.1:8080',
   transmission: 'http://127.0.0.1:9091',
   deluge: 'http://127.0.0.1:8112',
+  // The web server's SCGI mount of rTorrent's XML-RPC (ruTorrent setups and seedboxes).
+  rtorrent: 'http://127.0.0.1/RPC2',
 };
 
 interface FormValues {

@@ -178,4 +178,9 @@ describe('the builds under test', () => {
       'Deluge 2.2 (current)',
     ]);
   });
+
+  it('have rTorrent 0.9 only when asked for by kind or with all (it is not yet in every row: issue 26)', () => {
+    expect(clientBuilds({ kind: 'rtorrent' }).map((build) => build.label)).toEqual(['rTorrent 0.9 (bookworm)']);
+    expect(clientBuilds({ all: true }).map((build) => build.label)).toEqual([...clientBuilds().map((build) => build.label), 'rTorrent 0.9 (bookworm)']);
+  });
 });

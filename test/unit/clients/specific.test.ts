@@ -1,7 +1,7 @@
 /**
  * What only one client does, against its recorded answers: qBittorrent's CSRF check and session
  * expiry and IP ban, Transmission's session-id exchange, lock-out and path check, Deluge's session
- * expiry and a web UI without its daemon.
+ * expiry and a web UI without its daemon, rTorrent's add in steps and a web server without its rTorrent.
  */
 import { describe, expect, it } from 'vitest';
 import { versionAtLeast } from '../../clients/daemons';
@@ -164,6 +164,25 @@ describe.each(recordings('deluge').map((recording) => [recording.version, record
     const { client } = replayed(recording, 'add-unloadable');
     const failure = await failureOf(client.add(torrentBytes(recording, 'unloadable'), { savePath: facts.savePath, paused: false, skipCheck: false }));
     expect(failure.clientMessage).toMatch(/^AddTorrentError: /);
+  });
+});
+
+describe.each(recordings('rtorrent').map((recording) => [recording.version, recording] as const))('rTorrent %s (recorded)', (_, recording) => {
+  const methodsOf = (scenario: string) =>
+    recording.scenarios[scenario]!.exchanges.map((exchange) => /<methodName>([^<]+)<\/methodName>/.exec((exchange.request.body as { text: string }).text)?.[1]);
+
+  it('adds in steps: held already? load.raw, taken? then the folder, the label and the start', async () => {
+    expect(methodsOf('add-cross-seed')).toEqual(['system.multicall', 'load.raw', 'system.multicall', 'd.directory.set', 'd.custom1.set', 'd.start']);
+    expect(methodsOf('add-duplicate')).toEqual(['system.multicall']);
+    const { client, replay } = replayed(recording, 'add-cross-seed');
+    await client.add(torrentBytes(recording, 'folderBeta'), factsOf(recording).crossSeedOptions);
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('says the web server failed, and why it may have, when rTorrent behind it is not running (503)', async () => {
+    const { client, replay } = replayed(recording, 'daemon-stopped');
+    expect(await failureOf(client.test())).toMatchObject({ kind: 'server', httpStatus: 503, detail: expect.stringMatching(/is rTorrent running/) });
+    expect(replay.remaining()).toBe(0);
   });
 });
 

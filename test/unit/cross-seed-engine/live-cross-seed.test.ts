@@ -40,9 +40,9 @@ interface Asked {
   stopped?: boolean;
 }
 
-const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file' };
+const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file', rtorrent: 'load.raw' };
 /** qBittorrent 4.5 answers 404 to torrents/start (5.0's name), then gets torrents/resume. */
-const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent']);
+const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent', 'd.start']);
 
 /** Passes every request through to the daemon unchanged, noting what it asks for. */
 function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
@@ -58,6 +58,10 @@ function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
       if (method === 'torrent-add') log.push({ action: method, stopped: call.arguments?.paused === true });
       else if (method === 'core.add_torrent_file') log.push({ action: method, stopped: (call.params?.[2] as { add_paused?: unknown } | undefined)?.add_paused === true });
       else log.push({ action: method });
+    } else if (typeof body === 'string' && body.startsWith('<?xml')) {
+      // rTorrent's XML-RPC: load.raw always adds stopped (load.raw_start would start it).
+      const method = /<methodName>([^<]+)<\/methodName>/.exec(body)?.[1] ?? '';
+      log.push(method === 'load.raw' ? { action: method, stopped: true } : { action: method });
     }
     return inner(input, init);
   }) as typeof fetch;
@@ -98,7 +102,7 @@ async function tearDown(setup: Setup | undefined): Promise<void> {
 
 // Every client build of both generations: bookworm's 4.5.2 / 3.00 / 2.0.3 and today's 5.1 / 5.3 /
 // 4.1 / 2.2 (test/clients/daemons.ts; scripts/clients installs today's before the tests).
-describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_label, build) => {
+describe.each([...buildRows(), ...buildRows('rtorrent')])('crossSeed into %s (live daemon, test trackers)', (_label, build) => {
   const kind: ClientKind = build.kind;
   let s: Setup;
 
@@ -133,8 +137,8 @@ describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_l
     if (kind === 'qbittorrent') {
       expect(seeding.category).toBe('music');
       expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'reseed-lens']);
-    } else if (kind === 'transmission') {
-      // Transmission has labels only: the source's (its category became one) plus ours.
+    } else if (kind === 'transmission' || kind === 'rtorrent') {
+      // Transmission has labels only, rTorrent one label (d.custom1): the source's (its category became one) plus ours.
       expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'music', 'reseed-lens']);
     } else {
       // Deluge: labels need its optional Label plugin, so none are set (utils/clients/deluge.ts).
@@ -195,11 +199,11 @@ describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_l
     expect((await s.client.lookup([torrent.hash])).size).toBe(0);
   });
 
-  it('skips the check only when the user asked and every file matched (Transmission always checks)', LIVE, async () => {
+  it('skips the check only when the user asked and every file matched (Transmission and rTorrent always check)', LIVE, async () => {
     const pair = s.cs.pairs[1]!;
     await s.cs.seed(s.client, s.daemon.dataDir, 1);
     const result = await crossSeed(pair.source.hash, pair.ref, { ...s.env(), target: { client: s.client, skipCheckWhenFilesMatch: true, url: s.daemon.url } });
-    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, checked: kind === 'transmission' });
+    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, checked: kind === 'transmission' || kind === 'rtorrent' });
     expect(await untilSeeding(s.client, pair.candidate.hash)).toMatchObject({ progress: 1, savePath: s.daemon.dataDir });
   });
 
