@@ -157,7 +157,8 @@ async function overhead(renamed = false): Promise<NodeBenchOutput> {
       const wall = Math.max(...outcomes) - start;
       const lastMovedOn = Math.max(...movedOn) - start;
       const prefix = renamed ? 'job.overhead.renamed' : 'job.overhead';
-      const renameStep = renamed ? ', renamed in the client to the names on disk' : '';
+      // A renamed copy's rename comes after its site has gone on (with its check): not in this time.
+      const renameStep = renamed ? ' under the candidate\'s names' : '';
       const figures: Figure[] = [
         {
           id: `${prefix}.median`,

@@ -156,6 +156,8 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
     }
     const placingLookups = lookups() - lookupsBefore - syncLookups;
     const usedAfter = await usage();
+    // Where it is (Chromium's estimate() names each store: indexedDB, serviceWorkerRegistrations, …).
+    const usageDetails = await b.evaluateInExtension(async () => (await navigator.storage.estimate()) as { usageDetails?: Record<string, number> }).then((estimate) => estimate.usageDetails);
     const bytesPerTorrent = (usedAfter - usedBefore) / torrents;
 
     const extensionPage = await b.openExtensionPage('manifest.json');
@@ -205,7 +207,7 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
 
     const inClientRows = pageAnswer?.state === 'answered' ? pageAnswer.inClient.length : -1;
     report.push(
-      `  lookups while placing ${placingLookups}; storage usage ${round(usedBefore / 1e6, 2)} → ${round(usedAfter / 1e6, 2)} MB (${round(usedAtRest / 1e6, 2)} MB after the restarts); worker heap after GC ${round(heapBytes / 1e6)} MB`,
+      `  lookups while placing ${placingLookups}; storage usage ${round(usedBefore / 1e6, 2)} → ${round(usedAfter / 1e6, 2)} MB (${round(usedAtRest / 1e6, 2)} MB after the restarts; after the sync by store: ${Object.entries(usageDetails ?? {}).map(([store, bytes]) => `${store} ${round(bytes / 1e6, 2)} MB`).join(', ') || 'not said'}); worker heap after GC ${round(heapBytes / 1e6)} MB`,
       `  after worker restarts: badge ${restarted.map((sample) => round(sample.toBadgeMs)).join(', ')} ms; popup list ${restarted.map((sample) => round(sample.toListMs)).join(', ')} ms (rows in the client: ${inClientRows}); index:status ${loads.map((ms) => round(ms)).join(', ')} ms`,
     );
     const figures: Figure[] = [
@@ -222,7 +224,7 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
       figures,
       report,
       problems,
-      details: { torrents, shape, syncMs, phases, sync, syncLookups, placingLookups, usedBefore, usedAfter, usedAtRest, heapBytes, restarted, loads, listReads: served.length, listBytes: served.reduce((sum, read) => sum + read.bytes, 0) },
+      details: { torrents, shape, syncMs, phases, sync, syncLookups, placingLookups, usedBefore, usedAfter, usedAtRest, usageDetails, heapBytes, restarted, loads, listReads: served.length, listBytes: served.reduce((sum, read) => sum + read.bytes, 0) },
     };
   } finally {
     await browser?.close();
