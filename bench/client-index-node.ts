@@ -12,17 +12,14 @@
  * (LOOKUP_DEFAULTS: ≤ 55 calls a minute) and the sync's own pause between batches, against the
  * service's default 60 a minute: the time a user waits (minutes; not part of `npm run bench`).
  */
+import { fakeBrowser } from './fake-browser';
 import 'fake-indexeddb/auto';
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { heapUsedAfterGc, median, type Figure } from './figures';
 import type { NodeBenchOutput } from './lookup-node';
 import { grantOrigin, installPermissions } from '../test/unit/support/permissions';
 
-// wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
-// fake before the modules that import it load (dynamic imports below).
-(globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
 installPermissions();
 
 export const CLIENT_TORRENTS = 10_000;

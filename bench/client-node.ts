@@ -13,14 +13,11 @@
  * counted, the median of 30 and the most requests any one of them sent. Cold: a fresh background (after the service worker restarted),
  * which logs in first.
  */
-import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { fakeBrowser } from './fake-browser';
 import { pathToFileURL } from 'node:url';
 import { median, type Figure } from './figures';
 import type { NodeBenchOutput } from './lookup-node';
 
-// wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
-// fake before the modules that import it load (dynamic imports below).
-(globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
 
 export const CLIENT_TORRENTS = 5_000;
 const RUNS = 30;

@@ -29,7 +29,7 @@
  * it), then one back to back. The sites' readiness requests are answered at once
  * by a stand-in site fetch (they are one per site and wait on the network in real life).
  */
-import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { fakeBrowser } from './fake-browser';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -38,9 +38,6 @@ import { longestBlock, percentile, perTorrentOverhead } from './job-figures';
 import type { NodeBenchOutput } from './lookup-node';
 import { ownClient } from '../test/clients/own-client';
 
-// wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
-// fake before the modules that import it load (dynamic imports below).
-(globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
 
 export const OVERHEAD_RUNS = 12;
 export const PREVIEW_TORRENTS = 100_000;

@@ -17,16 +17,13 @@
  *
  *   node --import tsx bench/crossseed-node.ts   → JSON on the last line
  */
-import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { fakeBrowser } from './fake-browser';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { median, type Figure } from './figures';
 import type { NodeBenchOutput } from './lookup-node';
 import { ownClient } from '../test/clients/own-client';
 
-// wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
-// fake before the modules that import it load (dynamic imports below).
-(globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
 
 const KINDS = ['qbittorrent', 'transmission'] as const;
 type Kind = (typeof KINDS)[number];

@@ -155,6 +155,31 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
       }
     }
     const placingLookups = lookups() - lookupsBefore - syncLookups;
+    // The worker, alive at least 30 s after its last event, writes the index's pack PACK_SOON_MS after
+    // the run ends; a restart's whole-index load reads it. Waited for here (read from the extension's
+    // own page, not through the worker) before the restarts below stop the worker.
+    const placingEnded = Date.now();
+    const packed = () =>
+      b.evaluateInExtension(async () => {
+        const req = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const open = indexedDB.open('reseed-lens-client-index');
+          open.onsuccess = () => resolve(open.result);
+          open.onerror = () => reject(open.error);
+        });
+        try {
+          const meta = (await req(db.transaction('meta').objectStore('meta').get('meta'))) as { clients?: { slot: number }[] } | undefined;
+          const slot = meta?.clients?.[0]?.slot;
+          return slot === undefined ? undefined : ((await req(db.transaction('packs').objectStore('packs').get([slot, -1]))) as number | undefined);
+        } finally {
+          db.close();
+        }
+      });
+    while ((await packed()) !== torrents) {
+      if (Date.now() - placingEnded > 60_000) throw new Error(`the index's pack of ${torrents} was not written within 60 s of the run's end`);
+      await sleep(100);
+    }
+    const packMs = Date.now() - placingEnded;
     const usedAfter = await usage();
     // Where it is (Chromium's estimate() names each store: indexedDB, serviceWorkerRegistrations, …).
     const usageDetails = await b.evaluateInExtension(async () => (await navigator.storage.estimate()) as { usageDetails?: Record<string, number> }).then((estimate) => estimate.usageDetails);
@@ -207,7 +232,7 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
 
     const inClientRows = pageAnswer?.state === 'answered' ? pageAnswer.inClient.length : -1;
     report.push(
-      `  lookups while placing ${placingLookups}; storage usage ${round(usedBefore / 1e6, 2)} → ${round(usedAfter / 1e6, 2)} MB (${round(usedAtRest / 1e6, 2)} MB after the restarts; after the sync by store: ${Object.entries(usageDetails ?? {}).map(([store, bytes]) => `${store} ${round(bytes / 1e6, 2)} MB`).join(', ') || 'not said'}); worker heap after GC ${round(heapBytes / 1e6)} MB`,
+      `  lookups while placing ${placingLookups}; the pack there ${packMs} ms after the run's end; storage usage ${round(usedBefore / 1e6, 2)} → ${round(usedAfter / 1e6, 2)} MB (${round(usedAtRest / 1e6, 2)} MB after the restarts; after the sync by store: ${Object.entries(usageDetails ?? {}).map(([store, bytes]) => `${store} ${round(bytes / 1e6, 2)} MB`).join(', ') || 'not said'}); worker heap after GC ${round(heapBytes / 1e6)} MB`,
       `  after worker restarts: badge ${restarted.map((sample) => round(sample.toBadgeMs)).join(', ')} ms; popup list ${restarted.map((sample) => round(sample.toListMs)).join(', ')} ms (rows in the client: ${inClientRows}); index:status ${loads.map((ms) => round(ms)).join(', ')} ms`,
     );
     const figures: Figure[] = [
@@ -224,7 +249,7 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
       figures,
       report,
       problems,
-      details: { torrents, shape, syncMs, phases, sync, syncLookups, placingLookups, usedBefore, usedAfter, usedAtRest, usageDetails, heapBytes, restarted, loads, listReads: served.length, listBytes: served.reduce((sum, read) => sum + read.bytes, 0) },
+      details: { torrents, shape, syncMs, packMs, phases, sync, syncLookups, placingLookups, usedBefore, usedAfter, usedAtRest, usageDetails, heapBytes, restarted, loads, listReads: served.length, listBytes: served.reduce((sum, read) => sum + read.bytes, 0) },
     };
   } finally {
     await browser?.close();

@@ -18,14 +18,11 @@
  *   use and once a site report is held; 'single': all in one call. Counts the requests per path, the
  *   HTTP 429s and the hashes left unanswered.
  */
-import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { fakeBrowser } from './fake-browser';
 import { pathToFileURL } from 'node:url';
 import { heapUsedAfterGc, median, type Figure } from './figures';
 import { grantOrigin, installPermissions } from '../test/unit/support/permissions';
 
-// wxt/browser picks globalThis.chrome when there is no `browser` with a runtime id: install the
-// fake before the modules that import it load (dynamic imports below).
-(globalThis as unknown as { chrome: unknown }).chrome = fakeBrowser;
 installPermissions();
 
 /** The background's minimum gap between two calls to the service (entrypoints/background/index.ts). */

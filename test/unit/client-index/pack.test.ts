@@ -4,9 +4,9 @@
  * writes have settled, deleted by any write of the records, and ignored (the records read instead)
  * when it is missing or unreadable. 4,500 torrents: three chunks of PACK_RECORDS.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { ClientIndex } from '../../../utils/client-index/indexes-by-client.ts';
+import { PACK_AFTER_MS, PACK_SOON_MS, type ClientIndex } from '../../../utils/client-index/indexes-by-client.ts';
 import { PACK_RECORDS } from '../../../utils/client-index/store';
 import type { ClientTorrent, TorrentClient } from '../../../utils/clients/client-types';
 import type { ReferenceService } from '../../service/server';
@@ -136,5 +136,21 @@ describe('the pack of the index', () => {
     const again: unknown[] = [];
     expect(await store.readPack(0, (value) => again.push(value))).toBe(true);
     expect(again).toEqual(whole);
+  });
+
+  it('is written PACK_SOON_MS after a run ends, not PACK_AFTER_MS: a worker stopped soon after a sync still leaves one', async () => {
+    const timed = restart(world, {});
+    const index = (await timed.indexes.open(QBITTORRENT))!;
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      await index.sync(client, timed.lookup, { pauseMs: 0, locate: false });
+      const delays = timers.mock.calls.map((call) => call[1]);
+      // The sync's writes each put the pack off by PACK_AFTER_MS; its end asks for it sooner, last.
+      expect(delays).toContain(PACK_AFTER_MS);
+      expect(delays.lastIndexOf(PACK_SOON_MS)).toBeGreaterThan(delays.lastIndexOf(PACK_AFTER_MS));
+    } finally {
+      timers.mockRestore();
+    }
+    await packHolds(timed, COUNT);
   });
 });
