@@ -19,6 +19,10 @@ import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { MarksToPages, RowMarks } from './marks-to-pages';
 import type { Shared } from '../../entrypoints/background/context';
 
+function sameSource(a: NonNullable<ListAnswer['from']>, b: NonNullable<ListAnswer['from']>): boolean {
+  return a.settings === b.settings && a.config === b.config && a.sid === b.sid && a.changes === b.changes;
+}
+
 /** What the index says about one tab's list page, kept until the page's rows or the index change. */
 interface ListAnswer {
   /** The page this is for: its URL and rows. */
@@ -26,6 +30,8 @@ interface ListAnswer {
   answer: IndexPageAnswer;
   /** Row id → mark, for the page itself where the user asked for marks. */
   marks: RowMarks;
+  /** What it was worked out from: while all of it is the same, so is the answer (answer()). */
+  from?: { settings: Settings; config: StoredClient; sid: number; changes: number };
 }
 
 /** Everything a list page's answer needs, or why there is none. */
@@ -91,6 +97,11 @@ export class ListPages {
     const key = view ? pageKey(view) : '';
     const context = await this.context(view);
     if (context.state !== 'ready') return { key, answer: context.state === 'unknown-site' ? { state: 'unknown-site', host: context.host } : { state: context.state }, marks: {} };
+    // The tab's answer from the same settings, client, site and index is still the answer: the
+    // popup opened on a page whose badge was just worked out gets it without reading again.
+    const from = { settings: context.settings, config: context.config, sid: context.sid, changes: this.indexes.changes };
+    const known = view && this.pages.get(view.tabId);
+    if (known?.key === key && known.from && sameSource(known.from, from)) return known;
     // After a restart this reads only the page's rows from IndexedDB: it does not wait for the whole index.
     const rows = await this.indexes.rows(clientIdentity(context.config), context.sid, context.view.rows);
     if (!rows) return { key, answer: { state: 'off' }, marks: {} };
@@ -110,6 +121,7 @@ export class ListPages {
     return {
       key,
       marks,
+      from,
       answer: {
         state: 'answered',
         host: context.host,

@@ -1,7 +1,7 @@
 /**
  * "Cross-seed" end to end (issue #9), in Chromium and Firefox, with the built extension, the real
- * daemons started here (qbittorrent-nox with its CSRF protection on, its default, and
- * transmission-daemon) and the test trackers of support/cross-seed-world.ts behind the router.
+ * daemons started here (qbittorrent-nox with its CSRF protection on, its default, transmission-daemon,
+ * and rTorrent behind lighttpd's /RPC2 with HTTP authentication) and the test trackers of support/cross-seed-world.ts behind the router.
  *
  * As a user, for each client in turn: the client is set up through the options page (its labels,
  * Save client, Test client with its version and torrent count); the user is logged in on the
@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../utils/cross-seed-engine/site-queue';
 import type { TabView } from '../../features/lookup/lookup.messages';
-import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
+import { startQbittorrent, startRtorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { shareOfValidPieces } from '../clients/torrent-content';
 import { ownClient } from '../clients/own-client';
 import { untilSeeding } from '../clients/seeding';
@@ -40,9 +40,10 @@ import { until } from './support/wait';
 
 afterAll(closeAllBrowsers);
 
-type Kind = 'qbittorrent' | 'transmission';
-const CLIENTS = ['qbittorrent', 'transmission'] as const;
-const NAMES: Record<Kind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission' };
+type Kind = 'qbittorrent' | 'transmission' | 'rtorrent';
+/** rTorrent: bookworm's 0.9.8 behind lighttpd's SCGI mount at /RPC2 with HTTP authentication, as seedboxes serve it. */
+const CLIENTS = ['qbittorrent', 'transmission', 'rtorrent'] as const;
+const NAMES: Record<Kind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', rtorrent: 'rTorrent' };
 /** A client on another machine (a NAS), as the router serves it: passed through to the loopback daemon. */
 const NAS_HOST = 'nas.reseed.test';
 
@@ -71,7 +72,12 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
   const readers = {} as Record<Kind, TorrentClient>;
 
   beforeAll(async () => {
-    [cs, daemons.qbittorrent, daemons.transmission] = await Promise.all([startCrossSeedWorld({ pairs: 5, otherSite: true }), startQbittorrent(), startTransmission()]);
+    [cs, daemons.qbittorrent, daemons.transmission, daemons.rtorrent] = await Promise.all([
+      startCrossSeedWorld({ pairs: 5, otherSite: true }),
+      startQbittorrent(),
+      startTransmission(),
+      startRtorrent(),
+    ]);
     for (const client of CLIENTS) {
       readers[client] = ownClient(daemons[client]);
       for (const index of [0, 1, 2, 3, 4]) await cs.seed(readers[client], daemons[client].dataDir, index);

@@ -133,6 +133,12 @@ export class ClientIndexes {
   private cleared = false;
   readonly now: () => number;
   readonly store: IndexStore;
+  /**
+   * Counts every change of what an index answers (a sync's batch, a write, a close, a deletion):
+   * an answer worked out at one count is still true while the count stays (list-pages.ts keeps a
+   * tab's answer for its popup on it).
+   */
+  changes = 0;
 
   constructor(readonly env: ClientIndexEnvironment) {
     this.now = env.now ?? Date.now;
@@ -233,6 +239,7 @@ export class ClientIndexes {
 
   /** Deletes every stored index and closes the open one (a running sync stops at its next step). */
   async deleteAll(): Promise<void> {
+    this.changes++;
     const open = this.current;
     this.current = undefined;
     if (open) (await open.index.catch(() => undefined))?.close(true);
@@ -513,6 +520,7 @@ export class ClientIndex {
   /** Deleted (the index was turned off) or replaced by another client's: answers nothing, writes nothing more. */
   close(deleted: boolean): void {
     this.closed = true;
+    this.owner.changes++;
     if (this.packTimer !== undefined) clearTimeout(this.packTimer);
     this.deleted ||= deleted;
   }
@@ -541,6 +549,7 @@ export class ClientIndex {
       changed: (hashes) => {
         for (const hash of hashes) this.dirty.add(hash);
         this.revision++;
+        this.owner.changes++;
       },
       flush: () => this.flush(),
       progress: (progress) => {
@@ -572,6 +581,7 @@ export class ClientIndex {
    * more; still none, and the index stays in memory for this lifetime (the options page says so).
    */
   private async flush(): Promise<void> {
+    if (this.dirty.size) this.owner.changes++;
     if (this.closed || this.storageProblem || !this.dirty.size) return;
     const store = this.owner.store;
     try {

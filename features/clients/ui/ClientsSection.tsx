@@ -15,7 +15,7 @@ import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { originOf } from '../../../utils/url';
 import { CheckWithHint } from '../../../components/CheckWithHint';
 
-const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge'];
+const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge', 'rtorrent'];
 
 /** Where each client's web UI listens by default, as a hint in the address field. */
 const DEFAULT_ADDRESSES: Record<ClientKind, string> = {
@@ -225,7 +225,7 @@ export function ClientsSection() {
           {...field('url')}
         />
         <p class="hint" id="client-url-hint">
-          {t('clientUrlHint')}
+          {form.type === 'rtorrent' ? t('clientUrlHintRtorrent') : t('clientUrlHint')}
         </p>
 
         <label for="client-username">{t('clientUsernameLabel')}</label>
@@ -254,7 +254,7 @@ export function ClientsSection() {
         />
         <p class="hint" id="client-password-hint">
           {edited?.hasPassword ? `${t('clientPasswordKept')} ` : ''}
-          {t('clientPasswordHint')}
+          {form.type === 'rtorrent' ? t('clientPasswordHintRtorrent') : t('clientPasswordHint')}
         </p>
 
         <CheckWithHint
@@ -262,7 +262,7 @@ export function ClientsSection() {
           checked={form.skipCheckWhenFilesMatch}
           onChange={(checked) => setForm({ ...form, skipCheckWhenFilesMatch: checked })}
           label={t('clientSkipCheckLabel')}
-          hint={t('clientSkipCheckHint')}
+          hint={form.type === 'rtorrent' ? `${t('clientSkipCheckHint')} ${t('clientSkipCheckRtorrentNote')}` : t('clientSkipCheckHint')}
         />
 
         <div class="buttons">

@@ -11,10 +11,12 @@
  *   (not held);
  * - a torrent only Transmission holds, incomplete: hdsky 103, and its copy tjupt 503.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { INDEX_JOB } from '../../../../features/client-index/client-index.feature';
+import { sidForHost } from '../../../../features/lookup/candidates';
+import { ClientIndexes, type ClientIndex } from '../../../../utils/client-index/indexes-by-client.ts';
 import { INDEX_RUNS_KEY } from '../../../../features/client-index/client-index.storage';
 import { routeMessage } from '../../../../entrypoints/background/router';
 import type { ClientsAnswer } from '../../../../features/clients/clients.messages';
@@ -241,6 +243,28 @@ describe('a sync', () => {
     await app.index.idle();
     expect(service.requests.length).toBe(before);
     expect(indexMessages()).toEqual([]);
+  });
+
+  it('the popup on a page whose badge was just worked out gets that answer without reading the index again; a change of the index is read', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    await readList(8, 'tjupt.org', [502, 503, 504]);
+    await until(() => badge(8), (text) => text === '1', 'the tjupt list badge');
+    const rows = vi.spyOn(ClientIndexes.prototype, 'rows');
+    try {
+      const first = await page(8);
+      expect(await page(8)).toEqual(first);
+      expect(rows).not.toHaveBeenCalled();
+      // A cross-seed lands on row 503 (the index notes it as the cross-seed feature does): read again.
+      const open = (await (app.index as unknown as { defaultIndex(): Promise<{ index: ClientIndex }> }).defaultIndex()).index;
+      await open.noteAdded({ hash: hashOf('landed on tjupt 503'), name: 'Landed', savePath: qbittorrent.dataDir, state: 'seeding', progress: 1, size: 1 }, { sid: sidForHost('tjupt.org', undefined)!, torrentId: 503 });
+      const after = await page(8);
+      expect(rows).toHaveBeenCalledTimes(1);
+      expect(ids(after, 'inClient')).toEqual(['503']);
+      expect(ids(after, 'canCrossSeed')).toEqual(['502']);
+    } finally {
+      rows.mockRestore();
+    }
   });
 
   it('on but with nothing answered yet (the first sync failed): the popup says so and the badge stays the page\'s own', LIVE, async () => {
