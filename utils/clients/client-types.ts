@@ -103,15 +103,18 @@ export interface AddResult {
  * decides them, each adapter carries them out): a folder step renames the root folder (every file
  * under it follows), a file step gives one file (by its index in the torrent) another path.
  */
+export type RenameReach = 'any-path' | 'last-element' | 'root-folder';
+
 export type RenameStep = { kind: 'folder'; from: string; to: string } | { kind: 'file'; index: number; from: string; to: string };
 
 export interface TorrentClient {
   readonly kind: ClientKind;
   /**
-   * How the client renames a torrent's files: to any relative path (qBittorrent, Deluge), or only a
-   * path's last element, in its own folder (Transmission's torrent-rename-path).
+   * How the client renames a torrent's files: to any relative path (qBittorrent, Deluge), only a
+   * path's last element, in its own folder (Transmission's torrent-rename-path), or only a
+   * multi-file torrent's own folder (rTorrent's d.directory_base: no file is renamed).
    */
-  readonly renames?: 'any-path' | 'last-element';
+  readonly renames?: RenameReach;
   /** Renames a torrent's files, step by step in order (a cross-seed's renamed copy, added stopped). Absent: the client renames nothing. */
   rename?(hash: string, steps: readonly RenameStep[]): Promise<void>;
   /** Checks the address and credentials for real and says what the client is. */

@@ -45,7 +45,7 @@ import {
 } from './http';
 import { digestAuthorization, digestChallenge, type DigestChallenge } from './digest-auth';
 import { NotXmlRpc, XmlRpcBase64, XmlRpcFault, decodeResponse, encodeCall, faultFrom, type XmlRpcParam } from './xmlrpc';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, TorrentClient, TorrentState } from './client-types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, RenameStep, TorrentClient, TorrentState } from './client-types';
 
 /** Torrents per list page: 13 calls each in one system.multicall (a row is about 2 KB of XML). */
 export const RTORRENT_PAGE_SIZE = 500;
@@ -103,6 +103,12 @@ function parentOf(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
   const cut = trimmed.lastIndexOf('/');
   return cut > 0 ? trimmed.slice(0, cut) : cut === 0 ? '/' : '';
+}
+
+/** A path's last element (`/a/b/` → `b`). */
+function lastElement(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
 
 /** d.custom1 as ruTorrent writes it (rawurlencode) → the tags in it. */
@@ -217,7 +223,7 @@ export class RtorrentClient implements TorrentClient {
     const [asked] = normaliseHashes([hash]);
     const id = asked!.toUpperCase();
     const results = await this.multicall([
-      ['d.name', [id]],
+      ['d.directory', [id]],
       ['d.is_multi_file', [id]],
       ['f.multicall', [id, '', 'f.path=', 'f.size_bytes=']],
     ]);
@@ -225,9 +231,32 @@ export class RtorrentClient implements TorrentClient {
     if (fault) throw this.torrentFailure('files', asked!, fault as XmlRpcFault);
     const parsed = filesSchema.safeParse(results);
     if (!parsed.success) throw new ClientError({ kind: 'bad-answer', detail: 'files: f.multicall did not answer paths and sizes' });
-    const [name, multiFile, files] = parsed.data;
-    // f.path is relative to the torrent's own folder: a multi-file torrent's root folder comes first.
-    return files.map(([path, size]) => ({ path: multiFile ? `${name}/${path}` : path, size: byteCount(size) }));
+    const [directory, multiFile, files] = parsed.data;
+    // f.path is relative to the torrent's own folder, which a multi-file torrent's paths start with:
+    // the folder it has on disk (d.directory's last element), not always its name (rename()).
+    return files.map(([path, size]) => ({ path: multiFile ? `${lastElement(directory)}/${path}` : path, size: byteCount(size) }));
+  }
+
+  /**
+   * rTorrent renames no file (f.path cannot be set): it can only give a multi-file torrent's own
+   * folder another name, through d.directory_base on a torrent that is not open (one added stopped).
+   * So a renamed copy whose only difference is its root folder is added; any other is refused
+   * before anything reaches rTorrent (renamed-copy.ts stepsExpressible).
+   */
+  readonly renames = 'root-folder' as const;
+
+  async rename(hash: string, steps: readonly RenameStep[]): Promise<void> {
+    const [asked] = normaliseHashes([hash]);
+    for (const step of steps) {
+      if (step.kind !== 'folder' || step.from.includes('/') || step.to.includes('/')) {
+        throw new ClientError({ kind: 'refused', detail: 'rename: rTorrent can only give a torrent its own folder another name' });
+      }
+      const directory = z.string().parse(await this.onTorrent('rename', hash, 'd.directory'));
+      if (lastElement(directory) !== step.from) {
+        throw new ClientError({ kind: 'refused', detail: `rename: the torrent's folder is ${directory}, not ${step.from}` });
+      }
+      await this.onTorrent('rename', hash, 'd.directory_base.set', [asked!.toUpperCase(), joinPath(parentOf(directory), step.to)]);
+    }
   }
 
   async add(torrent: Uint8Array, options: AddOptions): Promise<AddResult> {

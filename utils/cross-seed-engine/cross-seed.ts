@@ -18,7 +18,7 @@
  * after another.
  */
 import { isClientError, toClientFailure, type ClientFailure } from '../clients/client-errors';
-import type { AddOptions, AddResult, ClientFile, ClientKind, ClientTorrent, TorrentClient, TorrentState } from '../clients/client-types';
+import type { AddOptions, AddResult, ClientFile, ClientKind, ClientTorrent, RenameReach, TorrentClient, TorrentState } from '../clients/client-types';
 import { isTransientClientError } from '../clients/steady';
 import { askSiteApi, downloadFromSite, readSitePage, problemOfPage, sitePace, type SitePace, type SiteProblem } from './site-queue';
 import { downloadAddressOf, downloadLinkFromPage, downloadSource, type SiteSettings } from './source';
@@ -167,7 +167,8 @@ export type RenamedFiles = RenamePlan['files'];
 
 /** Why a copy with the same bytes under other names was not added. */
 export type CopyRefusal =
-  | { kind: 'client-cannot'; client: ClientKind }
+  /** `renames`: what the client can rename ('none': nothing; absent in results kept from before it was said: a last element). */
+  | { kind: 'client-cannot'; client: ClientKind; renames?: RenameReach | 'none' }
   | { kind: 'unsafe-target'; path: string; element: string; reason: UnsafeElement }
   | { kind: 'colliding-targets'; path: string }
   | { kind: 'setting-off' };
@@ -451,9 +452,7 @@ export async function finishAddedStopped(client: TorrentClient, hash: string, si
     }
     if (!torrent) return { kind: 'not-confirmed', hash };
     if (rename) return withRenamed(await finishRenamed(client, hash, torrent, rename, signal), rename);
-    if (torrent.state === 'paused') return await checkThenStart(client, hash, torrent, signal);
-    if (torrent.progress === 1) return { kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 };
-    return await leftStopped(client, hash, torrent, true);
+    return await finishFrom(client, hash, torrent, signal);
   } catch (error) {
     return clientFailed(error);
   }
@@ -472,8 +471,17 @@ async function finishRenamed(client: TorrentClient, hash: string, torrent: Clien
     await client.remove(hash).catch(() => undefined);
     return { kind: 'not-confirmed', hash };
   }
-  if (torrent.state === 'paused') return checkThenStart(client, hash, torrent, signal, true);
-  if (torrent.progress === 1) return { kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 };
+  return finishFrom(client, hash, torrent, signal, true);
+}
+
+/**
+ * Where a restart finds an add it made stopped, after its check if one was under way: stopped →
+ * checked (`always`: whatever the client) and started at 100 %; running at 100 % → it was started
+ * by a check at 100 %; running with data missing → stopped and tagged.
+ */
+function finishFrom(client: TorrentClient, hash: string, torrent: ClientTorrent, signal?: AbortSignal, always = false): Promise<CrossSeedResult> {
+  if (torrent.state === 'paused') return checkThenStart(client, hash, torrent, signal, always);
+  if (torrent.progress === 1) return Promise.resolve({ kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 });
   return leftStopped(client, hash, torrent, true);
 }
 
@@ -581,7 +589,7 @@ async function renamedCopy(
   switch (match.kind) {
     case 'renamed':
       if (target.renameCopies === false) return differ({ kind: 'setting-off' });
-      if (!target.client.rename || !target.client.renames || !stepsExpressible(match.plan.steps, target.client.renames)) return differ({ kind: 'client-cannot', client: target.client.kind });
+      if (!target.client.rename || !target.client.renames || !stepsExpressible(match.plan.steps, target.client.renames)) return differ({ kind: 'client-cannot', client: target.client.kind, renames: (target.client.rename && target.client.renames) || 'none' });
       return { plan: match.plan };
     case 'different': {
       // Named by path where the two share names; by position where none is shared (a renamed copy's shape).

@@ -14,7 +14,7 @@
  * "not the same files", naming the file.
  */
 import { z } from 'zod';
-import type { ClientFile, RenameStep } from '../clients/client-types';
+import type { ClientFile, RenameReach, RenameStep } from '../clients/client-types';
 import { unsafeElementOf, type UnsafeElement } from '../torrent/files';
 import { compareFiles, MAX_LISTED_DIFFERENCES, type FileDifference } from './verify';
 
@@ -140,10 +140,12 @@ export function matchCopy(candidate: CopySide, client: CopySide, max = MAX_LISTE
 /**
  * Whether a client can carry out these steps: one that renames only a path's last element
  * (Transmission's torrent-rename-path) cannot move a file to another folder, so it cannot put a lone
- * file into a folder or take it out of one.
+ * file into a folder or take it out of one; one that can only place a torrent's own folder
+ * (rTorrent) renames no file at all.
  */
-export function stepsExpressible(steps: readonly RenameStep[], renames: 'any-path' | 'last-element'): boolean {
+export function stepsExpressible(steps: readonly RenameStep[], renames: RenameReach): boolean {
   if (renames === 'any-path') return true;
+  if (renames === 'root-folder') return steps.every((step) => step.kind === 'folder');
   const parent = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
   return steps.every((step) => step.kind === 'folder' || parent(step.from) === parent(step.to));
 }

@@ -140,6 +140,8 @@ export function textOf(entry: Words): string {
 export function copyRefusalWords(copy: CopyRefusal): Words {
   switch (copy.kind) {
     case 'client-cannot':
+      if (copy.renames === 'root-folder') return words('crossSeedCopyClientRootFolderOnly', CLIENT_NAMES[copy.client]);
+      if (copy.renames === 'none') return words('crossSeedCopyClientNoRename', CLIENT_NAMES[copy.client]);
       return words('crossSeedCopyClientCannot', CLIENT_NAMES[copy.client]);
     case 'unsafe-target':
       return words('crossSeedCopyUnsafeTarget', copy.path);

@@ -5,7 +5,8 @@
  * disk (no peer exists here: DHT and friends are off, the trackers do not resolve), and the source
  * torrent keeps its files. Four layouts: a renamed root folder, renamed files inside, a lone file
  * wrapped in a folder on the candidate's side, and unwrapped. Where a client cannot express the
- * steps (Transmission renames only a path's last element), the decision says so and nothing is added.
+ * steps (Transmission renames only a path's last element; rTorrent only a torrent's own folder, its
+ * d.directory_base), the decision says so and nothing is added.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
@@ -22,7 +23,7 @@ import { until } from '../../e2e/support/wait';
 const EXTENSION_URL = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/';
 const LIVE = { timeout: 120_000 };
 
-describe.each(buildRows())('%s: renamed copies', (_, build) => {
+describe.each([...buildRows(), ...buildRows('rtorrent')])('%s: renamed copies', (_, build) => {
   let daemon: RunningDaemon;
   let client: TorrentClient;
 
@@ -46,9 +47,10 @@ describe.each(buildRows())('%s: renamed copies', (_, build) => {
     expect(match.kind).toBe('renamed');
     if (match.kind !== 'renamed') return;
     if (!stepsExpressible(match.plan.steps, client.renames!)) {
-      // Only a lone file moved into or out of a folder is beyond a last-element rename.
-      expect(client.renames).toBe('last-element');
-      expect(layout.title).toMatch(/lone file/);
+      // Beyond a last-element rename: only a lone file moved into or out of a folder. Beyond
+      // rTorrent, which can only place a torrent's own folder: every layout but that folder's.
+      if (client.renames === 'last-element') expect(layout.title).toMatch(/lone file/);
+      else expect([client.renames, layout.title]).toEqual(['root-folder', expect.not.stringMatching(/^a renamed root folder$/)]);
       return;
     }
     const added = await client.add(candidate.bytes, { savePath: content.savePath, paused: true, skipCheck: false });

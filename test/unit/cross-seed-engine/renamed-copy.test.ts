@@ -43,6 +43,8 @@ describe('a renamed copy', () => {
       },
     });
     expect(stepsExpressible(match.kind === 'renamed' ? match.plan.steps : [], 'last-element')).toBe(true);
+    // rTorrent places a torrent's own folder (d.directory_base): this one step is all it can do.
+    expect(stepsExpressible(match.kind === 'renamed' ? match.plan.steps : [], 'root-folder')).toBe(true);
   });
 
   it('with files renamed inside (a site tag) renames those files only, in their folders', () => {
@@ -50,6 +52,7 @@ describe('a renamed copy', () => {
     const match = matchCopy({ files: tagged }, { files: MOVIE });
     expect(match.kind === 'renamed' && match.plan.steps).toEqual([{ kind: 'file', index: 0, from: tagged[0]!.path, to: MOVIE[0]!.path }]);
     expect(stepsExpressible(match.kind === 'renamed' ? match.plan.steps : [], 'last-element')).toBe(true);
+    expect(stepsExpressible(match.kind === 'renamed' ? match.plan.steps : [], 'root-folder')).toBe(false);
   });
 
   it('that wraps a lone file in a folder, or unwraps it, moves the file: not a last-element rename', () => {
@@ -65,6 +68,7 @@ describe('a renamed copy', () => {
       expect(steps).toEqual([{ kind: 'file', index: 0, from: candidate[0]!.path, to: client[0]!.path }]);
       expect(stepsExpressible(steps, 'any-path')).toBe(true);
       expect(stepsExpressible(steps, 'last-element')).toBe(false);
+      expect(stepsExpressible(steps, 'root-folder')).toBe(false);
     }
   });
 

@@ -153,7 +153,11 @@ describe('cross-seed messages', () => {
       'Renamed: Movie 2024/Movie.nfo → Movie.2024/Movie.nfo',
     ]);
     const refused = (copy: NonNullable<Extract<CrossSeedResult, { kind: 'files-differ' }>['copy']>): CrossSeedResult => ({ kind: 'files-differ', differences: [], more: 0, copy });
+    expect(crossSeedText(refused({ kind: 'client-cannot', client: 'transmission', renames: 'last-element' }), 'OurBits')[1]).toBe('The same data under other names, but Transmission cannot move a file into or out of a folder.');
+    // Kept from before a refusal said what the client can rename: Transmission's words, as then.
     expect(crossSeedText(refused({ kind: 'client-cannot', client: 'transmission' }), 'OurBits')[1]).toBe('The same data under other names, but Transmission cannot move a file into or out of a folder.');
+    expect(crossSeedText(refused({ kind: 'client-cannot', client: 'rtorrent', renames: 'root-folder' }), 'OurBits')[1]).toBe("The same data under other names, but rTorrent can only give a torrent's own folder another name, not the files in it.");
+    expect(crossSeedText(refused({ kind: 'client-cannot', client: 'rtorrent', renames: 'none' }), 'OurBits')[1]).toBe("The same data under other names, but rTorrent cannot rename a torrent's files.");
     expect(crossSeedText(refused({ kind: 'setting-off' }), 'OurBits')[1]).toBe('The same data under other names: “Cross-seed copies whose names differ” is off.');
     expect(crossSeedText(refused({ kind: 'colliding-targets', path: 'R/a' }), 'OurBits')[1]).toBe('The same data under other names, but two of its files would take the name R/a.');
     installI18n('zh_CN');
@@ -163,6 +167,7 @@ describe('cross-seed messages', () => {
       '已重命名：Movie 2024/Movie.nfo → Movie.2024/Movie.nfo',
     ]);
     expect(crossSeedText(refused({ kind: 'unsafe-target', path: 'R/../x', element: '..', reason: 'dot' }), '我堡')[1]).toBe('内容相同但名称不同，但 R/../x 不能作为文件的新名称。');
+    expect(crossSeedText(refused({ kind: 'client-cannot', client: 'rtorrent', renames: 'root-folder' }), '我堡')[1]).toBe('内容相同但名称不同，但 rTorrent 只能改种子自身文件夹的名称，不能改其中文件的名称。');
   });
 
   it('in the whole-client job, where no page is involved: "your torrent in <client>", one difference a line', () => {
