@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../utils/cross-seed-engine/site-queue';
+import { DEFAULT_SECONDS_BETWEEN } from '../../features/cross-seed/site-budget';
 import type { TabView } from '../../features/lookup/lookup.messages';
 import { startQbittorrent, startRtorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { shareOfValidPieces } from '../clients/torrent-content';
@@ -86,6 +87,9 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
     // The token, the user's sites (HDSky and OurBits; not SpringSunday), and their addresses over
     // http (the router is a plain HTTP proxy; SpringSunday's too), as the options page saves them.
     await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), crossSeedUserSettings([OTHER_SITE.sid]));
+    // Three clients take about 27 downloads from the candidate's site: over its default 20 a day.
+    // The user raises it as "Cross-seed your client" does (its pace stays the default).
+    await browser.evaluateInExtension((api, pace) => api.runtime.sendMessage({ type: 'job:site-pace', ...pace }), { sid: CANDIDATE_SITE.sid, secondsBetween: DEFAULT_SECONDS_BETWEEN, perDay: 60 });
     // The user logs in on the trackers in a tab, as they would.
     await logIn(cs.page);
     await logIn(cs.candidate);
