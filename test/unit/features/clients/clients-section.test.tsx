@@ -94,6 +94,7 @@ describe('the form', () => {
       ['qbittorrent', 'qBittorrent'],
       ['transmission', 'Transmission'],
       ['deluge', 'Deluge'],
+      ['rtorrent', 'rTorrent'],
     ]);
     expect(accessibleName($(page, '#client-url'))).toBe('Client URL');
     expect(accessibleName($(page, '#client-username'))).toBe('Username');
@@ -103,6 +104,12 @@ describe('the form', () => {
     expect(text(page, '#save-client')).toBe('Save client');
     expect(text(page, '#test-client')).toBe('Test client');
     expect(text(page, '#client-none')).toBe(en.clientNone!.message);
+    // rTorrent: the address is the web server's /RPC2, the credentials its HTTP authentication.
+    expect(text(page, '#client-url-hint')).toBe(en.clientUrlHint!.message);
+    await choose($<HTMLSelectElement>(page, '#client-type'), 'rtorrent');
+    expect(text(page, '#client-url-hint')).toBe(en.clientUrlHintRtorrent!.message);
+    expect(text(page, '#client-password-hint')).toBe(en.clientPasswordHintRtorrent!.message);
+    expect($<HTMLInputElement>(page, '#client-url').placeholder).toBe('http://127.0.0.1/RPC2');
   });
 
   it('says what is wrong with an address, in words, and marks the field', async () => {
