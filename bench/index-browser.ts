@@ -21,6 +21,7 @@
  */
 import type { Page as PlaywrightPage } from 'playwright-core';
 import type { IndexPageAnswer, IndexStatusView } from '../features/client-index/client-index.messages';
+import { DATABASE_NAME } from '../utils/client-index/store';
 import { startMassQbittorrent, type MassShape } from '../test/clients/mass-qbittorrent';
 import { launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';
 import { watchExtensionWorker } from '../test/e2e/support/service-worker';
@@ -160,10 +161,10 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
     // own page, not through the worker) before the restarts below stop the worker.
     const placingEnded = Date.now();
     const packed = () =>
-      b.evaluateInExtension(async () => {
+      b.evaluateInExtension(async (_api, name) => {
         const req = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
         const db = await new Promise<IDBDatabase>((resolve, reject) => {
-          const open = indexedDB.open('reseed-lens-client-index');
+          const open = indexedDB.open(name);
           open.onsuccess = () => resolve(open.result);
           open.onerror = () => reject(open.error);
         });
@@ -174,7 +175,7 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
         } finally {
           db.close();
         }
-      });
+      }, DATABASE_NAME);
     while ((await packed()) !== torrents) {
       if (Date.now() - placingEnded > 60_000) throw new Error(`the index's pack of ${torrents} was not written within 60 s of the run's end`);
       await sleep(100);

@@ -587,10 +587,13 @@ async function renamedCopy(
     return { kind: 'files-differ', ...listed, client: target.client.kind, ...(copy && { copy }) };
   };
   switch (match.kind) {
-    case 'renamed':
+    case 'renamed': {
       if (target.renameCopies === false) return differ({ kind: 'setting-off' });
-      if (!target.client.rename || !target.client.renames || !stepsExpressible(match.plan.steps, target.client.renames)) return differ({ kind: 'client-cannot', client: target.client.kind, renames: (target.client.rename && target.client.renames) || 'none' });
+      // What the client can rename: nothing without a rename(), whatever it says it reaches.
+      const reach = target.client.rename ? target.client.renames : undefined;
+      if (!reach || !stepsExpressible(match.plan.steps, reach)) return differ({ kind: 'client-cannot', client: target.client.kind, renames: reach ?? 'none' });
       return { plan: match.plan };
+    }
     case 'different': {
       // Named by path where the two share names; by position where none is shared (a renamed copy's shape).
       const clientPaths = new Set(clientFiles.map((file) => file.path));
