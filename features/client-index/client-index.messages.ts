@@ -104,6 +104,8 @@ export interface IndexStatusView {
   counts?: IndexCounts;
   /** Whether the index could be stored in IndexedDB (no room on the disk or in the quota, or refused: it lives in memory until the browser restarts; the settings are elsewhere). */
   storage?: 'ok' | 'full' | 'failed';
+  /** Every write of the index done: records, pack, compaction (tests and the bench wait for it). */
+  settled?: boolean;
   running?: IndexProgressView;
   lastSync?: IndexRunView;
   lastPlacing?: IndexRunView;

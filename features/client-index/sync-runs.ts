@@ -297,6 +297,7 @@ export class SyncRuns {
         toPlace: status.toPlace,
       };
       view.storage = status.storage;
+      view.settled = index.settled;
     }
     // A run that has not read the default client yet is this one's.
     if (this.current && (this.current.client === '' || this.current.client === key)) view.running = this.current.progress;

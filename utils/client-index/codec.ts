@@ -327,6 +327,66 @@ export function encodeRecord(slot: number, { torrent, answer, located, pieces, f
   return stored;
 }
 
+// --------------------------------------------------------------------------------------------
+// A record in two parts (IndexedDB version 3)
+
+/**
+ * IndexedDB keeps a record that names no place in two parts under the same key [slot, hash], in two
+ * stores (one that names places stays whole: list pages read it by the `place` index, store.ts):
+ *   torrents: `{s, h, t: [name, save path, state index, progress in thousandths, size]}`, what the
+ *             client says: written when a sync first lists the torrent, and again only when the
+ *             client says something else of it;
+ *   answers:  `{s, h, r: [answer, located(, pieces, found)], a?}`, what the service and the sites
+ *             answered; there only once something was answered.
+ * Why: an answer batch rewrote the whole record, 200-character name and save path included, so
+ * each torrent's name was written two or three times in a first sync (the listing, its answer, its
+ * placing), and Chromium's LevelDB keeps every one of those writes in its log until 4 MB gathered:
+ * 3.4 KB a torrent on disk at 1,000 torrents. An answer that names no place now writes only its
+ * small part. The pack and the decoder keep the joined shape (StoredRecord).
+ */
+export interface StoredTorrentPart {
+  s: number;
+  h: string;
+  t: [string, string, number, number, number];
+}
+
+export interface StoredAnswersPart {
+  s: number;
+  h: string;
+  r: [StoredAnswer, StoredLocated] | [StoredAnswer, StoredLocated, StoredPieces, StoredFound];
+  k?: string[];
+  a?: number;
+}
+
+/** A record's two parts; `answers` undefined while nothing is answered of it. */
+export function splitRecord(stored: StoredRecord): { torrent: StoredTorrentPart; answers?: StoredAnswersPart } {
+  const [name, savePath, state, progress, size, answer, located, ...pieces] = stored.r;
+  const torrent: StoredTorrentPart = { s: stored.s, h: stored.h, t: [name, savePath, state, progress, size] };
+  if (answer === 0 && located === 0 && !pieces.length) return { torrent };
+  const answers: StoredAnswersPart = { s: stored.s, h: stored.h, r: pieces.length === 2 ? [answer, located, pieces[0]!, pieces[1]!] : [answer, located] };
+  if (stored.k) answers.k = stored.k;
+  if (stored.a !== undefined) answers.a = stored.a;
+  return { torrent, answers };
+}
+
+/**
+ * The joined record of two stored parts (as decodeRecord reads it), or undefined when the torrent
+ * part is not one: what the answers part holds is checked by decodeRecord, as before the split.
+ * A value of version 2 (the whole record in the torrents store) is given back as it is.
+ */
+export function joinParts(torrent: unknown, answers: unknown): unknown {
+  if (!torrent || typeof torrent !== 'object') return undefined;
+  const { s, h, t, r } = torrent as Partial<StoredTorrentPart> & { r?: unknown };
+  if (r !== undefined) return torrent;
+  if (!Array.isArray(t) || t.length !== 5) return undefined;
+  const part = (answers && typeof answers === 'object' ? answers : {}) as Partial<StoredAnswersPart>;
+  if (answers !== undefined && (part.s !== s || part.h !== h || !Array.isArray(part.r))) return undefined;
+  const joined: Record<string, unknown> = { s, h, r: [...t, ...(part.r ?? [0, 0])] };
+  if (part.k !== undefined) joined.k = part.k;
+  if (part.a !== undefined) joined.a = part.a;
+  return joined;
+}
+
 /** A stored record read back exactly, or undefined (a foreign value, another slot's, a bad field: its torrent is asked again). */
 export function decodeRecord(value: unknown, slot: number): IndexRecord | undefined {
   if (!value || typeof value !== 'object') return undefined;

@@ -10,8 +10,13 @@
  *
  * Database `reseed-lens-client-index`:
  *   meta      'meta' → IndexMeta (the clients indexed, their slots, the last sync of each)
- *   torrents  [slot, hash] → StoredRecord (codec.ts), indexes `place` (multi-entry on k) and
- *             `answered` (on a)
+ *   torrents  [slot, hash] → a record that names places, whole (StoredRecord, codec.ts), with the
+ *             indexes `place` (multi-entry on k) and `answered` (on a): what a list page reads, one
+ *             request a row; or, for a record that names none, its torrent part alone (what the
+ *             client says of it);
+ *   answers   [slot, hash] → the answers part of a record that names no place, once something is
+ *             answered of it, with the index `answered` (version 3: before it, every record was
+ *             whole; opening moves those that name no place).
  *   packs     [slot, -1] → how many records the pack holds; [slot, n] → a JSON array of up to
  *             PACK_RECORDS StoredRecords: the whole slot again, in a few large values (version 2).
  *             Any write of the slot's records deletes its pack in the same transaction, so a pack
@@ -22,13 +27,20 @@
  *             what a list page reads: its rows' few records by the `place` index.
  * Plain IndexedDB with a few promise helpers: no library for five calls.
  */
-import type { IndexMeta } from './codec';
+import { joinParts, splitRecord, type IndexMeta, type StoredRecord } from './codec';
 
 export const DATABASE_NAME = 'reseed-lens-client-index';
-const VERSION = 2;
+const VERSION = 3;
 const META = 'meta';
 const TORRENTS = 'torrents';
+const ANSWERS = 'answers';
 const PACKS = 'packs';
+/**
+ * A database made and deleted at once to have the browser compact its storage (IndexStore.compact).
+ */
+const COMPACTION_DATABASE_NAME = `${DATABASE_NAME}-compaction`;
+/** Records written (or deleted) since the last compaction from which the next is worth it. */
+export const COMPACT_AFTER_WRITES = 500;
 /** Records in one value of a pack: about 0.7 MB of JSON with 200-character names. */
 export const PACK_RECORDS = 2000;
 /** Records of a pack restored between two chances for a list page's answer to go first. */
@@ -99,6 +111,36 @@ function firstCharacterRanges(slot: number): IDBKeyRange[] {
   return ranges;
 }
 
+/** Whether a record is kept whole in the torrents store: it names places, so a list page finds it by the `place` index. */
+export const keptWhole = (record: StoredRecord): boolean => !!record.k?.length;
+
+/**
+ * Version 3's move, in the upgrade's own transaction (all or nothing): every record that names no
+ * place is cut into its two parts. A value that is no record is left as it is: reading drops it.
+ */
+function splitRecordsWithoutPlaces(torrents: IDBObjectStore, answers: IDBObjectStore): void {
+  const cursor = torrents.openCursor();
+  cursor.onsuccess = () => {
+    const at = cursor.result;
+    if (!at) return;
+    const value = at.value as Partial<StoredRecord> | undefined;
+    if (value && Array.isArray(value.r) && (value.r.length === 7 || value.r.length === 9) && !keptWhole(value as StoredRecord)) {
+      const parts = splitRecord(value as StoredRecord);
+      at.update(parts.torrent);
+      if (parts.answers) answers.put(parts.answers);
+    }
+    at.continue();
+  };
+}
+
+/** What changed of a record: what the client says of it (TORRENT_PART), what was answered of it (ANSWERS_PART), or both. */
+export const TORRENT_PART = 1;
+export const ANSWERS_PART = 2;
+export interface RecordWrite {
+  record: StoredRecord;
+  parts: number;
+}
+
 export class IndexStore {
   private db: Promise<IDBDatabase> | undefined;
   /** Records read from the torrents store, in all and by list-page reads (tests and the bench count what a page reads). */
@@ -106,6 +148,10 @@ export class IndexStore {
   placeRecordsRead = 0;
   /** Of recordsRead, those read from a pack. */
   packRecordsRead = 0;
+  /** Records written or deleted since the last compaction (this lifetime's). */
+  writtenSinceCompaction = 0;
+  /** Compactions asked for (tests). */
+  compactions = 0;
 
   constructor(private readonly factory: () => IDBFactory | undefined = () => globalThis.indexedDB) {}
 
@@ -120,13 +166,16 @@ export class IndexStore {
       req.onupgradeneeded = () => {
         const db = req.result;
         if (!db.objectStoreNames.contains(META)) db.createObjectStore(META);
-        if (!db.objectStoreNames.contains(TORRENTS)) {
+        // Version 2: the packs. A version 1 index has none yet: its first load reads the records, then writes one.
+        if (!db.objectStoreNames.contains(PACKS)) db.createObjectStore(PACKS);
+        const answers = db.createObjectStore(ANSWERS, { keyPath: ['s', 'h'] });
+        answers.createIndex('answered', 'a');
+        if (db.objectStoreNames.contains(TORRENTS)) splitRecordsWithoutPlaces(req.transaction!.objectStore(TORRENTS), answers);
+        else {
           const torrents = db.createObjectStore(TORRENTS, { keyPath: ['s', 'h'] });
           torrents.createIndex('place', 'k', { multiEntry: true });
           torrents.createIndex('answered', 'a');
         }
-        // Version 2: the packs. A version 1 index has none yet: its first load reads the records, then writes one.
-        if (!db.objectStoreNames.contains(PACKS)) db.createObjectStore(PACKS);
       };
       req.onsuccess = () => {
         const db = req.result;
@@ -168,7 +217,15 @@ export class IndexStore {
     const db = await this.open();
     const ranges = firstCharacterRanges(slot);
     const inFlight: Promise<unknown[]>[] = [];
-    const read = async (range: IDBKeyRange): Promise<unknown[]> => await transact(db, [TORRENTS], 'readonly', (tx) => request(tx.objectStore(TORRENTS).getAll(range)));
+    // Both parts of the range's records in one transaction, joined by key (both stores' keys are [slot, hash]).
+    const read = async (range: IDBKeyRange): Promise<unknown[]> => {
+      const [torrents, answers] = await transact(db, [TORRENTS, ANSWERS], 'readonly', (tx) =>
+        Promise.all([request(tx.objectStore(TORRENTS).getAll(range)), request(tx.objectStore(ANSWERS).getAll(range))]),
+      );
+      const answered = new Map<unknown, unknown>();
+      for (const part of answers) answered.set((part as { h?: unknown } | undefined)?.h, part);
+      return torrents.map((part) => joinParts(part, answered.get((part as { h?: unknown } | undefined)?.h)));
+    };
     let next = 0;
     while (next < ranges.length && inFlight.length < RANGES_IN_FLIGHT) inFlight.push(read(ranges[next++]!));
     while (inFlight.length) {
@@ -183,9 +240,11 @@ export class IndexStore {
   }
 
   /**
-   * The records that say something about these places (by the `place` index), then the records of
-   * the hashes `more` gives for what was found (the other members of their groups the client may
-   * hold), in one transaction. Reads only those keys.
+   * The records that say something about these places (by the `place` index: whole records), then
+   * the records of the hashes `more` gives for what was found (the other members of their groups
+   * the client may hold, read for what the client says of them: what was answered of such a record
+   * that a list page could use names a place, and then it is whole), in one transaction. Reads
+   * only those keys, one request each.
    */
   async readPlaces(places: readonly string[], slot: number, more: (values: unknown[]) => string[]): Promise<unknown[]> {
     const db = await this.open();
@@ -197,10 +256,9 @@ export class IndexStore {
       const seen = new Set<string>();
       const take = (value: unknown) => {
         const hash = (value as { h?: unknown } | undefined)?.h;
-        if (typeof hash !== 'string' || seen.has(hash)) return false;
+        if (typeof hash !== 'string' || seen.has(hash)) return;
         seen.add(hash);
         found.push(value);
-        return true;
       };
       const second = () => {
         for (const hash of more(found)) {
@@ -208,11 +266,11 @@ export class IndexStore {
           seen.add(hash);
           const req = store.get([slot, hash]);
           req.onsuccess = () => {
-            if (req.result !== undefined) {
-              this.recordsRead++;
-              this.placeRecordsRead++;
-              found.push(req.result);
-            }
+            const joined = req.result === undefined ? undefined : joinParts(req.result, undefined);
+            if (joined === undefined) return;
+            this.recordsRead++;
+            this.placeRecordsRead++;
+            found.push(joined);
           };
         }
       };
@@ -237,22 +295,86 @@ export class IndexStore {
     return typeof count === 'number' ? count : undefined;
   }
 
-  /** Whether the service has answered for any torrent of this slot (one key read). */
+  /** Whether the service has answered for any torrent of this slot (a key read in each store at most). */
   async anyAnswered(slot: number): Promise<boolean> {
     const db = await this.open();
-    const key = await transact(db, [TORRENTS], 'readonly', (tx) => request(tx.objectStore(TORRENTS).index('answered').getKey(slot)));
-    return key !== undefined;
+    const keys = await transact(db, [TORRENTS, ANSWERS], 'readonly', (tx) =>
+      Promise.all([request(tx.objectStore(TORRENTS).index('answered').getKey(slot)), request(tx.objectStore(ANSWERS).index('answered').getKey(slot))]),
+    );
+    return keys.some((key) => key !== undefined);
   }
 
-  /** Puts and deletes records of a slot, all in one transaction (all or nothing); the slot's pack goes with it (no longer what the records say). */
-  async write(slot: number, put: readonly unknown[], remove: readonly string[]): Promise<void> {
+  /**
+   * Puts and deletes records of a slot, all in one transaction (all or nothing); the slot's pack
+   * goes with it (no longer what the records say). A record that names places is put whole; one
+   * that names none, only the part of it that changed: an answer batch does not write its torrents'
+   * names again. A record that named places before and names none now is put in both parts (what
+   * the torrents store holds of it is read first, in the same transaction, to know).
+   */
+  async write(slot: number, put: readonly RecordWrite[], remove: readonly string[]): Promise<void> {
     const db = await this.open();
-    await transact(db, [TORRENTS, PACKS], 'readwrite', (tx) => {
-      const store = tx.objectStore(TORRENTS);
-      for (const hash of remove) store.delete([slot, hash]);
-      for (const value of put) store.put(value);
+    await transact(db, [TORRENTS, ANSWERS, PACKS], 'readwrite', (tx) => {
+      const torrents = tx.objectStore(TORRENTS);
+      const answers = tx.objectStore(ANSWERS);
+      for (const hash of remove) {
+        torrents.delete([slot, hash]);
+        answers.delete([slot, hash]);
+      }
+      for (const { record, parts } of put) {
+        if (keptWhole(record)) {
+          torrents.put(record);
+          // It may have named no place before: an answers part of it goes.
+          if (parts & ANSWERS_PART) answers.delete([slot, record.h]);
+          continue;
+        }
+        const split = splitRecord(record);
+        if (parts & TORRENT_PART) torrents.put(split.torrent);
+        else if (parts & ANSWERS_PART) {
+          // Kept whole until now (it named places): its torrent part alone from now on.
+          const stored = torrents.get([slot, record.h]);
+          stored.onsuccess = () => {
+            if ((stored.result as { r?: unknown } | undefined)?.r !== undefined) torrents.put(split.torrent);
+          };
+        }
+        if (!(parts & ANSWERS_PART)) continue;
+        if (split.answers) answers.put(split.answers);
+        else answers.delete([slot, record.h]);
+      }
       tx.objectStore(PACKS).delete(slotRange(slot));
     });
+    this.writtenSinceCompaction += put.length + remove.length;
+  }
+
+  /**
+   * Has the browser compact the index's storage, once COMPACT_AFTER_WRITES records were written
+   * since the last time. Why: Chromium's IndexedDB (LevelDB) keeps every write in its log, with an
+   * undo entry for each, until 4 MB of them have gathered, and keeps that log across restarts: a
+   * first sync of 1,000 torrents left 2.1 MB of log, where the same records compacted take 0.9 MB.
+   * Deleting a database is what has Chromium compact (it compacts the deleted range, and LevelDB
+   * writes its whole log out as a compressed table first), so an empty database of our own is made
+   * and deleted. Elsewhere (Firefox's SQLite) this only makes and deletes an empty database.
+   * Never fails: the index works uncompacted.
+   */
+  async compactAfterWrites(): Promise<void> {
+    if (this.writtenSinceCompaction < COMPACT_AFTER_WRITES) return;
+    this.writtenSinceCompaction = 0;
+    this.compactions++;
+    const factory = this.factory();
+    if (!factory) return;
+    const settle = (req: IDBRequest | IDBOpenDBRequest, onSuccess: () => void) =>
+      new Promise<void>((resolve) => {
+        req.onsuccess = () => (onSuccess(), resolve());
+        req.onerror = () => resolve();
+        // Another lifetime's compaction holds it: that one compacts.
+        (req as IDBOpenDBRequest).onblocked = () => resolve();
+      });
+    try {
+      const made = factory.open(COMPACTION_DATABASE_NAME, 1);
+      await settle(made, () => made.result.close());
+      await settle(factory.deleteDatabase(COMPACTION_DATABASE_NAME), () => undefined);
+    } catch {
+      // No compaction: the browser compacts in its own time.
+    }
   }
 
   /**
@@ -316,9 +438,10 @@ export class IndexStore {
   async deleteSlots(slots: readonly number[]): Promise<void> {
     if (!slots.length) return;
     const db = await this.open();
-    await transact(db, [TORRENTS, PACKS], 'readwrite', (tx) => {
+    await transact(db, [TORRENTS, ANSWERS, PACKS], 'readwrite', (tx) => {
       for (const slot of slots) {
         tx.objectStore(TORRENTS).delete(slotRange(slot));
+        tx.objectStore(ANSWERS).delete(slotRange(slot));
         tx.objectStore(PACKS).delete(slotRange(slot));
       }
     });
@@ -327,16 +450,21 @@ export class IndexStore {
   /** Everything gone: the meta and every client's records. */
   async clear(): Promise<void> {
     const db = await this.open();
-    await transact(db, [META, TORRENTS, PACKS], 'readwrite', (tx) => {
+    await transact(db, [META, TORRENTS, ANSWERS, PACKS], 'readwrite', (tx) => {
       tx.objectStore(META).clear();
       tx.objectStore(TORRENTS).clear();
+      tx.objectStore(ANSWERS).clear();
       tx.objectStore(PACKS).clear();
     });
   }
 
-  /** Every stored record's key, [slot, hash] (tests and diagnostics). */
+  /** Every stored record's key, [slot, hash], of either part (tests and diagnostics). */
   async keys(): Promise<[number, string][]> {
     const db = await this.open();
-    return (await transact(db, [TORRENTS], 'readonly', (tx) => request(tx.objectStore(TORRENTS).getAllKeys()))) as [number, string][];
+    const [torrents, answers] = (await transact(db, [TORRENTS, ANSWERS], 'readonly', (tx) =>
+      Promise.all([request(tx.objectStore(TORRENTS).getAllKeys()), request(tx.objectStore(ANSWERS).getAllKeys())]),
+    )) as unknown as [[number, string][], [number, string][]];
+    const seen = new Set(torrents.map((key) => key.join(':')));
+    return [...torrents, ...answers.filter((key) => !seen.has(key.join(':')))];
   }
 }

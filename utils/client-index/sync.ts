@@ -144,8 +144,11 @@ export interface SyncTarget {
   /** How much of the client the index may hold (bytes of storage). */
   bound: IndexBound;
   isOpen(): boolean;
-  /** These records changed: their buckets are written at the next flush. */
-  changed(hashes: Iterable<string>): void;
+  /**
+   * These records changed, in what the client says of them or in what was answered of them: that
+   * part of each is written at the next flush (a removed torrent goes whole).
+   */
+  changed(hashes: Iterable<string>, what: 'client' | 'answers'): void;
   flush(): Promise<void>;
   progress(progress: SyncProgress): void;
   finished(lastSync: LastSync): Promise<void>;
@@ -194,7 +197,7 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
       report[counter] += batch.length;
       report.requests += outcome.requests;
       report.unanswered += outcome.unanswered?.length ?? 0;
-      target.changed(apply(candidatesOf(outcome.answers)));
+      target.changed(apply(candidatesOf(outcome.answers)), 'answers');
       await target.flush();
       progress(phase, Math.min(start + batchSize, hashes.length), hashes.length);
     }
@@ -221,7 +224,7 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
       report.added = change.added.length;
       report.removed = change.removed.length;
       report.leftOut = change.leftOut;
-      target.changed([...change.changed, ...change.removed]);
+      target.changed([...change.changed, ...change.removed], 'client');
       await target.flush();
       await options.onListed?.({ leftOut: change.leftOut });
     }
@@ -301,7 +304,7 @@ async function askByPieces(target: SyncTarget, step: PiecesStep, report: PiecesR
     else {
       report.read++;
       // Marked at once: a read that fails later (the client gone) leaves these to the next flush, not only in memory.
-      if (target.model.applyPieces(hash, read)) target.changed([hash]);
+      if (target.model.applyPieces(hash, read)) target.changed([hash], 'answers');
     }
     if ((at + 1) % PIECES_READ_CHUNK === 0 || at === toRead.length - 1) {
       await mayGoOn();
@@ -314,7 +317,7 @@ async function askByPieces(target: SyncTarget, step: PiecesStep, report: PiecesR
     await mayGoOn();
     const due = target.model.piecesDue(site.sid, target.now());
     if (due.changed.length) {
-      target.changed(due.changed);
+      target.changed(due.changed, 'answers');
       await target.flush();
     }
     if (!due.ask.length) {
@@ -328,7 +331,7 @@ async function askByPieces(target: SyncTarget, step: PiecesStep, report: PiecesR
       due.ask,
       async ({ asked, ids }) => {
         await mayGoOn();
-        target.changed(target.model.applyFound(site.sid, asked, ids, target.now()));
+        target.changed(target.model.applyFound(site.sid, asked, ids, target.now()), 'answers');
         await target.flush();
         done += asked.length;
         progress('asking-sites', Math.min(done, due.ask.length), due.ask.length, site.sid);

@@ -2,11 +2,12 @@
  * The index's pack (store.ts): the whole slot again in a few large values, what loading the whole
  * index reads after a restart. It must say exactly what the records say: written only once the
  * writes have settled, deleted by any write of the records, and ignored (the records read instead)
- * when it is missing or unreadable. 4,500 torrents: three chunks of PACK_RECORDS.
+ * when it is missing or unreadable. 4,500 torrents: three chunks of PACK_RECORDS. An index of
+ * fewer than PACK_MIN_RECORDS has none: its records load fast enough.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { PACK_AFTER_MS, PACK_SOON_MS, type ClientIndex } from '../../../utils/client-index/indexes-by-client.ts';
+import { PACK_AFTER_MS, PACK_MIN_RECORDS, PACK_SOON_MS, type ClientIndex } from '../../../utils/client-index/indexes-by-client.ts';
 import { PACK_RECORDS } from '../../../utils/client-index/store';
 import type { ClientTorrent, TorrentClient } from '../../../utils/clients/client-types';
 import type { ReferenceService } from '../../service/server';
@@ -28,6 +29,8 @@ const groups: GroupMember[][] = torrents
     { site: 'hdsky', torrent_id: 1 + i, info_hash: torrent.hash },
     { site: 'pterclub', torrent_id: 1 + i, info_hash: hashOf(`copy ${i}`) },
   ]);
+/** These 4,500 torrents are packed (the product packs from PACK_MIN_RECORDS). */
+const PACKED = { packMinRecords: PACK_RECORDS };
 const PAGE = Array.from({ length: 100 }, (_, i) => String(1 + i * 7));
 
 let service: ReferenceService;
@@ -40,7 +43,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   fakeBrowser.reset();
-  world = makeWorld(service, { packAfterMs: 0 });
+  world = makeWorld(service, { packAfterMs: 0, ...PACKED });
 });
 
 /** Waits until the index's pack holds `count` records (or, with `undefined`, until it has none). */
@@ -58,7 +61,7 @@ describe('the pack of the index', () => {
   it('is written once the sync has settled, and a restart loads the same index from it alone', async () => {
     const index = await synced();
     await packHolds(world, COUNT);
-    const later = restart(world);
+    const later = restart(world, PACKED);
     const again = (await later.indexes.open(QBITTORRENT))!;
     expect(later.indexes.store.packRecordsRead).toBe(COUNT);
     expect(later.indexes.store.recordsRead).toBe(COUNT);
@@ -76,14 +79,14 @@ describe('the pack of the index', () => {
     await packHolds(world, COUNT + 1);
     index.close(false);
 
-    const later = restart(world, { packAfterMs: 60_000 });
+    const later = restart(world, { packAfterMs: 60_000, ...PACKED });
     const again = (await later.indexes.open(QBITTORRENT))!;
     expect(later.indexes.store.packRecordsRead).toBe(COUNT + 1);
     expect(again.torrent(added.hash)?.name).toBe('Added.Later');
     await again.noteAdded({ ...added, hash: hashOf('added after the restart'), name: 'After' });
     expect(await later.indexes.store.packedRecords(0)).toBeUndefined();
 
-    const third = restart(world, { packAfterMs: 0 });
+    const third = restart(world, { packAfterMs: 0, ...PACKED });
     const loaded = (await third.indexes.open(QBITTORRENT))!;
     expect(third.indexes.store.packRecordsRead).toBe(0);
     expect(third.indexes.store.recordsRead).toBe(COUNT + 2);
@@ -101,7 +104,7 @@ describe('the pack of the index', () => {
     // A pack whose count does not match its chunks, then one with a chunk that is not JSON.
     for (const chunks of [['[]'], ['[', '[]']]) {
       await world.indexes.store.writePack(0, chunks, COUNT);
-      const later = restart(world, { packAfterMs: 60_000 });
+      const later = restart(world, { packAfterMs: 60_000, ...PACKED });
       const again = (await later.indexes.open(QBITTORRENT))!;
       expect(later.indexes.store.recordsRead - later.indexes.store.packRecordsRead).toBe(COUNT);
       expect(again.status()).toEqual(status);
@@ -139,7 +142,7 @@ describe('the pack of the index', () => {
   });
 
   it('is written PACK_SOON_MS after a run ends, not PACK_AFTER_MS: a worker stopped soon after a sync still leaves one', async () => {
-    const timed = restart(world, {});
+    const timed = restart(world, PACKED);
     const index = (await timed.indexes.open(QBITTORRENT))!;
     const timers = vi.spyOn(globalThis, 'setTimeout');
     try {
@@ -152,5 +155,17 @@ describe('the pack of the index', () => {
       timers.mockRestore();
     }
     await packHolds(timed, COUNT);
+  });
+
+  it(`is not written for an index of fewer than PACK_MIN_RECORDS (${PACK_MIN_RECORDS}): once settled, there is none, and the storage was compacted`, async () => {
+    expect(COUNT).toBeLessThan(PACK_MIN_RECORDS);
+    const small = restart(world, { packAfterMs: 0 });
+    const index = (await small.indexes.open(QBITTORRENT))!;
+    expect(index.settled).toBe(true);
+    await index.sync(client, small.lookup, { pauseMs: 0, locate: false });
+    expect(index.settled).toBe(false);
+    await expect.poll(() => index.settled, { timeout: 20_000 }).toBe(true);
+    expect(await small.indexes.store.packedRecords(0)).toBeUndefined();
+    expect(small.indexes.store.compactions).toBeGreaterThan(0);
   });
 });

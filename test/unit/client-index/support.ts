@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { ClientIndexes, IndexStore, type ClientIdentity, type ClientIndexEnvironment } from '../../../utils/client-index/indexes-by-client.ts';
 import { unpackHash } from '../../../utils/client-index/codec';
+import { DATABASE_NAME } from '../../../utils/client-index/store';
 import { Lookup } from '../../../utils/lookup/lookup';
 import { DEFAULT_SETTINGS, type Settings } from '../../../utils/settings';
 import { DEMO_TOKEN, loadReferenceData, startReferenceService, type ReferenceOptions, type ReferenceService } from '../../service/server';
@@ -84,6 +85,28 @@ export async function storedKeys(prefix = 'clientIndex'): Promise<string[]> {
 /** The hash a stored key names ('clientIndex:<slot>:<hash>'). */
 export const hashOfKey = (key: string) => key.split(':')[2]!;
 
+/** The object stores that hold the index's records: a record's torrent part and its answers part (utils/client-index/store.ts). */
+export const INDEX_RECORD_STORES = ['torrents', 'answers'];
+
+/** Puts a value as it is into one of the index's stores (a value no version of the extension writes). */
+export async function putRawValue(storeName: string, value: unknown): Promise<void> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const open = indexedDB.open(DATABASE_NAME);
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const tx = db.transaction(storeName, 'readwrite');
+      tx.objectStore(storeName).put(value);
+      tx.oncomplete = () => resolve();
+      tx.onabort = () => reject(tx.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * IndexedDB with no room (a full disk, or the browser's quota spent): every write to the index's
  * torrents is refused as Chromium refuses it, with a QuotaExceededError. Returns the undo.
@@ -92,7 +115,7 @@ export function refuseIndexWrites(): () => void {
   const prototype = IDBObjectStore.prototype;
   const put = prototype.put;
   prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
-    if (this.name === 'torrents') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    if (INDEX_RECORD_STORES.includes(this.name)) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
     return put.apply(this, args);
   };
   return () => {
@@ -100,22 +123,28 @@ export function refuseIndexWrites(): () => void {
   };
 }
 
-/** Every record written to (or deleted from) the index's IndexedDB from now on, by hash. Returns them and the undo. */
-export function recordIndexWrites(): { written: string[]; undo: () => void } {
+/** Every record written to (or deleted from) the index's IndexedDB from now on, by hash, and by store (`torrents` or `answers`: which part). Returns them and the undo. */
+export function recordIndexWrites(): { written: string[]; byStore: Map<string, string[]>; undo: () => void } {
   const written: string[] = [];
+  const byStore = new Map<string, string[]>(INDEX_RECORD_STORES.map((name) => [name, []]));
+  const note = (store: string, hash: string) => {
+    written.push(hash);
+    byStore.get(store)!.push(hash);
+  };
   const prototype = IDBObjectStore.prototype;
   const { put, delete: remove } = prototype;
   prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
-    if (this.name === 'torrents') written.push(unpackHash((args[0] as { h: string }).h)!);
+    if (INDEX_RECORD_STORES.includes(this.name)) note(this.name, unpackHash((args[0] as { h: string }).h)!);
     return put.apply(this, args);
   };
   prototype.delete = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['delete']>) {
     const key = args[0];
-    if (this.name === 'torrents' && Array.isArray(key)) written.push(unpackHash(key[1])!);
+    if (INDEX_RECORD_STORES.includes(this.name) && Array.isArray(key)) note(this.name, unpackHash(key[1])!);
     return remove.apply(this, args);
   };
   return {
     written,
+    byStore,
     undo: () => {
       prototype.put = put;
       prototype.delete = remove;

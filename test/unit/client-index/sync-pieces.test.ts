@@ -332,9 +332,9 @@ describe('cancelling and stopping (a hand step)', () => {
     model.applyClientList(CLIENT, UNBOUNDED);
     const t = target(world, model);
     const changed = t.changed;
-    t.changed = (hashes) => {
+    t.changed = (hashes, what) => {
       marked.push(...hashes);
-      changed(hashes);
+      changed(hashes, what);
     };
     await expect(syncIndex(t, listing(CLIENT), world.lookup, { pieces: step, pauseMs: 0 })).rejects.toThrow('qBittorrent went away');
     expect(t.finishedWith).toEqual([expect.objectContaining({ outcome: 'failed', error: 'unknown' })]);

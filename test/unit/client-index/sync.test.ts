@@ -9,6 +9,7 @@ import { SettingsStore } from '../../../features/settings/settings-store';
 import { ClientIndexError, type ClientIdentity, type ClientIndex, type SyncProgress } from '../../../utils/client-index/indexes-by-client.ts';
 import { IndexStore, MAX_INDEX_BYTES, bytesOfTorrent } from '../../../utils/client-index/indexes-by-client.ts';
 import { encodeRecord, packHash, utf8Length } from '../../../utils/client-index/codec';
+import { ANSWERS_PART, TORRENT_PART } from '../../../utils/client-index/store';
 import { clientOriginRule } from '../../../utils/clients/csrf';
 import { createClient } from '../../../utils/clients/index';
 import type { ClientKind, TorrentClient } from '../../../utils/clients/client-types';
@@ -19,7 +20,7 @@ import { startQbittorrent, startTransmission, type RunningDaemon } from '../../c
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding } from '../../clients/seeding';
 import type { ReferenceService } from '../../service/server';
-import { SITES, hashOf, lookupsSeen, makeWorld, recordIndexWrites, refuseIndexWrites, removeFromDaemon, restart, startServiceWith, storedKeys, type GroupMember, type World } from './support';
+import { SITES, hashOf, lookupsSeen, makeWorld, INDEX_RECORD_STORES, putRawValue, recordIndexWrites, refuseIndexWrites, removeFromDaemon, restart, startServiceWith, storedKeys, type GroupMember, type World } from './support';
 
 const LIVE = { timeout: 60_000 };
 const QUICK = { pauseMs: 0 } as const;
@@ -123,9 +124,12 @@ async function open(which: Held, on = world): Promise<ClientIndex> {
 
 /** Every record the index writes to IndexedDB from now on, by hash (undone after the test). */
 let undoRecording: (() => void) | undefined;
+/** The last recordWrites()'s writes by store (which part of each record). */
+let writesByStore = new Map<string, string[]>();
 function recordWrites(): string[] {
   const recording = recordIndexWrites();
   undoRecording = recording.undo;
+  writesByStore = recording.byStore;
   return recording.written;
 }
 afterEach(() => {
@@ -270,6 +274,12 @@ describe.each(['qbittorrent', 'transmission'] as const)('%s', (kind) => {
     // Their records, and those of torrents the daemon moved on meanwhile; no other.
     const expected = new Set([...newHashes, ...torrentsChanged(states, snapshot(index, known))]);
     expect(new Set(writes)).toEqual(expected);
+    // What the client says of a new torrent is written once, at the listing; an answer that names no
+    // place writes its answers part alone (one that names places, the whole record, which list pages read by place).
+    const withoutPlaces = newHashes.filter((hash) => !tinyPlaces.has(hash));
+    expect(withoutPlaces.length).toBeGreaterThan(0);
+    expect(writesByStore.get('torrents')!.filter((hash) => withoutPlaces.includes(hash)).sort()).toEqual(withoutPlaces);
+    expect(new Set(writesByStore.get('answers')!.filter((hash) => withoutPlaces.includes(hash)))).toEqual(new Set(withoutPlaces));
 
     const next = service.requests.length;
     await index.sync(which().client, world.lookup, QUICK);
@@ -477,7 +487,7 @@ describe('storage', () => {
   it('a record that does not read back is dropped alone: only its torrent is asked again', LIVE, async () => {
     const index = await open(held.qbittorrent);
     await index.sync(held.qbittorrent.client, world.lookup, QUICK);
-    await new IndexStore().write(0, [{ s: 0, h: packHash(FOLDER.alpha), r: 'not a row' }], []);
+    await putRawValue('torrents', { s: 0, h: packHash(FOLDER.alpha), t: 'not a row' });
     const since = service.requests.length;
     const later = restart(world);
     const again = await open(held.qbittorrent, later);
@@ -494,7 +504,7 @@ describe('storage', () => {
     const put = prototype.put;
     let refused = 0;
     prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
-      if (this.name === 'torrents' && !refused++) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      if (INDEX_RECORD_STORES.includes(this.name) && !refused++) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
       return put.apply(this, args);
     };
     try {
@@ -536,7 +546,7 @@ describe('storage', () => {
     // Leftovers another lifetime wrote (and an older version's keys in storage.local) are deleted by the next open() while off.
     const leftover = new IndexStore();
     await leftover.writeMeta({ v: 1, nextSlot: 1, clients: [] });
-    await leftover.write(0, [encodeRecord(0, { torrent: { hash: FOLDER.alpha, name: 'x', savePath: '/x', state: 'seeding', progress: 1, size: 1 } })], []);
+    await leftover.write(0, [{ record: encodeRecord(0, { torrent: { hash: FOLDER.alpha, name: 'x', savePath: '/x', state: 'seeding', progress: 1, size: 1 }, answer: { at: 0, times: 1, members: [] } })!, parts: TORRENT_PART | ANSWERS_PART }], []);
     await fakeBrowser.storage.local.set({ clientIndex: { v: 1, nextSlot: 1, clients: [] }, 'clientIndex:0:3': { v: 1, p: [], t: [] } });
     expect((await storedKeys()).length).toBe(4);
     expect(await restart(world).indexes.open(held.qbittorrent.identity)).toBeUndefined();
