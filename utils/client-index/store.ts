@@ -349,11 +349,11 @@ export class IndexStore {
    * Has the browser compact the index's storage, once COMPACT_AFTER_WRITES records were written
    * since the last time. Why: Chromium's IndexedDB (LevelDB) keeps every write in its log, with an
    * undo entry for each, until 4 MB of them have gathered, and keeps that log across restarts: a
-   * first sync of 1,000 torrents left 2.1 MB of log, where the same records compacted take 0.9 MB.
-   * Deleting a database is what has Chromium compact (it compacts the deleted range, and LevelDB
-   * writes its whole log out as a compressed table first), so an empty database of our own is made
-   * and deleted. Elsewhere (Firefox's SQLite) this only makes and deletes an empty database.
-   * Never fails: the index works uncompacted.
+   * first sync of 1,000 torrents left 2.1 MB of log, which written out compressed took 0.9 MB.
+   * Deleting a database is what has Chromium's LevelDB do it (it compacts the deleted range, and
+   * writes its log out as a compressed table first), so an empty database of our own is made and
+   * deleted. Elsewhere (Firefox's SQLite) this only makes and deletes an empty database. Never
+   * fails: the index works uncompacted.
    */
   async compactAfterWrites(): Promise<void> {
     if (this.writtenSinceCompaction < COMPACT_AFTER_WRITES) return;
