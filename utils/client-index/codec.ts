@@ -354,17 +354,15 @@ export interface StoredAnswersPart {
   s: number;
   h: string;
   r: [StoredAnswer, StoredLocated] | [StoredAnswer, StoredLocated, StoredPieces, StoredFound];
-  k?: string[];
   a?: number;
 }
 
-/** A record's two parts; `answers` undefined while nothing is answered of it. */
+/** The two parts of a record that names no place (one that names places is kept whole); `answers` undefined while nothing is answered of it. */
 export function splitRecord(stored: StoredRecord): { torrent: StoredTorrentPart; answers?: StoredAnswersPart } {
   const [name, savePath, state, progress, size, answer, located, ...pieces] = stored.r;
   const torrent: StoredTorrentPart = { s: stored.s, h: stored.h, t: [name, savePath, state, progress, size] };
   if (answer === 0 && located === 0 && !pieces.length) return { torrent };
   const answers: StoredAnswersPart = { s: stored.s, h: stored.h, r: pieces.length === 2 ? [answer, located, pieces[0]!, pieces[1]!] : [answer, located] };
-  if (stored.k) answers.k = stored.k;
   if (stored.a !== undefined) answers.a = stored.a;
   return { torrent, answers };
 }
@@ -382,7 +380,6 @@ export function joinParts(torrent: unknown, answers: unknown): unknown {
   const part = (answers && typeof answers === 'object' ? answers : {}) as Partial<StoredAnswersPart>;
   if (answers !== undefined && (part.s !== s || part.h !== h || !Array.isArray(part.r))) return undefined;
   const joined: Record<string, unknown> = { s, h, r: [...t, ...(part.r ?? [0, 0])] };
-  if (part.k !== undefined) joined.k = part.k;
   if (part.a !== undefined) joined.a = part.a;
   return joined;
 }

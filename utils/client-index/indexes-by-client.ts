@@ -429,7 +429,7 @@ export class ClientIndex {
   private revision = 0;
   private writing = 0;
   private packTimer: ReturnType<typeof setTimeout> | undefined;
-  /** settle() under way. */
+  /** What follows the settled writes (the pack, then a compaction) under way. */
   private settling = false;
 
   constructor(

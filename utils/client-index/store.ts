@@ -35,9 +35,7 @@ const META = 'meta';
 const TORRENTS = 'torrents';
 const ANSWERS = 'answers';
 const PACKS = 'packs';
-/**
- * A database made and deleted at once to have the browser compact its storage (IndexStore.compact).
- */
+/** A database made and deleted at once to have the browser compact its storage (IndexStore.compactAfterWrites). */
 const COMPACTION_DATABASE_NAME = `${DATABASE_NAME}-compaction`;
 /** Records written (or deleted) since the last compaction from which the next is worth it. */
 export const COMPACT_AFTER_WRITES = 500;
