@@ -11,6 +11,8 @@
 #   Transmission 4.1.x  (trixie-backports: trixie's own 4.1.0-beta.2 crashes on a malformed
 #                        torrent)                       bin/transmission-daemon
 #   Deluge 2.2.x        (trixie)                        bin/deluged (= deluged-quiet, below), bin/deluge-web
+#   rTorrent 0.16.x     (forky, Debian's testing: trixie's own is bookworm's 0.9.8; pinned so that
+#                        nothing else comes from forky)  bin/rtorrent
 #
 # The wrappers in bin/ run each program inside the root (unshare + chroot, see bin/run-in-root);
 # nothing is installed on the host except debootstrap when it is missing.
@@ -29,7 +31,7 @@
 set -euo pipefail
 
 # Bump when the steps below change, so that existing roots are brought up to the new recipe.
-RECIPE=reseed-lens-clients-3
+RECIPE=reseed-lens-clients-4
 HERE=$(cd "$(dirname "$(readlink -f "$0")")" && pwd -P)
 SELF=${0##*/}
 fail() { echo "$SELF: $*" >&2; exit 1; }
@@ -54,27 +56,29 @@ DONE=$TARGET/.complete
 
 # The programs the tests start, each with the wrapper that runs it and its path inside the root.
 PACKAGES="qbittorrent-nox transmission-daemon deluged deluge-web"
+# Today's rTorrent is only in forky (testing); it comes from there, alone.
+FORKY_PACKAGES="rtorrent"
 QBT51_DIR=/opt/qbittorrent-5.1
 
 versions() {
   # "package version" for each installed package of the root, the unpacked 5.1 last.
-  dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${db:Status-Status} ${Package} ${Version}\n' $PACKAGES 2>/dev/null |
+  dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${db:Status-Status} ${Package} ${Version}\n' $PACKAGES $FORKY_PACKAGES 2>/dev/null |
     awk '$1 == "installed" { print $2, $3 }'
   [ ! -f "$ROOT$QBT51_DIR/VERSION" ] || echo "qbittorrent-nox-5.1 $(cat "$ROOT$QBT51_DIR/VERSION")"
 }
 
 complete() {
   [ -f "$DONE" ] && [ "$(cat "$DONE")" = "$RECIPE" ] || return 1
-  for w in run-in-root qbittorrent-nox qbittorrent-nox-5.1 transmission-daemon deluged deluge-web; do
+  for w in run-in-root qbittorrent-nox qbittorrent-nox-5.1 transmission-daemon deluged deluge-web rtorrent; do
     [ -x "$BIN/$w" ] || return 1
   done
   for f in usr/bin/qbittorrent-nox "${QBT51_DIR#/}/usr/bin/qbittorrent-nox" usr/bin/transmission-daemon \
-           usr/local/bin/deluged-quiet usr/bin/deluge-web; do
+           usr/local/bin/deluged-quiet usr/bin/deluge-web usr/bin/rtorrent; do
     [ -x "$ROOT/$f" ] || return 1
   done
   # The Deluge launcher is this folder's file: a newer one is written in (only that is redone).
   cmp -s "$ROOT/usr/local/bin/deluged-quiet" "$HERE/deluged-quiet.py" || return 1
-  [ "$(versions | wc -l)" -eq 5 ]
+  [ "$(versions | wc -l)" -eq 6 ]
 }
 
 report() {
@@ -173,6 +177,14 @@ deb $MIRROR trixie-backports main
 [ -z "$SECURITY" ] || sources+="deb $SECURITY trixie-security main
 "
 put "$ROOT/etc/apt/sources.list" 644 "$sources"
+# forky only for FORKY_PACKAGES (and what they need): below trixie's 500, so apt never picks it by
+# itself. A mirror's copy of testing can be older than its Valid-Until; that is no reason to fail.
+put "$ROOT/etc/apt/sources.list.d/forky.list" 644 "deb [check-valid-until=no] $MIRROR forky main
+"
+put "$ROOT/etc/apt/preferences.d/90reseed-lens-forky" 644 'Package: *
+Pin: release n=forky
+Pin-Priority: 100
+'
 put "$ROOT/etc/apt/apt.conf.d/90reseed-lens" 644 "APT::Install-Recommends \"false\";
 APT::Install-Suggests \"false\";
 Acquire::Languages \"none\";
@@ -247,6 +259,7 @@ wrap qbittorrent-nox-5.1 $QBT51_DIR/usr/bin/qbittorrent-nox
 wrap transmission-daemon /usr/bin/transmission-daemon
 wrap deluged /usr/local/bin/deluged-quiet
 wrap deluge-web /usr/bin/deluge-web
+wrap rtorrent /usr/bin/rtorrent
 
 # ------------------------------------------------------------------ 4. packages
 export DEBIAN_FRONTEND=noninteractive
@@ -256,6 +269,8 @@ log=$TARGET/apt.log
 "$BIN/run-in-root" apt-get -q update >"$log" 2>&1 || { tail -n 20 "$log" >&2; fail "apt-get update failed in the root (log: $log)"; }
 "$BIN/run-in-root" apt-get -q -y -t trixie-backports -o Dpkg::Options::=--force-confold install $PACKAGES >>"$log" 2>&1 ||
   { tail -n 20 "$log" >&2; fail "apt-get install failed in the root (log: $log)"; }
+"$BIN/run-in-root" apt-get -q -y -o Dpkg::Options::=--force-confold install $(printf '%s/forky ' $FORKY_PACKAGES) >>"$log" 2>&1 ||
+  { tail -n 20 "$log" >&2; fail "apt-get install from forky failed in the root (log: $log)"; }
 
 # qBittorrent 5.1: trixie's own package, unpacked beside the installed 5.3 (dpkg cannot hold two
 # versions of one package). Its libraries are the ones the 5.3 package brought in.
@@ -280,8 +295,10 @@ say "packages took $((SECONDS - started)) s"
 # (qBittorrent writes its config folders even for --version).
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
-for w in qbittorrent-nox qbittorrent-nox-5.1 transmission-daemon deluged deluge-web; do
-  HOME=$home "$BIN/$w" --version >"$home/out" 2>&1 || { cat "$home/out" >&2; fail "$w --version failed"; }
+for w in qbittorrent-nox qbittorrent-nox-5.1 transmission-daemon deluged deluge-web rtorrent; do
+  flag=--version
+  [ "$w" != rtorrent ] || flag=-h  # rTorrent has no --version; -h prints it first
+  HOME=$home "$BIN/$w" $flag </dev/null >"$home/out" 2>&1 || { cat "$home/out" >&2; fail "$w $flag failed"; }
   say "  $(grep -v '^\s*$' "$home/out" | head -n1)"
 done
 

@@ -2,7 +2,8 @@
  * Real torrent clients for the tests, in two generations (see `clientBuilds()`):
  * - 'bookworm': the host's Debian 12 packages (qBittorrent 4.5.2, Transmission 3.00, Deluge 2.0.3);
  * - 'current': today's releases from the trixie root that scripts/clients/install-current-clients.sh
- *   builds (qBittorrent 5.1 and 5.3, Transmission 4.1.x, Deluge 2.2), run through its wrappers
+ *   builds (qBittorrent 5.1 and 5.3, Transmission 4.1.x, Deluge 2.2, rTorrent 0.16 from forky),
+ *   run through its wrappers
  *   (unshare + chroot; the PID started is the daemon's own).
  * Each daemon runs on free loopback ports with its own profile folder and known
  * credentials. Nothing is weakened for the tests: qBittorrent keeps its CSRF protection and Host
@@ -93,9 +94,9 @@ function build(kind: ClientKind, generation: ClientGeneration, release: string):
 /**
  * Kinds whose adapter does not yet do all that the every-build tests ask (renames, recorded
  * answers for the replay tests, the network-namespace probe): they are started only when asked for
- * by kind (or with `all`), until issue 26 brings them into every row.
+ * by kind (or with `all`). None today: rTorrent joined every row with issue 26.
  */
-const NOT_YET_IN_EVERY_BUILD: ReadonlySet<ClientKind> = new Set(['rtorrent']);
+const NOT_YET_IN_EVERY_BUILD: ReadonlySet<ClientKind> = new Set<ClientKind>([]);
 
 /** Every build the tests run, optionally of one kind or generation. Commands are resolved when started. */
 export function clientBuilds(filter: { kind?: ClientKind; generation?: ClientGeneration; all?: boolean } = {}): ClientBuild[] {
@@ -108,6 +109,7 @@ export function clientBuilds(filter: { kind?: ClientKind; generation?: ClientGen
     build('deluge', 'bookworm', '2.0'),
     build('deluge', 'current', '2.2'),
     build('rtorrent', 'bookworm', '0.9'),
+    build('rtorrent', 'current', '0.16'),
   ];
   return all.filter(
     (one) =>
@@ -125,7 +127,8 @@ export function versionAtLeast(version: string, major: number, minor: number): b
 function commandOf(build: ClientBuild, role: string): string[] {
   const given = build.commands[role];
   if (given) return given;
-  if (build.generation === 'bookworm') {
+  // The web server in front of rTorrent is the host's in both generations (only rTorrent differs).
+  if (build.generation === 'bookworm' || role === 'lighttpd') {
     // deluged-quiet.py is the host's own deluged with a quiet first moment (see its header).
     if (role === 'deluged') return [HOST_PYTHON, join(HERE, '../../scripts/clients/deluged-quiet.py')];
     return hostCommand(role);
@@ -691,7 +694,8 @@ export async function startRtorrent(options: RtorrentOptions = {}): Promise<Runn
       'dht.mode.set = disable',
       'protocol.pex.set = no',
       'trackers.use_udp.set = no',
-      `network.http.proxy_address.set = 127.0.0.1:${deadProxyPort}`,
+      // With its scheme: 0.16 refuses a proxy address without one; 0.9 hands it to curl as it is.
+      `network.http.proxy_address.set = http://127.0.0.1:${deadProxyPort}`,
       // Room for a large .torrent in load.raw (base64 in XML).
       'network.xmlrpc.size_limit.set = 16M',
       '',

@@ -8,7 +8,7 @@
  *   hands out another. A 401 that remains is a wrong user name or password.
  * - Every answer must be an XML-RPC methodResponse (xmlrpc.ts, no DOMParser in an MV3 worker);
  *   anything else at the address (a web page, a 404) is "not an XML-RPC endpoint". A fault is
- *   rTorrent refusing the call; "Could not find info-hash." is a torrent it does not hold.
+ *   rTorrent refusing the call; "Could not find info-hash." (0.9) or "invalid parameters: info-hash not found" (0.16) is a torrent it does not hold.
  * - Torrents are read field by field through system.multicall (one d.* call per field and hash),
  *   in pages of hashes from download_list, so no answer holds the whole client; lookup() is the same
  *   read for the hashes asked. rTorrent reports hashes in upper case.
@@ -150,7 +150,7 @@ function torrentFrom(values: unknown[]): ClientTorrent | undefined {
   return torrent;
 }
 
-const NO_SUCH_TORRENT = /could not find info-hash/i;
+const NO_SUCH_TORRENT = /could not find info-hash|info-hash not found/i;
 
 /**
  * The pauses before asking again whether an added torrent is in rTorrent's list (it usually is at

@@ -167,7 +167,7 @@ describe.each(buildRows('qbittorrent').filter(([, build]) => build.release >= '5
 });
 
 describe('the builds under test', () => {
-  it('are both generations of every client: qBittorrent 4.5, 5.1, 5.3; Transmission 3.00, 4.1; Deluge 2.0, 2.2', () => {
+  it('are both generations of every client: qBittorrent 4.5, 5.1, 5.3; Transmission 3.00, 4.1; Deluge 2.0, 2.2; rTorrent 0.9, 0.16', () => {
     expect(clientBuilds().map((build) => build.label)).toEqual([
       'qBittorrent 4.5 (bookworm)',
       'qBittorrent 5.1 (current)',
@@ -176,11 +176,9 @@ describe('the builds under test', () => {
       'Transmission 4.1 (current)',
       'Deluge 2.0 (bookworm)',
       'Deluge 2.2 (current)',
+      'rTorrent 0.9 (bookworm)',
+      'rTorrent 0.16 (current)',
     ]);
-  });
-
-  it('have rTorrent 0.9 only when asked for by kind or with all (it is not yet in every row: issue 26)', () => {
-    expect(clientBuilds({ kind: 'rtorrent' }).map((build) => build.label)).toEqual(['rTorrent 0.9 (bookworm)']);
-    expect(clientBuilds({ all: true }).map((build) => build.label)).toEqual([...clientBuilds().map((build) => build.label), 'rTorrent 0.9 (bookworm)']);
+    expect(clientBuilds({ all: true })).toEqual(clientBuilds());
   });
 });

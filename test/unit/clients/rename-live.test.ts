@@ -23,7 +23,7 @@ import { until } from '../../e2e/support/wait';
 const EXTENSION_URL = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/';
 const LIVE = { timeout: 120_000 };
 
-describe.each([...buildRows(), ...buildRows('rtorrent')])('%s: renamed copies', (_, build) => {
+describe.each(buildRows())('%s: renamed copies', (_, build) => {
   let daemon: RunningDaemon;
   let client: TorrentClient;
 
