@@ -1,9 +1,9 @@
 /**
  * Issue 17 end to end with the clients other than qBittorrent, and a site that stops alone: the
  * built extension's page "Cross-seed your client" (cross-seed.html) used as a person uses it, in
- * Chromium (English) and Firefox (Chinese), each against a real Transmission and a real Deluge
- * (test/clients/daemons.ts: Transmission 3.00 and Deluge 2.0 in one browser, 4.1 and 2.2 in the
- * other), each set up through the options page's "Torrent clients" form.
+ * Chromium (English) and Firefox (Chinese), each against a real Transmission, Deluge and rTorrent
+ * (test/clients/daemons.ts: Transmission 3.00, Deluge 2.2 and rTorrent 0.16 in one browser;
+ * Deluge 2.0, Transmission 4.1 and rTorrent 0.9.8 in the other), each set up through the options page's "Torrent clients" form.
  *
  * The user holds three sites and is logged in on two of them with finds: the candidate's site
  * (OurBits: every pair's candidate and one release with other files) and SpringSunday (pairs[0]'s
@@ -34,13 +34,15 @@ afterAll(closeAllBrowsers);
 const PAIRS = 2;
 
 /** Each other client's release in one browser (bookworm's with the one, today's with the other): the notice in both browsers, twice. */
-const build = (kind: 'transmission' | 'deluge', generation: 'bookworm' | 'current') => clientBuilds({ kind, generation })[0]!;
+const build = (kind: 'transmission' | 'deluge' | 'rtorrent', generation: 'bookworm' | 'current') => clientBuilds({ kind, generation })[0]!;
 const CASES = (
   [
     ['chromium', build('transmission', 'bookworm')],
     ['chromium', build('deluge', 'current')],
+    ['chromium', build('rtorrent', 'current')],
     ['firefox', build('deluge', 'bookworm')],
     ['firefox', build('transmission', 'current')],
+    ['firefox', build('rtorrent', 'bookworm')],
   ] as [BrowserKind, ClientBuild][]
 ).map(([kind, clientBuild]) => ({ kind, build: clientBuild, label: clientBuild.label }));
 
