@@ -29,7 +29,7 @@ import { DEFAULT_EXTENSION_DIRS, launchBrowser, type HarnessBrowser, type Harnes
 import { CANDIDATE_SITE, crossSeedUserSettings, startCrossSeedWorld, type CrossSeedWorld, type TestTracker } from '../test/e2e/support/cross-seed-world';
 import { settledView } from '../test/e2e/support/popup';
 import { until } from '../test/e2e/support/wait';
-import { CLIENT_NAMES, type ClientKind, type TorrentClient } from '../utils/clients/client-types';
+import { CLIENT_KINDS, CLIENT_NAMES, type ClientKind, type TorrentClient } from '../utils/clients/client-types';
 import { SITE_GAP_MS } from '../utils/cross-seed-engine/site-queue';
 import { measuredOrNoted, median, type BenchOutcome, type Figure } from './figures';
 import { ownClient } from '../test/clients/own-client';
@@ -215,11 +215,11 @@ export async function measureCrossSeedClicks(options: { extensionDir: string; lo
 /**
  * Alone, on the build in .output/chrome-mv3 (`npm run build` first), optionally for some builds:
  *
- *   npx tsx bench/crossseed-browser.ts [qbittorrent|transmission|deluge] [bookworm|current]
+ *   npx tsx bench/crossseed-browser.ts [qbittorrent|transmission|deluge|rtorrent] [bookworm|current]
  */
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2);
-  const kind = args.find((arg): arg is ClientKind => ['qbittorrent', 'transmission', 'deluge'].includes(arg));
+  const kind = args.find((arg): arg is ClientKind => (CLIENT_KINDS as readonly string[]).includes(arg));
   const generation = args.find((arg): arg is ClientGeneration => ['bookworm', 'current'].includes(arg));
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const outcome = await measureCrossSeedClicks({ extensionDir: DEFAULT_EXTENSION_DIRS.chromium, log, builds: clientBuilds({ kind, generation }) });
