@@ -27,7 +27,7 @@ import type { TorrentClient } from '../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../utils/cross-seed-engine/site-queue';
 import { DEFAULT_SECONDS_BETWEEN } from '../../features/cross-seed/site-budget';
 import type { TabView } from '../../features/lookup/lookup.messages';
-import { startQbittorrent, startRtorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
+import { clientBuilds, startQbittorrent, startRtorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { shareOfValidPieces } from '../clients/torrent-content';
 import { ownClient } from '../clients/own-client';
 import { untilSeeding } from '../clients/seeding';
@@ -42,7 +42,7 @@ import { until } from './support/wait';
 afterAll(closeAllBrowsers);
 
 type Kind = 'qbittorrent' | 'transmission' | 'rtorrent';
-/** rTorrent: bookworm's 0.9.8 behind lighttpd's SCGI mount at /RPC2 with HTTP authentication, as seedboxes serve it. */
+/** rTorrent behind lighttpd's SCGI mount at /RPC2 with HTTP authentication, as seedboxes serve it: today's 0.16 in Chromium, bookworm's 0.9.8 in Firefox. */
 const CLIENTS = ['qbittorrent', 'transmission', 'rtorrent'] as const;
 const NAMES: Record<Kind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', rtorrent: 'rTorrent' };
 /** A client on another machine (a NAS), as the router serves it: passed through to the loopback daemon. */
@@ -77,7 +77,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
       startCrossSeedWorld({ pairs: 5, otherSite: true }),
       startQbittorrent(),
       startTransmission(),
-      startRtorrent(),
+      startRtorrent({ build: clientBuilds({ kind: 'rtorrent', generation: kind === 'chromium' ? 'current' : 'bookworm' })[0]! }),
     ]);
     for (const client of CLIENTS) {
       readers[client] = ownClient(daemons[client]);
