@@ -16,7 +16,7 @@ import { toClientFailure } from '../../utils/clients/client-errors';
 import type { AddOptions, ClientKind, TorrentClient } from '../../utils/clients/client-types';
 import { until } from '../e2e/support/wait';
 import { torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './torrent-content';
-import { clientBuilds, startDeluge, startQbittorrent, startRtorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
+import { clientBuilds, startDeluge, startFlood, startQbittorrent, startRtorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 import { recordingFetch, type Exchange, type Recording } from './recording';
 import { addSeeding, untilSeeding } from './seeding';
@@ -266,11 +266,32 @@ async function recordRtorrent(build: ClientBuild): Promise<string> {
   }
 }
 
+async function recordFlood(build: ClientBuild): Promise<string> {
+  const daemon = await startFlood({ build });
+  try {
+    console.log(`Flood ${daemon.version} at ${daemon.url}, over rTorrent ${daemon.rtorrent.version}`);
+    const session = new Session(daemon);
+    session.fact('drives', { client: 'rtorrent', version: daemon.rtorrent.version });
+    await commonScenarios(session);
+    await session.scenario('session-expired', 'lookup(), the jwt cookie is gone from the jar, lookup() again: 401, log in, repeat', async (client, jar) => {
+      await client.lookup([session.torrents.singleAlpha!.hash]);
+      // Flood's jwt is stateless (its logout only clears the cookie): the harness drops it, outside the recording.
+      if (!jar.jar.get(new URL(daemon.url).host)?.delete('jwt')) throw new Error('no jwt cookie in the jar');
+      return client.lookup([session.torrents.singleAlpha!.hash]);
+    });
+    await frontWithoutDaemon(session, daemon, 'Flood', 'the rTorrent it drives');
+    return session.write();
+  } finally {
+    await daemon.stop();
+  }
+}
+
 const recorders: Record<ClientKind, (build: ClientBuild) => Promise<string>> = {
   qbittorrent: recordQbittorrent,
   transmission: recordTransmission,
   deluge: recordDeluge,
   rtorrent: recordRtorrent,
+  flood: recordFlood,
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

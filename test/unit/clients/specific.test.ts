@@ -1,7 +1,8 @@
 /**
  * What only one client does, against its recorded answers: qBittorrent's CSRF check and session
  * expiry and IP ban, Transmission's session-id exchange, lock-out and path check, Deluge's session
- * expiry and a web UI without its daemon, rTorrent's add in steps and a web server without its rTorrent.
+ * expiry and a web UI without its daemon, rTorrent's add in steps and a web server without its rTorrent,
+ * Flood's add looked for by hash, its stateless login and a Flood without its client.
  */
 import { describe, expect, it } from 'vitest';
 import { versionAtLeast } from '../../clients/daemons';
@@ -182,6 +183,39 @@ describe.each(recordings('rtorrent').map((recording) => [recording.version, reco
   it('says the web server failed, and why it may have, when rTorrent behind it is not running (503)', async () => {
     const { client, replay } = replayed(recording, 'daemon-stopped');
     expect(await failureOf(client.test())).toMatchObject({ kind: 'server', httpStatus: 503, detail: expect.stringMatching(/is rTorrent running/) });
+    expect(replay.remaining()).toBe(0);
+  });
+});
+
+describe.each(recordings('flood').map((recording) => [recording.version, recording] as const))('Flood %s (recorded)', (_, recording) => {
+  const facts = factsOf(recording);
+  const pathsOf = (scenario: string) => recording.scenarios[scenario]!.exchanges.map((exchange) => `${exchange.request.method} ${exchange.request.path}`);
+
+  it("adds in steps: held already? the file (202, no hash), then the torrent looked for in Flood's list", async () => {
+    expect(pathsOf('add-cross-seed')).toEqual(['POST /api/auth/authenticate', 'GET /api/torrents', 'POST /api/torrents/add-files', 'GET /api/torrents']);
+    expect(recording.scenarios['add-cross-seed']!.exchanges[2]!.response).toMatchObject({ status: 202, body: '[]' });
+    // Stopped or not as asked, at the save path as given, the category among the tags.
+    expect(recording.scenarios['add-cross-seed']!.exchanges[2]!.request.body).toMatchObject({
+      value: { destination: facts.savePath, isBasePath: false, start: true, tags: [facts.crossSeedOptions.category, ...facts.crossSeedOptions.tags] },
+    });
+    const { client, replay } = replayed(recording, 'add-cross-seed');
+    await client.add(torrentBytes(recording, 'folderBeta'), facts.crossSeedOptions);
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('logs in again once when its jwt cookie is gone (401), and repeats the call', async () => {
+    expect(pathsOf('session-expired')).toEqual(['POST /api/auth/authenticate', 'GET /api/torrents', 'GET /api/torrents', 'POST /api/auth/authenticate', 'GET /api/torrents']);
+    const { client, replay } = replayed(recording, 'session-expired');
+    await client.lookup([facts.torrents.singleAlpha.hash]);
+    // The harness dropped the cookie between the two lookups.
+    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
+    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('says not-connected, in its words, when Flood is up but its client is not', async () => {
+    const { client, replay } = replayed(recording, 'daemon-stopped');
+    expect(await failureOf(client.test())).toMatchObject({ kind: 'not-connected', httpStatus: 500, clientMessage: expect.stringMatching(/ECONNREFUSED/) });
     expect(replay.remaining()).toBe(0);
   });
 });
