@@ -6,8 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { versionAtLeast } from '../../clients/daemons';
-import { describeRequest } from '../../clients/recording';
+import { describeRequest, type Recording } from '../../clients/recording';
 import { factsOf, failureOf, recordings, replayed, torrentBytes } from './support';
+
+/** The recorded 'session-expired' scenario replayed: a lookup, the session ended by the harness, the same lookup again, which still answers. */
+async function lookupAcrossSessionEnd(recording: Recording): Promise<void> {
+  const { torrents } = factsOf(recording);
+  const { client, replay } = replayed(recording, 'session-expired');
+  await client.lookup([torrents.singleAlpha.hash]);
+  const found = await client.lookup([torrents.singleAlpha.hash]);
+  expect(found.get(torrents.singleAlpha.hash)?.state).toBe('seeding');
+  expect(replay.remaining()).toBe(0);
+}
 
 describe.each(recordings('qbittorrent').map((recording) => [recording.version, recording] as const))('qBittorrent %s (recorded)', (_, recording) => {
   const facts = factsOf(recording);
@@ -38,11 +48,7 @@ describe.each(recordings('qbittorrent').map((recording) => [recording.version, r
       `/api/v2/auth/login include ${loggedIn}`,
       '/api/v2/torrents/info include 200',
     ]);
-    const { client, replay } = replayed(recording, 'session-expired');
-    await client.lookup([facts.torrents.singleAlpha.hash]);
-    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
-    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
-    expect(replay.remaining()).toBe(0);
+    await lookupAcrossSessionEnd(recording);
   });
 
   it('reports a banned address as banned, in its own words', async () => {
@@ -144,11 +150,7 @@ describe.each(recordings('deluge').map((recording) => [recording.version, record
   });
 
   it('logs in again once when the session is gone ("Not authenticated"), and repeats the call', async () => {
-    const { client, replay } = replayed(recording, 'session-expired');
-    await client.lookup([facts.torrents.singleAlpha.hash]);
-    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
-    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
-    expect(replay.remaining()).toBe(0);
+    await lookupAcrossSessionEnd(recording);
   });
 
   it('says not-connected when the web UI is up but its daemon is not', async () => {
@@ -205,12 +207,7 @@ describe.each(recordings('flood').map((recording) => [recording.version, recordi
 
   it('logs in again once when its jwt cookie is gone (401), and repeats the call', async () => {
     expect(pathsOf('session-expired')).toEqual(['POST /api/auth/authenticate', 'GET /api/torrents', 'GET /api/torrents', 'POST /api/auth/authenticate', 'GET /api/torrents']);
-    const { client, replay } = replayed(recording, 'session-expired');
-    await client.lookup([facts.torrents.singleAlpha.hash]);
-    // The harness dropped the cookie between the two lookups.
-    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
-    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
-    expect(replay.remaining()).toBe(0);
+    await lookupAcrossSessionEnd(recording);
   });
 
   it('says not-connected, in its words, when Flood is up but its client is not', async () => {
