@@ -18,7 +18,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -777,8 +777,8 @@ const FLOOD_MAIN = join(HERE, '../../node_modules/flood/dist/index.js');
 /**
  * Flood (npm `flood`, run by this Node) on loopback with its own users (`--auth default`), over
  * bookworm's rTorrent started exactly as startRtorrent starts it; the first user, registered here,
- * drives that rTorrent over TCP to its SCGI port. Flood's own folder (its user database) is a
- * profile of its own. Flood fetches nothing by itself: only its rTorrent and the browser talk to it.
+ * drives that rTorrent over TCP to its SCGI port, and Flood adds only inside rTorrent's folder
+ * (`--allowedpath`). Flood's own folder (its user database) is a profile of its own. Flood fetches nothing by itself: only its rTorrent and the browser talk to it.
  */
 export async function startFlood(options: FloodOptions = {}): Promise<RunningFlood> {
   const build = options.build ?? defaultBuild('flood');
@@ -797,7 +797,9 @@ export async function startFlood(options: FloodOptions = {}): Promise<RunningFlo
     await rtorrent.stop();
   };
   try {
-    const flood = spawnDaemon(dir, command, ['--host', '127.0.0.1', '--port', String(port), '--rundir', join(dir, 'run'), '--auth', 'default'], 'flood.log');
+    // File operations only inside rTorrent's folder, as a seedbox would allow (Flood compares real paths).
+    const allowed = realpathSync(rtorrent.profileDir);
+    const flood = spawnDaemon(dir, command, ['--host', '127.0.0.1', '--port', String(port), '--rundir', join(dir, 'run'), '--auth', 'default', '--allowedpath', allowed], 'flood.log');
     children.push(flood);
     // Up, with no user yet: /api/auth/verify says the next user is the first.
     await waitUntilReady('flood', flood, dir, 'flood.log', async () => (await answers(`${url}/api/auth/verify`)) === 200);

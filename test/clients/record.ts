@@ -272,6 +272,11 @@ async function recordFlood(build: ClientBuild): Promise<string> {
     console.log(`Flood ${daemon.version} at ${daemon.url}, over rTorrent ${daemon.rtorrent.version}`);
     const session = new Session(daemon);
     session.fact('drives', { client: 'rtorrent', version: daemon.rtorrent.version });
+    session.fact('allowedPath', daemon.rtorrent.profileDir);
+    // First, while the client holds nothing (so it is not a duplicate, and adds nothing).
+    await session.scenario('add-outside-allowed-path', "add() at a save path outside Flood's --allowedpath", (client) =>
+      client.add(session.torrents.singleAlpha!.bytes, { savePath: '/var/tmp/not-allowed', paused: true, skipCheck: false }),
+    );
     await commonScenarios(session);
     await session.scenario('session-expired', 'lookup(), the jwt cookie is gone from the jar, lookup() again: 401, log in, repeat', async (client, jar) => {
       await client.lookup([session.torrents.singleAlpha!.hash]);

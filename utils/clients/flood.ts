@@ -173,7 +173,8 @@ export class FloodClient implements TorrentClient {
     if ((await this.lookup([hash])).has(hash)) return { status: 'duplicate', hash };
     const tags = [...new Set([options.category ?? '', ...(options.tags ?? [])].map((tag) => tag.trim()).filter(Boolean))];
     const body = { files: [toBase64(torrent)], destination: options.savePath, isBasePath: false, start: !options.paused, tags };
-    const answer = await this.call('POST', '/api/torrents/add-files', 'add', body, [200, 202, 207]);
+    // 403: a destination outside Flood's --allowedpath; 500: its client refused the file.
+    const answer = await this.call('POST', '/api/torrents/add-files', 'add', body, [200, 202, 207, 403, 500]);
     if (answer.status >= 400) throw new ClientError({ kind: 'refused', detail: 'add: Flood refused the torrent', clientMessage: floodWords(answer.text), httpStatus: answer.status });
     // Flood answers before its client has the torrent (202, no hashes): it is looked for a few times.
     if (!(await appearsAfterLoad(async () => (await this.lookup([hash])).has(hash)))) {

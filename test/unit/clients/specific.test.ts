@@ -210,6 +210,13 @@ describe.each(recordings('flood').map((recording) => [recording.version, recordi
     await lookupAcrossSessionEnd(recording);
   });
 
+  it("refuses, in Flood's words, an add at a save path outside its --allowedpath", async () => {
+    const { client, replay } = replayed(recording, 'add-outside-allowed-path');
+    const failure = await failureOf(client.add(torrentBytes(recording, 'singleAlpha'), { savePath: '/var/tmp/not-allowed', paused: true, skipCheck: false }));
+    expect(failure).toMatchObject({ kind: 'refused', httpStatus: 403, clientMessage: expect.stringMatching(/Permission denied/) });
+    expect(replay.remaining()).toBe(0);
+  });
+
   it('says not-connected, in its words, when Flood is up but its client is not', async () => {
     const { client, replay } = replayed(recording, 'daemon-stopped');
     expect(await failureOf(client.test())).toMatchObject({ kind: 'not-connected', httpStatus: 500, clientMessage: expect.stringMatching(/ECONNREFUSED/) });
