@@ -15,7 +15,7 @@ import { createClient } from '../../utils/clients/index';
 import { toClientFailure } from '../../utils/clients/client-errors';
 import type { AddOptions, ClientKind, TorrentClient } from '../../utils/clients/client-types';
 import { until } from '../e2e/support/wait';
-import { torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './torrent-content';
+import { makeTorrent, torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './torrent-content';
 import { clientBuilds, startDeluge, startFlood, startQbittorrent, startRtorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 import { recordingFetch, type Exchange, type Recording } from './recording';
@@ -284,6 +284,12 @@ async function recordFlood(build: ClientBuild): Promise<string> {
       if (!jar.jar.get(new URL(daemon.url).host)?.delete('jwt')) throw new Error('no jwt cookie in the jar');
       return client.lookup([session.torrents.singleAlpha!.hash]);
     });
+    // A tracker by name (added stopped: rTorrent announces nothing, and its announces go to a dead loopback proxy anyway).
+    const announce = 'http://tracker.gamma-tracker.org:9/announce.php?passkey=0c0c';
+    const named = makeTorrent(session.content.single, { announce, source: 'GAMMA' });
+    session.fact('namedTracker', { ...torrentFact(named), announce });
+    await session.helper().add(named.bytes, { savePath: daemon.dataDir, paused: true, skipCheck: false });
+    await session.scenario('lookup-named-tracker', 'lookup() of a torrent whose tracker has a host name', (client) => client.lookup([named.hash]));
     await frontWithoutDaemon(session, daemon, 'Flood', 'the rTorrent it drives');
     return session.write();
   } finally {

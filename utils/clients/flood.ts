@@ -8,9 +8,10 @@
  *   Flood limits its auth routes to 200 calls in 5 minutes (then 429).
  * - Flood answers its whole torrent list at once (GET /api/torrents, keyed by upper-case hash; it
  *   has no page and no per-torrent read), so list(), lookup() and count() each read that one answer.
- * - A torrent's `directory` is its folder on disk (rTorrent's d.directory): a multi-file torrent's
- *   own folder, a single file's parent. Flood does not say which shape a torrent has: a torrent whose
- *   directory ends in its own name is taken as multi-file (what every add lays out, see add()).
+ * - A torrent's `directory` over rTorrent is its d.directory: a multi-file torrent's own folder, a
+ *   single file's parent (over qBittorrent or Transmission, the save path for both). Flood does not
+ *   say which shape a torrent has: a torrent whose directory ends in its own name is taken as sitting
+ *   in its own folder (what every add at a save path lays out), any other as sitting in `directory`.
  * - POST /api/torrents/add-files answers 202 [] on rTorrent whether or not it took the file (no
  *   hashes): the torrent's presence is checked before (a duplicate) and after (else refused).
  * - Tags are Flood's tags (on rTorrent the comma-separated d.custom1); a category is one of them.
@@ -89,7 +90,8 @@ function torrentFrom(floodTorrent: FloodTorrent & { hash: string }): ClientTorre
     progress: fraction(percentComplete, true),
   };
   if (tags.length) torrent.tags = [...new Set(tags)];
-  // Flood keeps a tracker's registrable domain only ("example.org" of tracker.example.org).
+  // Flood keeps a tracker's registrable domain only ("example.org" of tracker.example.org; none for
+  // an IP address or a name under no public suffix).
   if (trackerURIs[0]) torrent.tracker = trackerURIs[0];
   if (torrent.state === 'error') torrent.error = message.slice(0, 500);
   return torrent;

@@ -210,6 +210,14 @@ describe.each(recordings('flood').map((recording) => [recording.version, recordi
     await lookupAcrossSessionEnd(recording);
   });
 
+  it("gives a torrent's tracker as Flood keeps it: the registrable domain of its host", async () => {
+    const named = (recording.facts as { namedTracker: { hash: string; announce: string } }).namedTracker;
+    expect(new URL(named.announce).hostname).toBe('tracker.gamma-tracker.org');
+    const { client, replay } = replayed(recording, 'lookup-named-tracker');
+    expect((await client.lookup([named.hash])).get(named.hash)?.tracker).toBe('gamma-tracker.org');
+    expect(replay.remaining()).toBe(0);
+  });
+
   it("refuses, in Flood's words, an add at a save path outside its --allowedpath", async () => {
     const { client, replay } = replayed(recording, 'add-outside-allowed-path');
     const failure = await failureOf(client.add(torrentBytes(recording, 'singleAlpha'), { savePath: '/var/tmp/not-allowed', paused: true, skipCheck: false }));
