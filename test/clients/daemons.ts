@@ -19,7 +19,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -92,11 +92,12 @@ function build(kind: ClientKind, generation: ClientGeneration, release: string):
 }
 
 /**
- * Kinds whose adapter does not yet do all that the every-build tests ask (renames, recorded
- * answers for the replay tests, the network-namespace probe): they are started only when asked for
- * by kind (or with `all`). None today: rTorrent joined every row with issue 26.
+ * Kinds that some every-build tests do not apply to, started only where a test asks for them by
+ * kind (or with `all`): Flood has no pages of its list and cannot rename a torrent's files, so the
+ * paging and renamed-copy rows are not its; the live client, engine, replay and network-namespace
+ * tests add its row by kind. (rTorrent joined every row with issue 26.)
  */
-const NOT_YET_IN_EVERY_BUILD: ReadonlySet<ClientKind> = new Set<ClientKind>([]);
+const NOT_YET_IN_EVERY_BUILD: ReadonlySet<ClientKind> = new Set<ClientKind>(['flood']);
 
 /** Every build the tests run, optionally of one kind or generation. Commands are resolved when started. */
 export function clientBuilds(filter: { kind?: ClientKind; generation?: ClientGeneration; all?: boolean } = {}): ClientBuild[] {
@@ -110,6 +111,8 @@ export function clientBuilds(filter: { kind?: ClientKind; generation?: ClientGen
     build('deluge', 'current', '2.2'),
     build('rtorrent', 'bookworm', '0.9'),
     build('rtorrent', 'current', '0.16'),
+    // Flood from npm (test/clients: `flood` in devDependencies) over bookworm's rTorrent.
+    build('flood', 'bookworm', '4.16'),
   ];
   return all.filter(
     (one) =>
@@ -758,6 +761,82 @@ export async function startRtorrent(options: RtorrentOptions = {}): Promise<Runn
 }
 
 // --------------------------------------------------------------------------------------------
+// Flood over rTorrent
+
+export interface FloodOptions {
+  username?: string;
+  password?: string;
+  /** Which Flood (default: the one npm installed). */
+  build?: ClientBuild;
+}
+
+export interface RunningFlood extends RunningDaemon {
+  /** The rTorrent Flood drives (its own web server, SCGI port and folders). */
+  rtorrent: RunningRtorrent;
+  /** Stops rtorrent only, leaving Flood up (a Flood whose client is not running). */
+  stopDaemon(): Promise<void>;
+}
+
+const FLOOD_MAIN = join(HERE, '../../node_modules/flood/dist/index.js');
+
+/**
+ * Flood (npm `flood`, run by this Node) on loopback with its own users (`--auth default`), over
+ * bookworm's rTorrent started exactly as startRtorrent starts it; the first user, registered here,
+ * drives that rTorrent over TCP to its SCGI port, and Flood adds only inside rTorrent's folder
+ * (`--allowedpath`). Flood's own folder (its user database) is a profile of its own. Flood fetches nothing by itself: only its rTorrent and the browser talk to it.
+ */
+export async function startFlood(options: FloodOptions = {}): Promise<RunningFlood> {
+  const build = options.build ?? defaultBuild('flood');
+  const command = build.commands.flood ?? [process.execPath, FLOOD_MAIN];
+  const version = binaryVersion(command, /^(\d+\.\d+\.\d[\w.+~-]*)\s*$/m);
+  const username = options.username ?? TEST_USER;
+  const password = options.password ?? TEST_PASSWORD;
+  const rtorrent = await startRtorrent();
+  const dir = profileFolder('flood');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const children: ChildProcess[] = [];
+  const stopFlood = stopper(dir, children);
+  const stop = async () => {
+    await stopFlood();
+    await rtorrent.stop();
+  };
+  try {
+    // File operations only inside rTorrent's folder, as a seedbox would allow (Flood compares real paths).
+    const allowed = realpathSync(rtorrent.profileDir);
+    const flood = spawnDaemon(dir, command, ['--host', '127.0.0.1', '--port', String(port), '--rundir', join(dir, 'run'), '--auth', 'default', '--allowedpath', allowed], 'flood.log');
+    children.push(flood);
+    // Up, with no user yet: /api/auth/verify says the next user is the first.
+    await waitUntilReady('flood', flood, dir, 'flood.log', async () => (await answers(`${url}/api/auth/verify`)) === 200);
+    const registered = await fetch(`${url}/api/auth/register?cookie=false`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username, password, client: { client: 'rTorrent', type: 'tcp', version: 1, host: '127.0.0.1', port: rtorrent.scgiPort }, level: 10 }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (registered.status !== 200) throw new Error(`Flood did not register its first user (${registered.status}): ${(await registered.text()).slice(0, 300)}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    kind: 'flood',
+    build,
+    url,
+    username,
+    password,
+    version,
+    profileDir: dir,
+    downloadDir: rtorrent.downloadDir,
+    dataDir: rtorrent.dataDir,
+    config: { type: 'flood', url, username, password },
+    stop,
+    rtorrent,
+    stopDaemon: () => rtorrent.stopDaemon(),
+  };
+}
+
+// --------------------------------------------------------------------------------------------
 // Any build
 
 /** Starts `build` with its defaults (the start functions above take the options of each kind). */
@@ -765,5 +844,6 @@ export function startClient(build: ClientBuild): Promise<RunningDaemon> {
   if (build.kind === 'qbittorrent') return startQbittorrent({ build });
   if (build.kind === 'transmission') return startTransmission({ build });
   if (build.kind === 'rtorrent') return startRtorrent({ build });
+  if (build.kind === 'flood') return startFlood({ build });
   return startDeluge({ build });
 }

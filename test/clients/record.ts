@@ -15,8 +15,8 @@ import { createClient } from '../../utils/clients/index';
 import { toClientFailure } from '../../utils/clients/client-errors';
 import type { AddOptions, ClientKind, TorrentClient } from '../../utils/clients/client-types';
 import { until } from '../e2e/support/wait';
-import { torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './torrent-content';
-import { clientBuilds, startDeluge, startQbittorrent, startRtorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
+import { makeTorrent, torrentOn, unloadableTorrent, writeSampleContent, type Content, type MadeTorrent } from './torrent-content';
+import { clientBuilds, startDeluge, startFlood, startQbittorrent, startRtorrent, startTransmission, type ClientBuild, type RunningDaemon } from './daemons';
 import { nodeClientFetch, type JarFetch } from './node-fetch';
 import { recordingFetch, type Exchange, type Recording } from './recording';
 import { addSeeding, untilSeeding } from './seeding';
@@ -266,11 +266,43 @@ async function recordRtorrent(build: ClientBuild): Promise<string> {
   }
 }
 
+async function recordFlood(build: ClientBuild): Promise<string> {
+  const daemon = await startFlood({ build });
+  try {
+    console.log(`Flood ${daemon.version} at ${daemon.url}, over rTorrent ${daemon.rtorrent.version}`);
+    const session = new Session(daemon);
+    session.fact('drives', { client: 'rtorrent', version: daemon.rtorrent.version });
+    session.fact('allowedPath', daemon.rtorrent.profileDir);
+    // First, while the client holds nothing (so it is not a duplicate, and adds nothing).
+    await session.scenario('add-outside-allowed-path', "add() at a save path outside Flood's --allowedpath", (client) =>
+      client.add(session.torrents.singleAlpha!.bytes, { savePath: '/var/tmp/not-allowed', paused: true, skipCheck: false }),
+    );
+    await commonScenarios(session);
+    await session.scenario('session-expired', 'lookup(), the jwt cookie is gone from the jar, lookup() again: 401, log in, repeat', async (client, jar) => {
+      await client.lookup([session.torrents.singleAlpha!.hash]);
+      // Flood's jwt is stateless (its logout only clears the cookie): the harness drops it, outside the recording.
+      if (!jar.jar.get(new URL(daemon.url).host)?.delete('jwt')) throw new Error('no jwt cookie in the jar');
+      return client.lookup([session.torrents.singleAlpha!.hash]);
+    });
+    // A tracker by name (added stopped: rTorrent announces nothing, and its announces go to a dead loopback proxy anyway).
+    const announce = 'http://tracker.gamma-tracker.org:9/announce.php?passkey=0c0c';
+    const named = makeTorrent(session.content.single, { announce, source: 'GAMMA' });
+    session.fact('namedTracker', { ...torrentFact(named), announce });
+    await session.helper().add(named.bytes, { savePath: daemon.dataDir, paused: true, skipCheck: false });
+    await session.scenario('lookup-named-tracker', 'lookup() of a torrent whose tracker has a host name', (client) => client.lookup([named.hash]));
+    await frontWithoutDaemon(session, daemon, 'Flood', 'the rTorrent it drives');
+    return session.write();
+  } finally {
+    await daemon.stop();
+  }
+}
+
 const recorders: Record<ClientKind, (build: ClientBuild) => Promise<string>> = {
   qbittorrent: recordQbittorrent,
   transmission: recordTransmission,
   deluge: recordDeluge,
   rtorrent: recordRtorrent,
+  flood: recordFlood,
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -1,7 +1,8 @@
 /**
  * The user's torrent clients (issue #9) in the built extension, in Chromium and Firefox, with the
  * real daemons started here: Debian's qbittorrent-nox (its CSRF protection left on, its default)
- * and transmission-daemon, on loopback ports with known credentials. Each is configured through the
+ * and transmission-daemon, and Flood from npm over Debian's rtorrent (its jwt cookie HttpOnly and
+ * SameSite=Strict, kept by the browser), on loopback ports with known credentials. Each is configured through the
  * options page as a person would; Test client says what it answered (a wrong password, a stopped
  * client too); then on a NexusPHP details page of a torrent the client seeds, the popup says
  * "In your client", seeding, and the save path, and marks the candidate the client also holds.
@@ -9,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientKind } from '../../utils/clients/client-types';
 import { makeTorrent, torrentOn, writeSampleContent, type MadeTorrent } from '../clients/torrent-content';
-import { startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
+import { startFlood, startQbittorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { addSeeding } from '../clients/seeding';
 import { DEMO_TOKEN, loadReferenceData } from '../service/server';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
@@ -31,8 +32,11 @@ interface Torrents {
 }
 
 /** Starts a daemon seeding the page's torrent and the held candidate from its own data folder. */
-async function seedingDaemon(kind: Extract<ClientKind, 'qbittorrent' | 'transmission'>): Promise<{ daemon: RunningDaemon; torrents: Torrents }> {
-  const daemon = kind === 'qbittorrent' ? await startQbittorrent() : await startTransmission();
+type Kind = Extract<ClientKind, 'qbittorrent' | 'transmission' | 'flood'>;
+const STARTS: Record<Kind, () => Promise<RunningDaemon>> = { qbittorrent: startQbittorrent, transmission: startTransmission, flood: startFlood };
+
+async function seedingDaemon(kind: Kind): Promise<{ daemon: RunningDaemon; torrents: Torrents }> {
+  const daemon = await STARTS[kind]();
   const { folder } = writeSampleContent(daemon.dataDir);
   const torrents = {
     page: torrentOn('alpha', folder),
@@ -46,18 +50,19 @@ async function seedingDaemon(kind: Extract<ClientKind, 'qbittorrent' | 'transmis
   return { daemon, torrents };
 }
 
-const CLIENT_NAMES = { qbittorrent: 'qBittorrent', transmission: 'Transmission' } as const;
+const CLIENT_NAMES = { qbittorrent: 'qBittorrent', transmission: 'Transmission', flood: 'Flood' } as const;
 
 describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
   let world: World;
   let browser: HarnessBrowser;
-  const daemons: Partial<Record<'qbittorrent' | 'transmission', { daemon: RunningDaemon; torrents: Torrents }>> = {};
+  const daemons: Partial<Record<Kind, { daemon: RunningDaemon; torrents: Torrents }>> = {};
 
   beforeAll(async () => {
-    const [qbittorrent, transmission] = await Promise.all([seedingDaemon('qbittorrent'), seedingDaemon('transmission')]);
+    const [qbittorrent, transmission, flood] = await Promise.all([seedingDaemon('qbittorrent'), seedingDaemon('transmission'), seedingDaemon('flood')]);
     daemons.qbittorrent = qbittorrent;
     daemons.transmission = transmission;
-    // Both daemons seed the same content, so the torrents (and hashes) are the same for both.
+    daemons.flood = flood;
+    // The daemons seed the same content, so the torrents (and hashes) are the same for all.
     const { torrents } = qbittorrent;
     const data = loadReferenceData();
     data.torrents.push({
@@ -97,7 +102,7 @@ describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
 
   const labels = clientFieldLabels;
 
-  it.each(['qbittorrent', 'transmission'] as const)('%s: set up through the options page, and the popup says "In your client"', async (clientKind) => {
+  it.each(['qbittorrent', 'flood', 'transmission'] as const)('%s: set up through the options page, and the popup says "In your client"', async (clientKind) => {
     const { daemon, torrents } = daemons[clientKind]!;
     const seen = world.router.requests.length;
     const options = await optionsPage();
@@ -137,8 +142,12 @@ describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
 
     // Nothing of the client reached the tracker's page: its requests carried no client address.
     for (const request of world.router.requestsTo('hdsky.me')) expect(JSON.stringify(request)).not.toContain(daemon.url);
-    // The password went only to the client's own address (both test daemons have the same password).
-    const carrying = world.router.requests.slice(seen).filter((request) => `${request.url} ${JSON.stringify(request.headers)} ${request.body}`.includes(encodeURIComponent(daemon.password)) || request.headers.authorization);
+    // The password went only to the client's own address (the test daemons have the same password):
+    // in a form (qBittorrent), a header (Transmission) or JSON (Flood).
+    const carrying = world.router.requests.slice(seen).filter((request) => {
+      const sent = `${request.url} ${JSON.stringify(request.headers)} ${request.body}`;
+      return sent.includes(encodeURIComponent(daemon.password)) || sent.includes(daemon.password) || request.headers.authorization;
+    });
     expect(carrying.length).toBeGreaterThan(0);
     for (const request of carrying) expect(request.url.startsWith(`${daemon.url}/`), request.url).toBe(true);
   });

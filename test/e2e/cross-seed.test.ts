@@ -1,7 +1,7 @@
 /**
  * "Cross-seed" end to end (issue #9), in Chromium and Firefox, with the built extension, the real
  * daemons started here (qbittorrent-nox with its CSRF protection on, its default, transmission-daemon,
- * and rTorrent behind lighttpd's /RPC2 with HTTP authentication) and the test trackers of support/cross-seed-world.ts behind the router.
+ * rTorrent behind lighttpd's /RPC2 with HTTP authentication, and Flood over another rTorrent) and the test trackers of support/cross-seed-world.ts behind the router.
  *
  * As a user, for each client in turn: the client is set up through the options page (its labels,
  * Save client, Test client with its version and torrent count); the user is logged in on the
@@ -27,7 +27,7 @@ import type { TorrentClient } from '../../utils/clients/client-types';
 import { SITE_GAP_MS } from '../../utils/cross-seed-engine/site-queue';
 import { DEFAULT_SECONDS_BETWEEN } from '../../features/cross-seed/site-budget';
 import type { TabView } from '../../features/lookup/lookup.messages';
-import { clientBuilds, startQbittorrent, startRtorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
+import { clientBuilds, startFlood, startQbittorrent, startRtorrent, startTransmission, type RunningDaemon } from '../clients/daemons';
 import { shareOfValidPieces } from '../clients/torrent-content';
 import { ownClient } from '../clients/own-client';
 import { untilSeeding } from '../clients/seeding';
@@ -41,10 +41,11 @@ import { until } from './support/wait';
 
 afterAll(closeAllBrowsers);
 
-type Kind = 'qbittorrent' | 'transmission' | 'rtorrent';
+type Kind = 'qbittorrent' | 'transmission' | 'rtorrent' | 'flood';
 /** rTorrent behind lighttpd's SCGI mount at /RPC2 with HTTP authentication, as seedboxes serve it: today's 0.16 in Chromium, bookworm's 0.9.8 in Firefox. */
-const CLIENTS = ['qbittorrent', 'transmission', 'rtorrent'] as const;
-const NAMES: Record<Kind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', rtorrent: 'rTorrent' };
+/** Flood: npm's 4.16.2 over bookworm's rTorrent 0.9.8, with its own users (its jwt cookie kept by the browser). */
+const CLIENTS = ['qbittorrent', 'transmission', 'rtorrent', 'flood'] as const;
+const NAMES: Record<Kind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', rtorrent: 'rTorrent', flood: 'Flood' };
 /** A client on another machine (a NAS), as the router serves it: passed through to the loopback daemon. */
 const NAS_HOST = 'nas.reseed.test';
 
@@ -73,11 +74,12 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
   const readers = {} as Record<Kind, TorrentClient>;
 
   beforeAll(async () => {
-    [cs, daemons.qbittorrent, daemons.transmission, daemons.rtorrent] = await Promise.all([
+    [cs, daemons.qbittorrent, daemons.transmission, daemons.rtorrent, daemons.flood] = await Promise.all([
       startCrossSeedWorld({ pairs: 5, otherSite: true }),
       startQbittorrent(),
       startTransmission(),
       startRtorrent({ build: clientBuilds({ kind: 'rtorrent', generation: kind === 'chromium' ? 'current' : 'bookworm' })[0]! }),
+      startFlood(),
     ]);
     for (const client of CLIENTS) {
       readers[client] = ownClient(daemons[client]);
@@ -87,7 +89,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
     // The token, the user's sites (HDSky and OurBits; not SpringSunday), and their addresses over
     // http (the router is a plain HTTP proxy; SpringSunday's too), as the options page saves them.
     await browser.evaluateInExtension((api, update) => api.runtime.sendMessage({ type: 'settings:save', update }), crossSeedUserSettings([OTHER_SITE.sid]));
-    // Three clients take about 27 downloads from the candidate's site: over its default 20 a day.
+    // Four clients take about 36 downloads from the candidate's site: over its default 20 a day.
     // The user raises it as "Cross-seed your client" does (its pace stays the default).
     await browser.evaluateInExtension((api, pace) => api.runtime.sendMessage({ type: 'job:site-pace', ...pace }), { sid: CANDIDATE_SITE.sid, secondsBetween: DEFAULT_SECONDS_BETWEEN, perDay: 60 });
     // The user logs in on the trackers in a tab, as they would.

@@ -5,10 +5,10 @@
  * progress is 0..1, sizes are non-negative integers.
  */
 
-export const CLIENT_KINDS = ['qbittorrent', 'transmission', 'deluge', 'rtorrent'] as const;
+export const CLIENT_KINDS = ['qbittorrent', 'transmission', 'deluge', 'rtorrent', 'flood'] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 /** Product names: the same in every language. */
-export const CLIENT_NAMES: Record<ClientKind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge', rtorrent: 'rTorrent' };
+export const CLIENT_NAMES: Record<ClientKind, string> = { qbittorrent: 'qBittorrent', transmission: 'Transmission', deluge: 'Deluge', rtorrent: 'rTorrent', flood: 'Flood' };
 
 /** What the client said when tested: enough for "qBittorrent v4.5.2 (Web API 2.8.19), 1,234 torrents". */
 export interface ClientInfo {

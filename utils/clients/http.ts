@@ -20,7 +20,7 @@ export interface Transport {
 }
 
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   url: string;
   headers?: Record<string, string>;
   body?: string | URLSearchParams | FormData;

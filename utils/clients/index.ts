@@ -1,9 +1,10 @@
 /**
- * The user's torrent client from its settings: one factory over the three client files. The
+ * The user's torrent client from its settings: one factory over the client files. The
  * settings schema is the single source of truth for what a client configuration is.
  */
 import { z } from 'zod';
 import { createDeluge } from './deluge';
+import { createFlood } from './flood';
 import { ClientError } from './client-errors';
 import { clientBaseUrl } from './http';
 import { createQbittorrent } from './qbittorrent';
@@ -60,5 +61,7 @@ export function createClient(config: unknown, runtime: ClientRuntime = {}): Torr
       return createDeluge(settings);
     case 'rtorrent':
       return createRtorrent(settings);
+    case 'flood':
+      return createFlood(settings);
   }
 }

@@ -94,19 +94,19 @@ export function rtorrentState(row: { state: number; active: number; hashing: num
 }
 
 /** Tracker trouble rTorrent puts in d.message (announces failing is not the torrent's error). */
-function isTrackerMessage(message: string): boolean {
+export function isTrackerMessage(message: string): boolean {
   return /^Tracker:|tracker|Couldn't (connect|resolve)|Timeout was reached/i.test(message);
 }
 
 /** The folder a path sits in (`/a/b` → `/a`). */
-function parentOf(path: string): string {
+export function parentOf(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
   const cut = trimmed.lastIndexOf('/');
   return cut > 0 ? trimmed.slice(0, cut) : cut === 0 ? '/' : '';
 }
 
 /** A path's last element (`/a/b/` → `b`). */
-function lastElement(path: string): string {
+export function lastElement(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
   return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
@@ -157,7 +157,20 @@ const NO_SUCH_TORRENT = /could not find info-hash|info-hash not found/i;
  * once; about 1 load in 60 was not): 2.8 s in all.
  */
 export const LOAD_PAUSES_MS = [25, 50, 100, 200, 400, 800, 1200] as const;
-const LOAD_WAIT_MS = LOAD_PAUSES_MS.reduce((sum, pause) => sum + pause, 0);
+export const LOAD_WAIT_MS = LOAD_PAUSES_MS.reduce((sum, pause) => sum + pause, 0);
+
+/**
+ * Whether a torrent just loaded shows up (`holds`), asked at once and after each of LOAD_PAUSES_MS
+ * (a fixed number of asks): rTorrent, and Flood over it, can answer a load before the torrent is listed.
+ */
+export async function appearsAfterLoad(holds: () => Promise<boolean>): Promise<boolean> {
+  if (await holds()) return true;
+  for (const pause of LOAD_PAUSES_MS) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    if (await holds()) return true;
+  }
+  return false;
+}
 
 /** download_list's answer as hashes (40 characters each, upper case). */
 function hashesFrom(answer: unknown): string[] {
@@ -271,7 +284,7 @@ export class RtorrentClient implements TorrentClient {
     }
     // load.raw says 0 whether or not rTorrent took it (a broken file is only in its log), and now
     // and then answers before the torrent is in its list: it is looked for a few times.
-    if (!(await this.appears(hash))) {
+    if (!(await appearsAfterLoad(() => this.holds(hash)))) {
       throw new ClientError({ kind: 'refused', detail: `add: rTorrent did not take the torrent (nothing in its list ${LOAD_WAIT_MS / 1000} s after load.raw)` });
     }
     await this.onTorrent('add', hash, 'd.directory.set', [id, options.savePath]);
@@ -317,15 +330,6 @@ export class RtorrentClient implements TorrentClient {
     return (await this.torrents([hash])).length > 0;
   }
 
-  /** Whether `hash` shows up in the list, asked at once and after each of LOAD_PAUSES_MS (a fixed number of asks). */
-  private async appears(hash: string): Promise<boolean> {
-    if (await this.holds(hash)) return true;
-    for (const pause of LOAD_PAUSES_MS) {
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      if (await this.holds(hash)) return true;
-    }
-    return false;
-  }
 
   /** The rows of these hashes; a hash rTorrent does not hold (every field a fault) is left out. */
   private async torrents(hashes: readonly string[]): Promise<ClientTorrent[]> {

@@ -391,9 +391,10 @@ async function strayRemoved(client: TorrentClient, hash: string, clientHash: str
 
 /**
  * Clients that cannot take data as complete: Transmission checks every new torrent, rTorrent a
- * torrent when it starts (added running, a damaged copy would download what the check missed).
+ * torrent when it starts (added running, a damaged copy would download what the check missed), and
+ * Flood takes no "skip the check" from us (flood.ts), whichever client it drives.
  */
-const CHECKS_ANYWAY: ReadonlySet<ClientKind> = new Set(['transmission', 'rtorrent']);
+const CHECKS_ANYWAY: ReadonlySet<ClientKind> = new Set(['transmission', 'rtorrent', 'flood']);
 
 /** Added stopped: the client checks it; 100 % starts it, anything less leaves it stopped and tagged. */
 async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal, always = false): Promise<CrossSeedResult> {

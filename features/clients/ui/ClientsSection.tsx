@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { clientHostPattern, isLoopbackClient } from '../../../utils/clients/client-hosts';
 import type { ClientKind } from '../../../utils/clients/client-types';
-import { t } from '../../../utils/i18n';
+import { t, type MessageKey } from '../../../utils/i18n';
 import type { ClientForm, ClientProblem, ClientView } from '../clients.messages';
 import { sendToBackground } from '../../send-to-background';
 import { clientInfoText, clientProblemText, clientSaidText } from './client-text';
@@ -15,7 +15,7 @@ import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { originOf } from '../../../utils/url';
 import { CheckWithHint } from '../../../components/CheckWithHint';
 
-const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge', 'rtorrent'];
+const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge', 'rtorrent', 'flood'];
 
 /** Where each client's web UI listens by default, as a hint in the address field. */
 const DEFAULT_ADDRESSES: Record<ClientKind, string> = {
@@ -24,6 +24,19 @@ const DEFAULT_ADDRESSES: Record<ClientKind, string> = {
   deluge: 'http://127.0.0.1:8112',
   // The web server's SCGI mount of rTorrent's XML-RPC (ruTorrent setups and seedboxes).
   rtorrent: 'http://127.0.0.1/RPC2',
+  flood: 'http://127.0.0.1:3000',
+};
+
+/**
+ * What the form says under the address and password for each kind, and what it adds to the
+ * skip-check switch's hint (clients that check every cross-seed anyway).
+ */
+const HINTS: Record<ClientKind, { url: MessageKey; password: MessageKey; skipCheckNote?: MessageKey }> = {
+  qbittorrent: { url: 'clientUrlHint', password: 'clientPasswordHint' },
+  transmission: { url: 'clientUrlHint', password: 'clientPasswordHint' },
+  deluge: { url: 'clientUrlHint', password: 'clientPasswordHint' },
+  rtorrent: { url: 'clientUrlHintRtorrent', password: 'clientPasswordHintRtorrent', skipCheckNote: 'clientSkipCheckRtorrentNote' },
+  flood: { url: 'clientUrlHintFlood', password: 'clientPasswordHintFlood', skipCheckNote: 'clientSkipCheckFloodNote' },
 };
 
 interface FormValues {
@@ -190,6 +203,7 @@ export function ClientsSection() {
   };
 
   const field = (name: string) => (invalid === name ? { 'aria-invalid': 'true' as const } : {});
+  const { skipCheckNote } = HINTS[form.type];
   return (
     <section class="card" id="clients-section" aria-labelledby="clients-heading">
       <h2 id="clients-heading">{t('clientsHeading')}</h2>
@@ -225,7 +239,7 @@ export function ClientsSection() {
           {...field('url')}
         />
         <p class="hint" id="client-url-hint">
-          {form.type === 'rtorrent' ? t('clientUrlHintRtorrent') : t('clientUrlHint')}
+          {t(HINTS[form.type].url)}
         </p>
 
         <label for="client-username">{t('clientUsernameLabel')}</label>
@@ -254,7 +268,7 @@ export function ClientsSection() {
         />
         <p class="hint" id="client-password-hint">
           {edited?.hasPassword ? `${t('clientPasswordKept')} ` : ''}
-          {form.type === 'rtorrent' ? t('clientPasswordHintRtorrent') : t('clientPasswordHint')}
+          {t(HINTS[form.type].password)}
         </p>
 
         <CheckWithHint
@@ -262,7 +276,7 @@ export function ClientsSection() {
           checked={form.skipCheckWhenFilesMatch}
           onChange={(checked) => setForm({ ...form, skipCheckWhenFilesMatch: checked })}
           label={t('clientSkipCheckLabel')}
-          hint={form.type === 'rtorrent' ? `${t('clientSkipCheckHint')} ${t('clientSkipCheckRtorrentNote')}` : t('clientSkipCheckHint')}
+          hint={skipCheckNote ? `${t('clientSkipCheckHint')} ${t(skipCheckNote)}` : t('clientSkipCheckHint')}
         />
 
         <div class="buttons">

@@ -26,7 +26,8 @@ function browserLikeFetch(daemon: RunningDaemon): JarFetch {
   return nodeClientFetch({ origin });
 }
 
-describe.each(buildRows())('%s (live daemon)', (_, build) => {
+// Flood is not in every build's rows yet (daemons.ts NOT_YET_IN_EVERY_BUILD): asked for by kind.
+describe.each([...buildRows(), ...buildRows('flood')])('%s (live daemon)', (_, build) => {
   const kind: ClientKind = build.kind;
   const start = () => startClient(build);
   let daemon: RunningDaemon;
@@ -90,14 +91,14 @@ describe.each(buildRows())('%s (live daemon)', (_, build) => {
     expect([...found.keys()]).toEqual([present]);
   });
 
-  it('list() of a client holding fewer torrents than a page is one request (qBittorrent) or two: the hashes, then their page (Transmission, Deluge)', LIVE, async () => {
+  it('list() of a client holding fewer torrents than a page is one request (qBittorrent, Flood) or two: the hashes, then their page (Transmission, Deluge)', LIVE, async () => {
     for (const torrent of tinyTorrents(40, `${kind}-many`)) {
       await client.add(torrent.bytes, { savePath: daemon.downloadDir, paused: true, skipCheck: true });
     }
     await client.lookup([torrentOn('alpha', content.folder).hash]); // a warm session, as in the background
     const before = fetch.sent.length;
     const list = await client.list();
-    expect(fetch.sent.length - before).toBe(kind === 'qbittorrent' ? 1 : 2);
+    expect(fetch.sent.length - before).toBe(kind === 'qbittorrent' || kind === 'flood' ? 1 : 2);
     expect(list.length).toBeGreaterThanOrEqual(43);
   });
 
@@ -167,7 +168,7 @@ describe.each(buildRows('qbittorrent').filter(([, build]) => build.release >= '5
 });
 
 describe('the builds under test', () => {
-  it('are both generations of every client: qBittorrent 4.5, 5.1, 5.3; Transmission 3.00, 4.1; Deluge 2.0, 2.2; rTorrent 0.9, 0.16', () => {
+  it('are both generations of every client: qBittorrent 4.5, 5.1, 5.3; Transmission 3.00, 4.1; Deluge 2.0, 2.2; rTorrent 0.9, 0.16; and Flood 4.16 by kind', () => {
     expect(clientBuilds().map((build) => build.label)).toEqual([
       'qBittorrent 4.5 (bookworm)',
       'qBittorrent 5.1 (current)',
@@ -179,6 +180,8 @@ describe('the builds under test', () => {
       'rTorrent 0.9 (bookworm)',
       'rTorrent 0.16 (current)',
     ]);
-    expect(clientBuilds({ all: true })).toEqual(clientBuilds());
+    // Flood by kind only: it has no pages and no renames (those rows are not its).
+    expect(clientBuilds({ kind: 'flood' }).map((build) => build.label)).toEqual(['Flood 4.16 (bookworm)']);
+    expect(clientBuilds({ all: true }).map((build) => build.label)).toEqual([...clientBuilds().map((build) => build.label), 'Flood 4.16 (bookworm)']);
   });
 });

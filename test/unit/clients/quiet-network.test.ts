@@ -1,6 +1,6 @@
 /**
  * No packet leaves loopback when a client starts and adds a torrent, in every build of both
- * generations, and rTorrent behind lighttpd. Deluge is the one that did (2.0.3 and 2.2.0 alike): UPnP multicast, NAT-PMP to the
+ * generations, rTorrent behind lighttpd and Flood over it. Deluge is the one that did (2.0.3 and 2.2.0 alike): UPnP multicast, NAT-PMP to the
  * gateway, a DHT bootstrap lookup and LSD within milliseconds of starting, before core.conf is read;
  * the harness starts it through deluged-quiet. qBittorrent would map its web UI port with UPnP unless
  * WebUI\UseUPnP is off.
@@ -55,8 +55,9 @@ function probe(kind: string, generation: string, release: string): Promise<{ res
   });
 }
 
-// rTorrent too: DHT, PeX and UDP trackers off, HTTP announces through a dead loopback proxy.
-describe.each(buildRows())('%s in a network namespace of its own', (_, build) => {
+// rTorrent too (DHT, PeX and UDP trackers off, HTTP announces through a dead loopback proxy), and
+// Flood over that rTorrent (Flood itself fetches nothing).
+describe.each([...buildRows(), ...buildRows('flood')])('%s in a network namespace of its own', (_, build) => {
   it('sends nothing off loopback while it starts, adds and verifies a public torrent, and stops; our own packet is counted', { timeout: 120_000 }, async () => {
     const { result } = await probe(build.kind, build.generation, build.release);
     expect(result.daemonVersion).toContain(build.release);

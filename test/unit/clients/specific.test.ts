@@ -1,12 +1,23 @@
 /**
  * What only one client does, against its recorded answers: qBittorrent's CSRF check and session
  * expiry and IP ban, Transmission's session-id exchange, lock-out and path check, Deluge's session
- * expiry and a web UI without its daemon, rTorrent's add in steps and a web server without its rTorrent.
+ * expiry and a web UI without its daemon, rTorrent's add in steps and a web server without its rTorrent,
+ * Flood's add looked for by hash, its stateless login and a Flood without its client.
  */
 import { describe, expect, it } from 'vitest';
 import { versionAtLeast } from '../../clients/daemons';
-import { describeRequest } from '../../clients/recording';
+import { describeRequest, type Recording } from '../../clients/recording';
 import { factsOf, failureOf, recordings, replayed, torrentBytes } from './support';
+
+/** The recorded 'session-expired' scenario replayed: a lookup, the session ended by the harness, the same lookup again, which still answers. */
+async function lookupAcrossSessionEnd(recording: Recording): Promise<void> {
+  const { torrents } = factsOf(recording);
+  const { client, replay } = replayed(recording, 'session-expired');
+  await client.lookup([torrents.singleAlpha.hash]);
+  const found = await client.lookup([torrents.singleAlpha.hash]);
+  expect(found.get(torrents.singleAlpha.hash)?.state).toBe('seeding');
+  expect(replay.remaining()).toBe(0);
+}
 
 describe.each(recordings('qbittorrent').map((recording) => [recording.version, recording] as const))('qBittorrent %s (recorded)', (_, recording) => {
   const facts = factsOf(recording);
@@ -37,11 +48,7 @@ describe.each(recordings('qbittorrent').map((recording) => [recording.version, r
       `/api/v2/auth/login include ${loggedIn}`,
       '/api/v2/torrents/info include 200',
     ]);
-    const { client, replay } = replayed(recording, 'session-expired');
-    await client.lookup([facts.torrents.singleAlpha.hash]);
-    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
-    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
-    expect(replay.remaining()).toBe(0);
+    await lookupAcrossSessionEnd(recording);
   });
 
   it('reports a banned address as banned, in its own words', async () => {
@@ -143,11 +150,7 @@ describe.each(recordings('deluge').map((recording) => [recording.version, record
   });
 
   it('logs in again once when the session is gone ("Not authenticated"), and repeats the call', async () => {
-    const { client, replay } = replayed(recording, 'session-expired');
-    await client.lookup([facts.torrents.singleAlpha.hash]);
-    const found = await client.lookup([facts.torrents.singleAlpha.hash]);
-    expect(found.get(facts.torrents.singleAlpha.hash)?.state).toBe('seeding');
-    expect(replay.remaining()).toBe(0);
+    await lookupAcrossSessionEnd(recording);
   });
 
   it('says not-connected when the web UI is up but its daemon is not', async () => {
@@ -182,6 +185,49 @@ describe.each(recordings('rtorrent').map((recording) => [recording.version, reco
   it('says the web server failed, and why it may have, when rTorrent behind it is not running (503)', async () => {
     const { client, replay } = replayed(recording, 'daemon-stopped');
     expect(await failureOf(client.test())).toMatchObject({ kind: 'server', httpStatus: 503, detail: expect.stringMatching(/is rTorrent running/) });
+    expect(replay.remaining()).toBe(0);
+  });
+});
+
+describe.each(recordings('flood').map((recording) => [recording.version, recording] as const))('Flood %s (recorded)', (_, recording) => {
+  const facts = factsOf(recording);
+  const pathsOf = (scenario: string) => recording.scenarios[scenario]!.exchanges.map((exchange) => `${exchange.request.method} ${exchange.request.path}`);
+
+  it("adds in steps: held already? the file (202, no hash), then the torrent looked for in Flood's list", async () => {
+    expect(pathsOf('add-cross-seed')).toEqual(['POST /api/auth/authenticate', 'GET /api/torrents', 'POST /api/torrents/add-files', 'GET /api/torrents']);
+    expect(recording.scenarios['add-cross-seed']!.exchanges[2]!.response).toMatchObject({ status: 202, body: '[]' });
+    // Stopped or not as asked, at the save path as given, the category among the tags.
+    expect(recording.scenarios['add-cross-seed']!.exchanges[2]!.request.body).toMatchObject({
+      value: { destination: facts.savePath, isBasePath: false, start: true, tags: [facts.crossSeedOptions.category, ...facts.crossSeedOptions.tags] },
+    });
+    const { client, replay } = replayed(recording, 'add-cross-seed');
+    await client.add(torrentBytes(recording, 'folderBeta'), facts.crossSeedOptions);
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('logs in again once when its jwt cookie is gone (401), and repeats the call', async () => {
+    expect(pathsOf('session-expired')).toEqual(['POST /api/auth/authenticate', 'GET /api/torrents', 'GET /api/torrents', 'POST /api/auth/authenticate', 'GET /api/torrents']);
+    await lookupAcrossSessionEnd(recording);
+  });
+
+  it("gives a torrent's tracker as Flood keeps it: the registrable domain of its host", async () => {
+    const named = (recording.facts as { namedTracker: { hash: string; announce: string } }).namedTracker;
+    expect(new URL(named.announce).hostname).toBe('tracker.gamma-tracker.org');
+    const { client, replay } = replayed(recording, 'lookup-named-tracker');
+    expect((await client.lookup([named.hash])).get(named.hash)?.tracker).toBe('gamma-tracker.org');
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it("refuses, in Flood's words, an add at a save path outside its --allowedpath", async () => {
+    const { client, replay } = replayed(recording, 'add-outside-allowed-path');
+    const failure = await failureOf(client.add(torrentBytes(recording, 'singleAlpha'), { savePath: '/var/tmp/not-allowed', paused: true, skipCheck: false }));
+    expect(failure).toMatchObject({ kind: 'refused', httpStatus: 403, clientMessage: expect.stringMatching(/Permission denied/) });
+    expect(replay.remaining()).toBe(0);
+  });
+
+  it('says not-connected, in its words, when Flood is up but its client is not', async () => {
+    const { client, replay } = replayed(recording, 'daemon-stopped');
+    expect(await failureOf(client.test())).toMatchObject({ kind: 'not-connected', httpStatus: 500, clientMessage: expect.stringMatching(/ECONNREFUSED/) });
     expect(replay.remaining()).toBe(0);
   });
 });

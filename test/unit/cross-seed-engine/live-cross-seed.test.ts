@@ -40,9 +40,9 @@ interface Asked {
   stopped?: boolean;
 }
 
-const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file', rtorrent: 'load.raw' };
+const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file', rtorrent: 'load.raw', flood: 'torrents/add-files' };
 /** qBittorrent 4.5 answers 404 to torrents/start (5.0's name), then gets torrents/resume. */
-const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent', 'd.start']);
+const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent', 'd.start']); // Flood's is torrents/start too
 
 /** Passes every request through to the daemon unchanged, noting what it asks for. */
 function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
@@ -50,7 +50,12 @@ function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const body = init?.body;
     const path = url.pathname.replace(/^.*\/api\/v2\//, '');
-    if (body instanceof FormData) log.push({ action: path, stopped: body.get('stopped') === 'true' && body.get('paused') === 'true' });
+    if (url.pathname.startsWith('/api/') && !url.pathname.startsWith('/api/v2/')) {
+      // Flood's own API: the path names the action; an add says whether to start.
+      const action = url.pathname.slice('/api/'.length);
+      const start = typeof body === 'string' ? (JSON.parse(body) as { start?: unknown }).start : undefined;
+      log.push(action === ADD_ACTION.flood ? { action, stopped: start === false } : { action });
+    } else if (body instanceof FormData) log.push({ action: path, stopped: body.get('stopped') === 'true' && body.get('paused') === 'true' });
     else if (body instanceof URLSearchParams) log.push({ action: path });
     else if (typeof body === 'string' && body.startsWith('{')) {
       const call = JSON.parse(body) as { method?: string; arguments?: { paused?: unknown }; params?: unknown[] };
@@ -102,7 +107,7 @@ async function tearDown(setup: Setup | undefined): Promise<void> {
 
 // Every client build of both generations: bookworm's 4.5.2 / 3.00 / 2.0.3 and today's 5.1 / 5.3 /
 // 4.1 / 2.2 (test/clients/daemons.ts; scripts/clients installs today's before the tests).
-describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_label, build) => {
+describe.each([...buildRows(), ...buildRows('flood')])('crossSeed into %s (live daemon, test trackers)', (_label, build) => {
   const kind: ClientKind = build.kind;
   let s: Setup;
 
@@ -137,8 +142,8 @@ describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_l
     if (kind === 'qbittorrent') {
       expect(seeding.category).toBe('music');
       expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'reseed-lens']);
-    } else if (kind === 'transmission' || kind === 'rtorrent') {
-      // Transmission has labels only, rTorrent one label (d.custom1): the source's (its category became one) plus ours.
+    } else if (kind === 'transmission' || kind === 'rtorrent' || kind === 'flood') {
+      // Transmission has labels only, rTorrent one label (d.custom1), Flood tags: the source's (its category became one) plus ours.
       expect([...(seeding.tags ?? [])].sort()).toEqual(['flac', 'music', 'reseed-lens']);
     } else {
       // Deluge: labels need its optional Label plugin, so none are set (utils/clients/deluge.ts).
@@ -199,11 +204,11 @@ describe.each(buildRows())('crossSeed into %s (live daemon, test trackers)', (_l
     expect((await s.client.lookup([torrent.hash])).size).toBe(0);
   });
 
-  it('skips the check only when the user asked and every file matched (Transmission and rTorrent always check)', LIVE, async () => {
+  it('skips the check only when the user asked and every file matched (Transmission, rTorrent and Flood always check)', LIVE, async () => {
     const pair = s.cs.pairs[1]!;
     await s.cs.seed(s.client, s.daemon.dataDir, 1);
     const result = await crossSeed(pair.source.hash, pair.ref, { ...s.env(), target: { client: s.client, skipCheckWhenFilesMatch: true, url: s.daemon.url } });
-    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, checked: kind === 'transmission' || kind === 'rtorrent' });
+    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, checked: kind === 'transmission' || kind === 'rtorrent' || kind === 'flood' });
     expect(await untilSeeding(s.client, pair.candidate.hash)).toMatchObject({ progress: 1, savePath: s.daemon.dataDir });
   });
 

@@ -95,6 +95,7 @@ describe('the form', () => {
       ['transmission', 'Transmission'],
       ['deluge', 'Deluge'],
       ['rtorrent', 'rTorrent'],
+      ['flood', 'Flood'],
     ]);
     expect(accessibleName($(page, '#client-url'))).toBe('Client URL');
     expect(accessibleName($(page, '#client-username'))).toBe('Username');
@@ -110,6 +111,12 @@ describe('the form', () => {
     expect(text(page, '#client-url-hint')).toBe(en.clientUrlHintRtorrent!.message);
     expect(text(page, '#client-password-hint')).toBe(en.clientPasswordHintRtorrent!.message);
     expect($<HTMLInputElement>(page, '#client-url').placeholder).toBe('http://127.0.0.1/RPC2');
+    // Flood: its own address and its own users, and it always checks a cross-seed (the switch says so).
+    await choose($<HTMLSelectElement>(page, '#client-type'), 'flood');
+    expect(text(page, '#client-url-hint')).toBe(en.clientUrlHintFlood!.message);
+    expect(text(page, '#client-password-hint')).toBe(en.clientPasswordHintFlood!.message);
+    expect($<HTMLInputElement>(page, '#client-url').placeholder).toBe('http://127.0.0.1:3000');
+    expect(page.textContent).toContain(`${en.clientSkipCheckHint!.message} ${en.clientSkipCheckFloodNote!.message}`);
   });
 
   it('says what is wrong with an address, in words, and marks the field', async () => {
