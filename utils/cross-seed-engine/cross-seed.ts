@@ -314,6 +314,13 @@ export const CHECK_WAIT = { baseMs: 60_000, bytesPerMs: 20_000 } as const;
  */
 export const STALE_STATE_MS = 5_000;
 
+/**
+ * The pauses between two readings of a check or a start: 100 ms, growing by half up to 500 ms, so a
+ * check's end is seen within half a second of the client knowing it, and a long check is asked
+ * about twice a second at most.
+ */
+const nextPause = (wait: number) => Math.min(Math.round(wait * 1.5), 500);
+
 /** States in which the client is still at the check (or waiting to start it). */
 export const CHECKING: ReadonlySet<TorrentState> = new Set(['checking', 'queued', 'moving']);
 
@@ -335,7 +342,7 @@ async function untilChecked(client: TorrentClient, hash: string, size: number, s
   const deadline = asked + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
   let sawChecking = false;
   let first: number | undefined;
-  for (let wait = 100; ; wait = Math.min(Math.round(wait * 1.5), 1_000)) {
+  for (let wait = 100; ; wait = nextPause(wait)) {
     const torrent = (await client.lookup([hash])).get(hash);
     if (!torrent) return undefined;
     first ??= torrent.progress;
@@ -361,11 +368,20 @@ async function untilSettled(client: TorrentClient, hash: string): Promise<void> 
  * show yet. `undefined` when the torrent is gone.
  */
 async function untilShown(client: TorrentClient, hash: string, shown: (state: TorrentState) => boolean, askAgain?: () => Promise<void>): Promise<ClientTorrent | undefined> {
+  return untilRead(() => lookupOne(client, hash), (torrent) => shown(torrent.state), askAgain);
+}
+
+async function lookupOne(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+  return (await client.lookup([hash])).get(hash);
+}
+
+/** `read` until what it reads is `shown`, or as it is STALE_STATE_MS after asking (see untilShown). */
+async function untilRead<T>(read: () => Promise<T | undefined>, shown: (value: T) => boolean, askAgain?: () => Promise<void>): Promise<T | undefined> {
   const asked = Date.now();
   let again = askAgain;
-  for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
-    const torrent = (await client.lookup([hash])).get(hash);
-    if (!torrent || shown(torrent.state) || Date.now() - asked >= STALE_STATE_MS) return torrent;
+  for (let wait = 100; ; wait = nextPause(wait)) {
+    const torrent = await read();
+    if (!torrent || shown(torrent) || Date.now() - asked >= STALE_STATE_MS) return torrent;
     if (again && Date.now() - asked >= STALE_STATE_MS / 2) {
       await again();
       again = undefined;
@@ -403,18 +419,58 @@ async function checkThenStart(client: TorrentClient, hash: string, added: Client
     await untilSettled(client, hash);
     await client.recheck(hash);
   }
-  return startIfComplete(client, hash, added.size, signal);
+  return startIfComplete(client, hash, added, signal);
+}
+
+/**
+ * The recheck just asked for of a stopped torrent, read live (liveState: the client runs it for the
+ * check and stops it at the check's end): `complete` once it is stopped again with every piece
+ * verified; `incomplete` stopped with data missing; `gone`; `unfinished` when CHECK_WAIT ran out.
+ */
+async function untilCheckedLive(client: TorrentClient, live: NonNullable<TorrentClient['liveState']>, hash: string, size: number, signal?: AbortSignal): Promise<'complete' | 'incomplete' | 'gone' | 'unfinished'> {
+  const deadline = Date.now() + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
+  for (let wait = 100; ; wait = nextPause(wait)) {
+    const state = await live.call(client, hash);
+    if (!state) return 'gone';
+    if (state.stopped) return state.complete ? 'complete' : 'incomplete';
+    if (Date.now() >= deadline || signal?.aborted) return 'unfinished';
+    await delay(wait);
+  }
+}
+
+/**
+ * A start the client answered, as it shows: its state once the list shows it running, or where the
+ * client reads it live (liveState), running at 100 % is seeding: the list's state may lag by a refresh.
+ */
+async function started(client: TorrentClient, hash: string, checked: ClientTorrent): Promise<ClientTorrent> {
+  const live = client.liveState;
+  if (live) {
+    const running = await untilRead(() => live.call(client, hash), (state) => !state.stopped);
+    if (running && !running.stopped) return { ...checked, state: 'seeding', progress: 1 };
+  }
+  return (await untilShown(client, hash, (state) => state !== 'paused')) ?? checked;
 }
 
 /** The client's check under way (or asked for): once it has ended, 100 % starts the torrent, anything less leaves it stopped and tagged. */
-async function startIfComplete(client: TorrentClient, hash: string, size: number, signal?: AbortSignal): Promise<CrossSeedResult> {
-  const outcome = await untilChecked(client, hash, size, signal);
+async function startIfComplete(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
+  // A client whose list lags tells the check's end sooner live: a complete copy is started at once.
+  // Anything else is read from the list as before (the share found, the stop and the tag).
+  if (client.liveState) {
+    const checked = await untilCheckedLive(client, client.liveState, hash, added.size, signal);
+    if (checked === 'gone') return { kind: 'not-confirmed', hash };
+    if (checked === 'complete') {
+      await client.start(hash);
+      const shown = await started(client, hash, added);
+      return { kind: 'added', hash, savePath: shown.savePath, client: client.kind, checked: true, state: shown.state, progress: shown.progress };
+    }
+  }
+  const outcome = await untilChecked(client, hash, added.size, signal);
   if (!outcome) return { kind: 'not-confirmed', hash };
   const { torrent, finished } = outcome;
   if (finished && torrent.progress === 1) {
     await client.start(hash);
-    const started = (await untilShown(client, hash, (state) => state !== 'paused')) ?? torrent;
-    return { kind: 'added', hash, savePath: started.savePath, client: client.kind, checked: true, state: started.state, progress: started.progress };
+    const shown = await started(client, hash, torrent);
+    return { kind: 'added', hash, savePath: shown.savePath, client: client.kind, checked: true, state: shown.state, progress: shown.progress };
   }
   return leftStopped(client, hash, torrent, finished);
 }
