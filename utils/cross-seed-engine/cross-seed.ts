@@ -439,39 +439,37 @@ async function untilCheckedLive(client: TorrentClient, live: NonNullable<Torrent
 }
 
 /**
- * A start the client answered, as it shows: its state once the list shows it running, or where the
- * client reads it live (liveState), running at 100 % is seeding: the list's state may lag by a refresh.
+ * Starts a torrent whose check found 100 %, and says so once the client shows it running: in its
+ * list (whose state may lag by a refresh), or where the client reads it live (liveState) as soon
+ * as it runs: running at 100 % is seeding.
  */
-async function started(client: TorrentClient, hash: string, checked: ClientTorrent): Promise<ClientTorrent> {
+async function startChecked(client: TorrentClient, hash: string, checked: ClientTorrent): Promise<CrossSeedResult> {
+  await client.start(hash);
+  let shown: ClientTorrent | undefined;
   const live = client.liveState;
   if (live) {
     const running = await untilRead(() => live.call(client, hash), (state) => !state.stopped);
-    if (running && !running.stopped) return { ...checked, state: 'seeding', progress: 1 };
+    if (running && !running.stopped) shown = { ...checked, state: 'seeding', progress: 1 };
   }
-  return (await untilShown(client, hash, (state) => state !== 'paused')) ?? checked;
+  shown ??= (await untilShown(client, hash, (state) => state !== 'paused')) ?? checked;
+  return { kind: 'added', hash, savePath: shown.savePath, client: client.kind, checked: true, state: shown.state, progress: shown.progress };
 }
 
 /** The client's check under way (or asked for): once it has ended, 100 % starts the torrent, anything less leaves it stopped and tagged. */
 async function startIfComplete(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
-  // A client whose list lags tells the check's end sooner live: a complete copy is started at once.
-  // Anything else is read from the list as before (the share found, the stop and the tag).
   if (client.liveState) {
+    // A client whose list lags tells the check's end sooner live: a complete copy is started at once.
     const checked = await untilCheckedLive(client, client.liveState, hash, added.size, signal);
     if (checked === 'gone') return { kind: 'not-confirmed', hash };
-    if (checked === 'complete') {
-      await client.start(hash);
-      const shown = await started(client, hash, added);
-      return { kind: 'added', hash, savePath: shown.savePath, client: client.kind, checked: true, state: shown.state, progress: shown.progress };
-    }
+    if (checked === 'complete') return startChecked(client, hash, added);
+    // Data missing: the share found is the list's, once it shows the check's end (a refresh later at most).
+    const torrent = await untilRead(() => lookupOne(client, hash), (listed) => listed.progress > 0 && !CHECKING.has(listed.state));
+    return torrent ? leftStopped(client, hash, torrent, checked === 'incomplete') : { kind: 'not-confirmed', hash };
   }
   const outcome = await untilChecked(client, hash, added.size, signal);
   if (!outcome) return { kind: 'not-confirmed', hash };
   const { torrent, finished } = outcome;
-  if (finished && torrent.progress === 1) {
-    await client.start(hash);
-    const shown = await started(client, hash, torrent);
-    return { kind: 'added', hash, savePath: shown.savePath, client: client.kind, checked: true, state: shown.state, progress: shown.progress };
-  }
+  if (finished && torrent.progress === 1) return startChecked(client, hash, torrent);
   return leftStopped(client, hash, torrent, finished);
 }
 
