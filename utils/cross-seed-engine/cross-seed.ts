@@ -353,11 +353,19 @@ async function untilChecked(client: TorrentClient, hash: string, size: number, s
   }
 }
 
-/** Until the client is done with what it does on an add (qBittorrent reads resume data first), briefly. */
+/** How long an add may take to settle (what forty growing pauses up to 1 s came to). */
+const SETTLE_MS = 37_500;
+
+/**
+ * Until the client is done with what it does on an add (qBittorrent reads resume data first, and
+ * lists it so until its next 1.5 s refresh), briefly; asked at most every 500 ms, so the refresh is
+ * seen within half a second.
+ */
 async function untilSettled(client: TorrentClient, hash: string): Promise<void> {
-  for (let attempt = 0, wait = 100; attempt < 40; attempt++, wait = Math.min(wait * 2, 1_000)) {
+  const deadline = Date.now() + SETTLE_MS;
+  for (let wait = 100; ; wait = nextPause(wait)) {
     const torrent = (await client.lookup([hash])).get(hash);
-    if (!torrent || !CHECKING.has(torrent.state)) return;
+    if (!torrent || !CHECKING.has(torrent.state) || Date.now() >= deadline) return;
     await delay(wait);
   }
 }
