@@ -505,7 +505,12 @@ async function leftStopped(client: TorrentClient, hash: string, torrent: ClientT
  */
 export async function finishAddedStopped(client: TorrentClient, hash: string, signal?: AbortSignal, rename?: RenamePlan): Promise<CrossSeedResult> {
   try {
-    let torrent = (await client.lookup([hash])).get(hash);
+    let torrent = await lookupOne(client, hash);
+    // The list may lag what the stopped background last asked (a start at 100 %, read live; a check,
+    // which runs the torrent until its end): running live but stopped in the list, the list is
+    // awaited until it shows the torrent running or checking, not asked to check a running torrent
+    // (qBittorrent would not stop that one at the check's end).
+    if (torrent?.state === 'paused' && (await client.liveState?.(hash))?.stopped === false) torrent = await untilShown(client, hash, (state) => state !== 'paused');
     // At a check, or at what a client does on an add (qBittorrent reads resume data: a "checking" state
     // that is no check of the data): whichever, its end is awaited and the torrent read again.
     if (torrent && CHECKING.has(torrent.state)) {
