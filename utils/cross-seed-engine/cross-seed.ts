@@ -7,7 +7,8 @@
  *
  * It is added STOPPED, so it can never download from the other site: the client checks the data
  * on disk (Transmission checks every new torrent; qBittorrent 4.5 and Deluge 2.0 do not check one
- * added stopped, so they are asked to), and only a check that ends at 100 % starts it. Anything
+ * added stopped, so they are asked to), and only a check that ends at 100 % starts it (its end read
+ * live where the client's list lags it: qBittorrent's and Deluge's liveState). Anything
  * less is left stopped, tagged `reseed-lens-incomplete` where the client has tags, and the result
  * says how much was found. A torrent the client took under another hash than the one checked
  * (Transmission 3.00 re-encodes a non-canonical info dictionary) is removed again, data kept.
