@@ -1,6 +1,6 @@
 /** The command line of `npm run bench` (kept apart from run.ts so it is tested without browsers). */
 
-export const BENCHES = ['size', 'extraction', 'pageviews', 'pictures', 'cache', 'flood', 'client', 'index', 'indexbrowser', 'indexfull', 'crossseed', 'job', 'pieces', 'rename'] as const;
+export const BENCHES = ['size', 'extraction', 'pageviews', 'pictures', 'cache', 'flood', 'client', 'index', 'indexbrowser', 'indexfull', 'crossseed', 'checkend', 'job', 'pieces', 'rename'] as const;
 export type BenchName = (typeof BENCHES)[number];
 /** Benchmarks that measure the built extension. */
 export const NEEDS_BUILD: readonly BenchName[] = ['size', 'pageviews', 'pictures', 'index', 'indexbrowser', 'indexfull', 'crossseed'];

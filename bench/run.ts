@@ -182,6 +182,11 @@ async function main(): Promise<number> {
     await record('crossseed', async () => nodeBench([], 'bench/crossseed-node.ts'));
   }
 
+  if (wants('checkend')) {
+    log('checkend: a one-click cross-seed until its result, and after the client\'s check ended, on every client build (real daemons, test trackers, Node)…');
+    await record('checkend', async () => nodeBench([], 'bench/check-end-node.ts'));
+  }
+
   if (wants('job')) {
     log('job: "Cross-seed your client": the job\'s per-torrent overhead at pace 0 (real qBittorrent, test trackers; then every candidate a renamed copy), the preview of a 100,000-torrent index, the job state at 1,000 and 10,000 (Node)…');
     await record('job', async () => {

@@ -133,6 +133,12 @@ export interface TorrentClient {
   files(hash: string): Promise<ClientFile[]>;
   /** Adds a .torrent; a torrent the client already holds is a `duplicate`, not a failure. */
   add(torrent: Uint8Array, options: AddOptions): Promise<AddResult>;
+  /**
+   * Where the client's torrent list lags (qBittorrent refreshes a torrent's state and progress
+   * there only every 1.5 s), what it knows of the torrent right now. Absent: lookup() is as fresh
+   * as the client gets. `undefined` when the client does not hold it.
+   */
+  liveState?(hash: string): Promise<LiveTorrentState | undefined>;
   /** Starts (resumes) a stopped torrent. */
   start(hash: string): Promise<void>;
   /** Stops (pauses) a torrent. */
@@ -151,6 +157,14 @@ export interface TorrentClient {
    * takes). Only qBittorrent has it: Transmission and Deluge give no piece hashes over their APIs.
    */
   piecesHash?(hash: string, via?: PieceHashSource): Promise<ClientPiecesHash>;
+}
+
+/** What a client knows of a torrent right now (TorrentClient.liveState). */
+export interface LiveTorrentState {
+  /** Stopped by the client or the user (a check of a stopped torrent runs it, and stops it again at the check's end). */
+  stopped: boolean;
+  /** Every piece of every file is verified on disk. */
+  complete: boolean;
 }
 
 export interface ListOptions {

@@ -38,7 +38,7 @@ import {
   transportFrom,
   type Transport,
 } from './http';
-import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, RenameStep, TorrentClient, TorrentState } from './client-types';
+import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, LiveTorrentState, RenameStep, TorrentClient, TorrentState } from './client-types';
 
 export const DELUGE_TORRENT_KEYS = ['name', 'download_location', 'total_size', 'state', 'progress', 'message', 'label'] as const;
 /** Torrents per list page (a status is a few hundred bytes). */
@@ -211,6 +211,20 @@ export class DelugeClient implements TorrentClient {
     if (!taken) throw new ClientError({ kind: 'bad-answer', detail: `add: Deluge reports hash ${String(result).slice(0, 40)}` });
     // Another hash than the file's is the caller's to see (the cross-seed removes such a stray).
     return { status: 'added', hash: taken };
+  }
+
+  /**
+   * core.get_torrents_status answers from a cache up to 1.5 s old, and a torrent's `state` is
+   * Deluge's as of its last alert; core.get_torrent_status of one torrent reads libtorrent first,
+   * and its `paused` and `progress` are libtorrent's own (a recheck of a paused torrent resumes it,
+   * and Deluge pauses it again once the check has ended).
+   */
+  async liveState(hash: string): Promise<LiveTorrentState | undefined> {
+    const [asked] = normaliseHashes([hash]);
+    const status = z.object({ paused: z.boolean(), progress: z.number() }).safeParse(await this.call('core.get_torrent_status', [asked, ['paused', 'progress']]));
+    // An unknown torrent answers an empty status.
+    if (!status.success) return undefined;
+    return { stopped: status.data.paused, complete: status.data.progress === 100 };
   }
 
   /** 2.0 takes one id as a string (a list is its deprecated 1.3 form). */

@@ -63,6 +63,7 @@ import type {
   ClientSettings,
   ClientTorrent,
   ListOptions,
+  LiveTorrentState,
   PieceHashSource,
   RenameStep,
   TorrentClient,
@@ -403,6 +404,35 @@ export class QbittorrentClient implements TorrentClient {
       throw new ClientError({ kind: 'refused', detail: 'add: qBittorrent did not add the torrent', clientMessage: clientWords(text), httpStatus: answer.status });
     }
     throw new ClientError({ kind: 'bad-answer', detail: `add: unexpected answer ${answer.status} (${clientWords(text).slice(0, 80)})`, httpStatus: answer.status });
+  }
+
+  /**
+   * torrents/info's state and progress are as of qBittorrent's last refresh (every 1.5 s by
+   * default); two readings are live: its status filter (paused/stopped: whether the torrent is
+   * stopped, which a recheck of a stopped torrent undoes until the check ends and stops it again)
+   * and the files' progress (a file reads 1 once its every piece is verified). Read in that order,
+   * so a torrent seen stopped after a recheck had ended its check before its files were read.
+   */
+  async liveState(hash: string): Promise<LiveTorrentState | undefined> {
+    const asked = this.oneHash(hash);
+    const filter = (await this.hasStartStop()) ? 'stopped' : 'paused';
+    const listed = entriesFrom((await this.call('live state', 'torrents/info', { method: 'GET', query: { hashes: asked, filter } })).text, 'live state');
+    const answer = await this.call('live state', 'torrents/files', { method: 'GET', query: { hash: asked }, accept: [404] });
+    if (answer.status === 404 || answer.text.trim() === '') return undefined;
+    const files = z.array(z.object({ progress: z.number() })).safeParse(parseJson(answer.text, 'live state'));
+    if (!files.success) throw new ClientError({ kind: 'bad-answer', detail: 'live state: the files have no progress' });
+    return { stopped: listed.length > 0, complete: files.data.length > 0 && files.data.every((file) => file.progress === 1) };
+  }
+
+  private startStopChecked?: Promise<boolean>;
+
+  /** Web API 2.11 (qBittorrent 5.0) and later name start/stop and the `stopped` filter so (read once per client). */
+  private hasStartStop(): Promise<boolean> {
+    this.startStopChecked ??= this.call('API version', 'app/webapiVersion', { method: 'GET' }).then((answer) => {
+      const [major = 0, minor = 0] = answer.text.trim().split('.').map(Number);
+      return major > 2 || (major === 2 && minor >= 11);
+    });
+    return this.startStopChecked;
   }
 
   /** 5.0 (Web API 2.11) renamed resume/pause to start/stop; older versions answer 404 to the new names. */

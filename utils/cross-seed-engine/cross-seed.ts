@@ -7,7 +7,8 @@
  *
  * It is added STOPPED, so it can never download from the other site: the client checks the data
  * on disk (Transmission checks every new torrent; qBittorrent 4.5 and Deluge 2.0 do not check one
- * added stopped, so they are asked to), and only a check that ends at 100 % starts it. Anything
+ * added stopped, so they are asked to), and only a check that ends at 100 % starts it (its end read
+ * live where the client's list lags it: qBittorrent's and Deluge's liveState). Anything
  * less is left stopped, tagged `reseed-lens-incomplete` where the client has tags, and the result
  * says how much was found. A torrent the client took under another hash than the one checked
  * (Transmission 3.00 re-encodes a non-canonical info dictionary) is removed again, data kept.
@@ -314,6 +315,13 @@ export const CHECK_WAIT = { baseMs: 60_000, bytesPerMs: 20_000 } as const;
  */
 export const STALE_STATE_MS = 5_000;
 
+/**
+ * The pauses between two readings of a check or a start: 100 ms, growing by half up to 500 ms, so a
+ * check's end is seen within half a second of the client knowing it, and a long check is asked
+ * about twice a second at most.
+ */
+const nextPause = (wait: number) => Math.min(Math.round(wait * 1.5), 500);
+
 /** States in which the client is still at the check (or waiting to start it). */
 export const CHECKING: ReadonlySet<TorrentState> = new Set(['checking', 'queued', 'moving']);
 
@@ -335,7 +343,7 @@ async function untilChecked(client: TorrentClient, hash: string, size: number, s
   const deadline = asked + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
   let sawChecking = false;
   let first: number | undefined;
-  for (let wait = 100; ; wait = Math.min(Math.round(wait * 1.5), 1_000)) {
+  for (let wait = 100; ; wait = nextPause(wait)) {
     const torrent = (await client.lookup([hash])).get(hash);
     if (!torrent) return undefined;
     first ??= torrent.progress;
@@ -346,11 +354,19 @@ async function untilChecked(client: TorrentClient, hash: string, size: number, s
   }
 }
 
-/** Until the client is done with what it does on an add (qBittorrent reads resume data first), briefly. */
+/** How long an add may take to settle (what forty growing pauses up to 1 s came to). */
+const SETTLE_MS = 37_500;
+
+/**
+ * Until the client is done with what it does on an add (qBittorrent reads resume data first, and
+ * lists it so until its next 1.5 s refresh), briefly; asked at most every 500 ms, so the refresh is
+ * seen within half a second.
+ */
 async function untilSettled(client: TorrentClient, hash: string): Promise<void> {
-  for (let attempt = 0, wait = 100; attempt < 40; attempt++, wait = Math.min(wait * 2, 1_000)) {
+  const deadline = Date.now() + SETTLE_MS;
+  for (let wait = 100; ; wait = nextPause(wait)) {
     const torrent = (await client.lookup([hash])).get(hash);
-    if (!torrent || !CHECKING.has(torrent.state)) return;
+    if (!torrent || !CHECKING.has(torrent.state) || Date.now() >= deadline) return;
     await delay(wait);
   }
 }
@@ -361,11 +377,20 @@ async function untilSettled(client: TorrentClient, hash: string): Promise<void> 
  * show yet. `undefined` when the torrent is gone.
  */
 async function untilShown(client: TorrentClient, hash: string, shown: (state: TorrentState) => boolean, askAgain?: () => Promise<void>): Promise<ClientTorrent | undefined> {
+  return untilRead(() => lookupOne(client, hash), (torrent) => shown(torrent.state), askAgain);
+}
+
+async function lookupOne(client: TorrentClient, hash: string): Promise<ClientTorrent | undefined> {
+  return (await client.lookup([hash])).get(hash);
+}
+
+/** `read` until what it reads is `shown`, or as it is STALE_STATE_MS after asking (see untilShown). */
+async function untilRead<T>(read: () => Promise<T | undefined>, shown: (value: T) => boolean, askAgain?: () => Promise<void>): Promise<T | undefined> {
   const asked = Date.now();
   let again = askAgain;
-  for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
-    const torrent = (await client.lookup([hash])).get(hash);
-    if (!torrent || shown(torrent.state) || Date.now() - asked >= STALE_STATE_MS) return torrent;
+  for (let wait = 100; ; wait = nextPause(wait)) {
+    const torrent = await read();
+    if (!torrent || shown(torrent) || Date.now() - asked >= STALE_STATE_MS) return torrent;
     if (again && Date.now() - asked >= STALE_STATE_MS / 2) {
       await again();
       again = undefined;
@@ -404,19 +429,57 @@ async function checkThenStart(client: TorrentClient, hash: string, added: Client
     await untilSettled(client, hash);
     await client.recheck(hash);
   }
-  return startIfComplete(client, hash, added.size, signal);
+  return startIfComplete(client, hash, added, signal);
+}
+
+/**
+ * The recheck just asked for of a stopped torrent, read live (liveState: the client runs it for the
+ * check and stops it at the check's end): `complete` once it is stopped again with every piece
+ * verified; `incomplete` stopped with data missing; `gone`; `unfinished` when CHECK_WAIT ran out.
+ */
+async function untilCheckedLive(client: TorrentClient, live: NonNullable<TorrentClient['liveState']>, hash: string, size: number, signal?: AbortSignal): Promise<'complete' | 'incomplete' | 'gone' | 'unfinished'> {
+  const deadline = Date.now() + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
+  for (let wait = 100; ; wait = nextPause(wait)) {
+    const state = await live.call(client, hash);
+    if (!state) return 'gone';
+    if (state.stopped) return state.complete ? 'complete' : 'incomplete';
+    if (Date.now() >= deadline || signal?.aborted) return 'unfinished';
+    await delay(wait);
+  }
+}
+
+/**
+ * Starts a torrent whose check found 100 %, and says so once the client shows it running: in its
+ * list (whose state may lag by a refresh), or where the client reads it live (liveState) as soon
+ * as it runs: running at 100 % is seeding.
+ */
+async function startChecked(client: TorrentClient, hash: string, checked: ClientTorrent): Promise<CrossSeedResult> {
+  await client.start(hash);
+  let shown: ClientTorrent | undefined;
+  const live = client.liveState;
+  if (live) {
+    const running = await untilRead(() => live.call(client, hash), (state) => !state.stopped);
+    if (running && !running.stopped) shown = { ...checked, state: 'seeding', progress: 1 };
+  }
+  shown ??= (await untilShown(client, hash, (state) => state !== 'paused')) ?? checked;
+  return { kind: 'added', hash, savePath: shown.savePath, client: client.kind, checked: true, state: shown.state, progress: shown.progress };
 }
 
 /** The client's check under way (or asked for): once it has ended, 100 % starts the torrent, anything less leaves it stopped and tagged. */
-async function startIfComplete(client: TorrentClient, hash: string, size: number, signal?: AbortSignal): Promise<CrossSeedResult> {
-  const outcome = await untilChecked(client, hash, size, signal);
+async function startIfComplete(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
+  if (client.liveState) {
+    // A client whose list lags tells the check's end sooner live: a complete copy is started at once.
+    const checked = await untilCheckedLive(client, client.liveState, hash, added.size, signal);
+    if (checked === 'gone') return { kind: 'not-confirmed', hash };
+    if (checked === 'complete') return startChecked(client, hash, added);
+    // Data missing: the share found is the list's, once it shows the check's end (a refresh later at most).
+    const torrent = await untilRead(() => lookupOne(client, hash), (listed) => listed.progress > 0 && !CHECKING.has(listed.state));
+    return torrent ? leftStopped(client, hash, torrent, checked === 'incomplete') : { kind: 'not-confirmed', hash };
+  }
+  const outcome = await untilChecked(client, hash, added.size, signal);
   if (!outcome) return { kind: 'not-confirmed', hash };
   const { torrent, finished } = outcome;
-  if (finished && torrent.progress === 1) {
-    await client.start(hash);
-    const started = (await untilShown(client, hash, (state) => state !== 'paused')) ?? torrent;
-    return { kind: 'added', hash, savePath: started.savePath, client: client.kind, checked: true, state: started.state, progress: started.progress };
-  }
+  if (finished && torrent.progress === 1) return startChecked(client, hash, torrent);
   return leftStopped(client, hash, torrent, finished);
 }
 
@@ -444,7 +507,12 @@ async function leftStopped(client: TorrentClient, hash: string, torrent: ClientT
  */
 export async function finishAddedStopped(client: TorrentClient, hash: string, signal?: AbortSignal, rename?: RenamePlan): Promise<CrossSeedResult> {
   try {
-    let torrent = (await client.lookup([hash])).get(hash);
+    let torrent = await lookupOne(client, hash);
+    // The list may lag what the stopped background last asked (a start at 100 %, read live; a check,
+    // which runs the torrent until its end): running live but stopped in the list, the list is
+    // awaited until it shows the torrent running or checking, not asked to check a running torrent
+    // (qBittorrent would not stop that one at the check's end).
+    if (torrent?.state === 'paused' && (await client.liveState?.(hash))?.stopped === false) torrent = await untilShown(client, hash, (state) => state !== 'paused');
     // At a check, or at what a client does on an add (qBittorrent reads resume data: a "checking" state
     // that is no check of the data): whichever, its end is awaited and the torrent read again.
     if (torrent && CHECKING.has(torrent.state)) {

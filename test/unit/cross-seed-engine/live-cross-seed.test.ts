@@ -17,7 +17,7 @@ import { crossSeed, crossSeedAll, finishAddedStopped, INCOMPLETE_TAG, SitePace, 
 import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import { SITE_GAP_MS } from '../../../utils/cross-seed-engine/site-queue';
 import { makeTorrent, shareOfValidPieces, tinyTorrents, TRACKERS } from '../../clients/torrent-content';
-import { buildRows, startClient, startQbittorrent, startTransmission, type RunningDaemon } from '../../clients/daemons';
+import { buildRows, startClient, startQbittorrent, startTransmission, versionAtLeast, type RunningDaemon } from '../../clients/daemons';
 import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../../clients/seeding';
 import { until } from '../../e2e/support/wait';
@@ -34,15 +34,29 @@ function browserLikeFetch(daemon: RunningDaemon): JarFetch {
   return nodeClientFetch({ origin });
 }
 
-/** One request the engine sent the client: its action (API path or RPC method) and, for an add, whether it asked for the torrent stopped. */
+/**
+ * One request the engine sent the client: its action (API path or RPC method), for an add whether
+ * it asked for the torrent stopped, for a qBittorrent list read its status filter.
+ */
 interface Asked {
   action: string;
   stopped?: boolean;
+  filter?: string;
 }
 
 const ADD_ACTION: Record<ClientKind, string> = { qbittorrent: 'torrents/add', transmission: 'torrent-add', deluge: 'core.add_torrent_file', rtorrent: 'load.raw', flood: 'torrents/add-files' };
 /** qBittorrent 4.5 answers 404 to torrents/start (5.0's name), then gets torrents/resume. */
 const START_ACTIONS = new Set(['torrents/start', 'torrents/resume', 'torrent-start', 'core.resume_torrent', 'd.start']); // Flood's is torrents/start too
+
+/**
+ * The requests that read a torrent's state live where the client's list lags (liveState): its
+ * status filter and files on qBittorrent (`stopped` from 5.0), one torrent's status on Deluge.
+ * Transmission's and rTorrent's lists are live already.
+ */
+function liveReading(kind: ClientKind, version: string): string[] | undefined {
+  if (kind === 'qbittorrent') return [`torrents/info?filter=${versionAtLeast(version, 5, 0) ? 'stopped' : 'paused'}`, 'torrents/files'];
+  return kind === 'deluge' ? ['core.get_torrent_status'] : undefined;
+}
 
 /** Passes every request through to the daemon unchanged, noting what it asks for. */
 function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
@@ -57,6 +71,7 @@ function watching(inner: typeof fetch, log: Asked[]): typeof fetch {
       log.push(action === ADD_ACTION.flood ? { action, stopped: start === false } : { action });
     } else if (body instanceof FormData) log.push({ action: path, stopped: body.get('stopped') === 'true' && body.get('paused') === 'true' });
     else if (body instanceof URLSearchParams) log.push({ action: path });
+    else if (body === undefined) log.push(url.searchParams.has('filter') ? { action: path, filter: url.searchParams.get('filter')! } : { action: path });
     else if (typeof body === 'string' && body.startsWith('{')) {
       const call = JSON.parse(body) as { method?: string; arguments?: { paused?: unknown }; params?: unknown[] };
       const method = String(call.method);
@@ -136,7 +151,12 @@ describe.each([...buildRows(), ...buildRows('flood')])('crossSeed into %s (live 
     const asked = s.asked.slice(sent);
     const add = asked.findIndex((request) => request.action === ADD_ACTION[kind]);
     expect(asked[add]).toEqual({ action: ADD_ACTION[kind], stopped: true });
-    expect(asked.findIndex((request) => START_ACTIONS.has(request.action))).toBeGreaterThan(add);
+    const start = asked.findIndex((request) => START_ACTIONS.has(request.action));
+    expect(start).toBeGreaterThan(add);
+    // Started on what the client knows live (stopped again after its check, every piece verified),
+    // not on its list, which lags the check's end by up to 1.5 s (qBittorrent's refresh, Deluge's cache).
+    const live = liveReading(kind, s.daemon.version);
+    if (live) expect(asked.slice(start - live.length, start).map((request) => request.action + (request.filter ? `?filter=${request.filter}` : ''))).toEqual(live);
     const seeding = await untilSeeding(s.client, pair.candidate.hash);
     expect(seeding).toMatchObject({ savePath: s.daemon.dataDir, progress: 1, state: 'seeding' });
     if (kind === 'qbittorrent') {
