@@ -1,8 +1,8 @@
 /**
  * "Cross-seed" clicked in Chromium until the client lists the torrent (issue #15: "a real click on
  * Cross-seed in Chromium until the client lists the torrent, per client and generation; median and
- * max of at least 20; budget ≤ 1 s max"). For every client build of test/clients/daemons.ts
- * (bookworm's host binaries and today's releases in the trixie root):
+ * max of at least 20; budget ≤ 1 s max"; issue 26 adds rTorrent and Flood). For every client build of test/clients/daemons.ts
+ * (bookworm's host binaries, today's releases in the trixie root, and Flood from npm: clientBuilds({ all: true })):
  *
  *  - the daemon, started as the tests start it, seeding CLICKS pairs of real content from the page's
  *    tracker (support/cross-seed-world.ts: HDSky's torrent in the client, the same files on OurBits
@@ -164,7 +164,7 @@ async function measureBuild(build: ClientBuild, cs: CrossSeedWorld, extensionDir
 
 export async function measureCrossSeedClicks(options: { extensionDir: string; log?: (line: string) => void; builds?: ClientBuild[] }): Promise<BenchOutcome> {
   const log = options.log ?? (() => undefined);
-  const builds = options.builds ?? clientBuilds();
+  const builds = options.builds ?? clientBuilds({ all: true });
   const figures: Figure[] = [];
   const problems: string[] = [];
   const report: string[] = [
@@ -222,7 +222,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const kind = args.find((arg): arg is ClientKind => (CLIENT_KINDS as readonly string[]).includes(arg));
   const generation = args.find((arg): arg is ClientGeneration => ['bookworm', 'current'].includes(arg));
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const outcome = await measureCrossSeedClicks({ extensionDir: DEFAULT_EXTENSION_DIRS.chromium, log, builds: clientBuilds({ kind, generation }) });
+  const outcome = await measureCrossSeedClicks({ extensionDir: DEFAULT_EXTENSION_DIRS.chromium, log, builds: clientBuilds({ all: true, kind, generation }) });
   console.log([...(outcome.report ?? []), ...outcome.figures.map((figure) => `${figure.label}: ${figure.value} ${figure.unit}`), ...(outcome.problems ?? []).map((problem) => `PROBLEM: ${problem}`)].join('\n'));
   process.exit(outcome.problems?.length ? 1 : 0);
 }
