@@ -111,8 +111,9 @@ export function clientBuilds(filter: { kind?: ClientKind; generation?: ClientGen
     build('deluge', 'current', '2.2'),
     build('rtorrent', 'bookworm', '0.9'),
     build('rtorrent', 'current', '0.16'),
-    // Flood from npm (test/clients: `flood` in devDependencies) over bookworm's rTorrent.
+    // Flood from npm (`flood` in devDependencies, today's release) over each generation's rTorrent.
     build('flood', 'bookworm', '4.16'),
+    build('flood', 'current', '4.16'),
   ];
   return all.filter(
     (one) =>
@@ -791,7 +792,8 @@ export async function startFlood(options: FloodOptions = {}): Promise<RunningFlo
   const version = binaryVersion(command, /^(\d+\.\d+\.\d[\w.+~-]*)\s*$/m);
   const username = options.username ?? TEST_USER;
   const password = options.password ?? TEST_PASSWORD;
-  const rtorrent = await startRtorrent();
+  // The rTorrent of the same generation: bookworm's 0.9.8, or today's 0.16.
+  const rtorrent = await startRtorrent({ build: clientBuilds({ kind: 'rtorrent', generation: build.generation })[0] });
   const dir = profileFolder('flood');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

@@ -311,6 +311,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const builds = clientBuilds({ all: true }).filter((build) => wanted.every((word) => [build.kind, build.generation, build.release].includes(word)));
   if (builds.length === 0) throw new Error(`no client build matches ${wanted.join(' ')}`);
   for (const build of builds) {
+    // One Flood, one file (flood-<version>.json): recorded over bookworm's rTorrent; the live tests run it over today's too.
+    if (build.kind === 'flood' && build.generation === 'current' && builds.some((one) => one.kind === 'flood' && one.generation === 'bookworm')) continue;
     console.log(`\n${build.label}`);
     const file = await recorders[build.kind](build);
     console.log(`wrote ${file}`);

@@ -1,9 +1,9 @@
 /**
  * Issue 17 end to end with the clients other than qBittorrent, and a site that stops alone: the
  * built extension's page "Cross-seed your client" (cross-seed.html) used as a person uses it, in
- * Chromium (English) and Firefox (Chinese), each against a real Transmission, Deluge and rTorrent
+ * Chromium (English) and Firefox (Chinese), each against a real Transmission, Deluge, rTorrent and Flood
  * (test/clients/daemons.ts: Transmission 3.00, Deluge 2.2 and rTorrent 0.16 in one browser;
- * Deluge 2.0, Transmission 4.1 and rTorrent 0.9.8 in the other), each set up through the options page's "Torrent clients" form.
+ * Deluge 2.0, Transmission 4.1, rTorrent 0.9.8 and Flood 4.16 over rTorrent 0.16 in the other), each set up through the options page's "Torrent clients" form.
  *
  * The user holds three sites and is logged in on two of them with finds: the candidate's site
  * (OurBits: every pair's candidate and one release with other files) and SpringSunday (pairs[0]'s
@@ -34,7 +34,7 @@ afterAll(closeAllBrowsers);
 const PAIRS = 2;
 
 /** Each other client's release in one browser (bookworm's with the one, today's with the other): the notice in both browsers, twice. */
-const build = (kind: 'transmission' | 'deluge' | 'rtorrent', generation: 'bookworm' | 'current') => clientBuilds({ kind, generation })[0]!;
+const build = (kind: 'transmission' | 'deluge' | 'rtorrent' | 'flood', generation: 'bookworm' | 'current') => clientBuilds({ kind, generation })[0]!;
 const CASES = (
   [
     ['chromium', build('transmission', 'bookworm')],
@@ -43,6 +43,7 @@ const CASES = (
     ['firefox', build('deluge', 'bookworm')],
     ['firefox', build('transmission', 'current')],
     ['firefox', build('rtorrent', 'bookworm')],
+    ['firefox', build('flood', 'current')],
   ] as [BrowserKind, ClientBuild][]
 ).map(([kind, clientBuild]) => ({ kind, build: clientBuild, label: clientBuild.label }));
 

@@ -1,7 +1,7 @@
 /**
  * The whole-client job on every client build the test command installs besides bookworm's
  * qBittorrent 4.5.2 (which cross-seed-job.test.ts runs it on): today's qBittorrent 5.1 and 5.3,
- * Transmission 3.00 and 4.1, Deluge 2.0.3 and 2.2, rTorrent 0.9.8 and 0.16. The job adds each candidate beside its source,
+ * Transmission 3.00 and 4.1, Deluge 2.0.3 and 2.2, rTorrent 0.9.8 and 0.16, Flood 4.16 over each. The job adds each candidate beside its source,
  * checked to 100 %, and reports the release with other files as such.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { CANDIDATE_SITE } from '../../../e2e/support/cross-seed-world';
 import { expectEveryPairAdded, LIVE, setUpJob, type JobSetup } from './job-setup';
 
 const PAIRS = 2;
-const BUILDS = [...clientBuilds({ kind: 'qbittorrent', generation: 'current' }), ...clientBuilds({ kind: 'transmission' }), ...clientBuilds({ kind: 'deluge' }), ...clientBuilds({ kind: 'rtorrent' })].map((build) => [build.label, build] as const);
+const BUILDS = [...clientBuilds({ kind: 'qbittorrent', generation: 'current' }), ...clientBuilds({ kind: 'transmission' }), ...clientBuilds({ kind: 'deluge' }), ...clientBuilds({ kind: 'rtorrent' }), ...clientBuilds({ kind: 'flood' })].map((build) => [build.label, build] as const);
 
 describe.each(BUILDS)('"Cross-seed your client" on %s', (_label, build) => {
   let s: JobSetup;
