@@ -782,9 +782,10 @@ const FLOOD_MAIN = join(HERE, '../../node_modules/flood/dist/index.js');
 
 /**
  * Flood (npm `flood`, run by this Node) on loopback with its own users (`--auth default`), over
- * bookworm's rTorrent started exactly as startRtorrent starts it; the first user, registered here,
- * drives that rTorrent over TCP to its SCGI port, and Flood adds only inside rTorrent's folder
- * (`--allowedpath`). Flood's own folder (its user database) is a profile of its own. Flood fetches nothing by itself: only its rTorrent and the browser talk to it.
+ * the rTorrent of the build's generation, started exactly as startRtorrent starts it; the first
+ * user, registered here, drives that rTorrent over TCP to its SCGI port, and Flood adds only inside
+ * rTorrent's folder (`--allowedpath`). Flood's own folder (its user database) is a profile of its
+ * own. Flood fetches nothing by itself: only its rTorrent and the browser talk to it.
  */
 export async function startFlood(options: FloodOptions = {}): Promise<RunningFlood> {
   const build = options.build ?? defaultBuild('flood');

@@ -29,8 +29,10 @@ import {
   fraction,
   hashOf,
   joinPath,
+  lastElement,
   normaliseHashes,
   pageReader,
+  parentOf,
   parseJson,
   reportedHash,
   send,
@@ -38,7 +40,7 @@ import {
   transportFrom,
   type Transport,
 } from './http';
-import { LOAD_WAIT_MS, appearsAfterLoad, isTrackerMessage, lastElement, parentOf } from './rtorrent';
+import { LOAD_WAIT_MS, appearsAfterLoad, isTrackerMessage } from './rtorrent';
 import type { AddOptions, AddResult, ClientFile, ClientInfo, ClientSettings, ClientTorrent, ListOptions, TorrentClient, TorrentState } from './client-types';
 
 const torrentSchema = z.object({

@@ -223,6 +223,19 @@ export function joinPath(folder: string, name: string): string {
   return folder.endsWith(separator) ? `${folder}${name}` : `${folder}${separator}${name}`;
 }
 
+/** The folder a path sits in (`/a/b` → `/a`). */
+export function parentOf(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  const cut = trimmed.lastIndexOf('/');
+  return cut > 0 ? trimmed.slice(0, cut) : cut === 0 ? '/' : '';
+}
+
+/** A path's last element (`/a/b/` → `b`). */
+export function lastElement(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
 /** 0..1 from a fraction, or from a percentage when `percent`. */
 export function fraction(value: number, percent = false): number {
   const ratio = percent ? value / 100 : value;

@@ -34,8 +34,10 @@ import {
   fraction,
   hashOf,
   joinPath,
+  lastElement,
   normaliseHashes,
   pageReader,
+  parentOf,
   pageSizeFrom,
   reportedHash,
   send,
@@ -98,18 +100,6 @@ export function isTrackerMessage(message: string): boolean {
   return /^Tracker:|tracker|Couldn't (connect|resolve)|Timeout was reached/i.test(message);
 }
 
-/** The folder a path sits in (`/a/b` → `/a`). */
-export function parentOf(path: string): string {
-  const trimmed = path.replace(/\/+$/, '');
-  const cut = trimmed.lastIndexOf('/');
-  return cut > 0 ? trimmed.slice(0, cut) : cut === 0 ? '/' : '';
-}
-
-/** A path's last element (`/a/b/` → `b`). */
-export function lastElement(path: string): string {
-  const trimmed = path.replace(/\/+$/, '');
-  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
-}
 
 /** d.custom1 as ruTorrent writes it (rawurlencode) → the tags in it. */
 export function labelTags(custom1: string): string[] {
@@ -329,7 +319,6 @@ export class RtorrentClient implements TorrentClient {
   private async holds(hash: string): Promise<boolean> {
     return (await this.torrents([hash])).length > 0;
   }
-
 
   /** The rows of these hashes; a hash rTorrent does not hold (every field a fault) is left out. */
   private async torrents(hashes: readonly string[]): Promise<ClientTorrent[]> {

@@ -300,7 +300,7 @@ async function readBack(client: TorrentClient, hash: string, withinMs = READ_BAC
   const started = Date.now();
   const deadline = started + withinMs;
   for (let wait = 5; ; wait = Date.now() - started < 100 ? 5 : Math.min(Math.round(wait * 1.5), 500)) {
-    const torrent = (await client.lookup([hash])).get(hash);
+    const torrent = await lookupOne(client, hash);
     if (torrent) return torrent;
     if (Date.now() >= deadline) return undefined;
     await delay(wait);
@@ -344,7 +344,7 @@ async function untilChecked(client: TorrentClient, hash: string, size: number, s
   let sawChecking = false;
   let first: number | undefined;
   for (let wait = 100; ; wait = nextPause(wait)) {
-    const torrent = (await client.lookup([hash])).get(hash);
+    const torrent = await lookupOne(client, hash);
     if (!torrent) return undefined;
     first ??= torrent.progress;
     if (CHECKING.has(torrent.state)) sawChecking = true;
@@ -365,7 +365,7 @@ const SETTLE_MS = 37_500;
 async function untilSettled(client: TorrentClient, hash: string): Promise<void> {
   const deadline = Date.now() + SETTLE_MS;
   for (let wait = 100; ; wait = nextPause(wait)) {
-    const torrent = (await client.lookup([hash])).get(hash);
+    const torrent = await lookupOne(client, hash);
     if (!torrent || !CHECKING.has(torrent.state) || Date.now() >= deadline) return;
     await delay(wait);
   }
@@ -517,7 +517,7 @@ export async function finishAddedStopped(client: TorrentClient, hash: string, si
     // that is no check of the data): whichever, its end is awaited and the torrent read again.
     if (torrent && CHECKING.has(torrent.state)) {
       await untilSettled(client, hash);
-      torrent = (await client.lookup([hash])).get(hash);
+      torrent = await lookupOne(client, hash);
     }
     if (!torrent) return { kind: 'not-confirmed', hash };
     if (rename) return withRenamed(await finishRenamed(client, hash, torrent, rename, signal), rename);
@@ -589,7 +589,7 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
     // Found by pieces hash: only now is its info-hash known, and the client may hold it already.
     if (hash === source.hash) return { kind: 'already-in-client', hash, savePath: source.savePath };
     try {
-      const held = (await target.client.lookup([hash])).get(hash);
+      const held = await lookupOne(target.client, hash);
       if (held) return { kind: 'already-in-client', hash, savePath: held.savePath };
     } catch (error) {
       return clientFailed(error);
