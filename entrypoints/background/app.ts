@@ -19,13 +19,13 @@ import { PageViews } from '../../features/lookup/lookup.feature';
 import { PiecesHash } from '../../features/pieces-hash/pieces-hash.feature';
 import { Preferences } from '../../features/settings/settings.feature';
 import { SettingsStore } from '../../features/settings/settings-store';
-import type { BackgroundOptions, Feature, RepeatedJob, Shared } from './context';
+import type { BackgroundOptions, Feature, RepeatedJob, Shared } from '../../features/context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Protocol } from '../../features/protocol';
 import { SiteDirectory } from '../../features/sites/site-directory';
-import { TabViews } from './tabs';
+import { TabViews } from '../../features/tabs';
 
-export type { BackgroundOptions } from './context';
+export type { BackgroundOptions } from '../../features/context';
 
 /**
  * storage.local holds the token and client passwords: only the extension's own pages and the

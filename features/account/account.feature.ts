@@ -10,7 +10,7 @@ import type { Profile } from '../../utils/iyuu/answer-schemas';
 import { bindingAllowed } from '../../utils/data-collection';
 import { normaliseBaseUrl } from '../../utils/settings';
 import { recommendedViews } from '../lookup/candidates';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { accountMessages } from './account.messages';
 

@@ -39,7 +39,7 @@ import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import { ListPages } from './list-pages';
 import { MarksToPages } from './marks-to-pages';
 import { SyncRuns, type SyncRunOptions } from './sync-runs';
-import type { RepeatedJob, Shared } from '../../entrypoints/background/context';
+import type { RepeatedJob, Shared } from '../context';
 
 export { INDEX_JOB, INDEX_RUNS_KEY, INDEX_SYNC_EVERY_MINUTES } from './sync-runs';
 

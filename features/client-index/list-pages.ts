@@ -17,7 +17,7 @@ import type { Clients, StoredClient } from '../clients/clients.feature';
 import { clientIdentity } from '../clients/client-identity';
 import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { MarksToPages, RowMarks } from './marks-to-pages';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 
 function sameSource(a: NonNullable<ListAnswer['from']>, b: NonNullable<ListAnswer['from']>): boolean {
   return a.settings === b.settings && a.config === b.config && a.sid === b.sid && a.changes === b.changes;

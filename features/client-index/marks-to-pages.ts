@@ -7,8 +7,8 @@
 import type { IndexMarks } from './client-index.messages';
 import type { TabView } from '../lookup/lookup.messages';
 import { isPageHost } from '../../utils/settings';
-import type { Shared } from '../../entrypoints/background/context';
-import { announceToTab } from '../../entrypoints/background/announce';
+import type { Shared } from '../context';
+import { announceToTab } from '../announce';
 
 /** Row id → mark: 'i' in the client, 'c' can be cross-seeded. */
 export type RowMarks = Record<string, 'i' | 'c'>;

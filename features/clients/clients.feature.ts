@@ -25,7 +25,7 @@ import type { ClientTorrent } from '../../utils/clients/client-types';
 import type { ClientForm, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, HeldTorrent } from './clients.messages';
 import type { ClientPreview } from '../settings/settings.messages';
 import { clientHostPattern, isLoopbackClient } from '../../utils/clients/client-hosts';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { clientsMessages } from './clients.messages';
 import { MAX_SAVED_CLIENTS, clientsItem, storedClientSchema, withOneDefault, type LoadedClients, type StoredClient } from './clients.storage';

@@ -35,13 +35,13 @@
  */
 import { browser } from 'wxt/browser';
 import type { Handlers } from '../../utils/messaging/protocol';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import type { crossSeedJobMessages, JobChanged, JobOutcome, JobSiteView, JobOutcomeGroup, JobPreview, JobSitePreview, JobSwitches, JobTorrent, JobView, SiteReadiness } from './cross-seed-job.messages';
 import type { Clients } from '../clients/clients.feature';
 import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { ClientIndexFeature } from '../client-index/client-index.feature';
 import { clientIdentity } from '../clients/client-identity';
-import { announceToPages } from '../../entrypoints/background/announce';
+import { announceToPages } from '../announce';
 import { detailsUrlOf, siteName } from '../lookup/candidates';
 import { downloadSource } from '../../utils/cross-seed-engine/source';
 import { problemOfPage, readSitePage, sitePace } from '../../utils/cross-seed-engine/site-queue';

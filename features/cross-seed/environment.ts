@@ -9,7 +9,7 @@
 import type { CrossSeedEnvironment } from '../../utils/cross-seed-engine';
 import { originAllowed } from '../../utils/permission-pattern';
 import type { Clients } from '../clients/clients.feature';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 
 /** The default client as the clients feature hands it out (undefined: none set up). */
 export type ChosenClient = Awaited<ReturnType<Clients['defaultClient']>>;

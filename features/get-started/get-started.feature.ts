@@ -4,7 +4,7 @@
  * start); on update nothing opens, and the options page says "Updated to <version>" once.
  * The steps' state is read from the settings and the saved clients, never stored apart.
  */
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Clients } from '../clients/clients.feature';
 import type { getStartedMessages, GetStartedSteps, GetStartedView } from './get-started.messages';

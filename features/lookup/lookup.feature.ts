@@ -15,12 +15,12 @@ import { infoHashFromTorrent } from '../../utils/torrent/info-hash';
 import { buildCandidateViews, mergePiecesCandidates, type PiecesPlace } from './candidates';
 import { readTabOnce } from '../sites/sites.feature';
 import { rememberSeen } from '../sites/seen-sites';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { lookupMessages } from './lookup.messages';
 
 import { hostOf } from '../../utils/url';
-import { announceToTab } from '../../entrypoints/background/announce';
+import { announceToTab } from '../announce';
 /** Lookups a page may cause by changing itself (re-reads), per tab and minute; the user's click is not counted. */
 export const PAGE_LOOKUPS_PER_MINUTE = 10;
 

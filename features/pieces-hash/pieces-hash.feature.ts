@@ -12,7 +12,7 @@
  *   job and the options page's counts read both sources as one.
  * - The options page's "Test" of one site (site-test.ts).
  */
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import type { PiecesReport, PiecesSite, PiecesSiteEnd, PiecesStep } from '../../utils/client-index/sync';
 import type { Handlers } from '../../utils/messaging/protocol';

@@ -4,7 +4,7 @@
  * (or saved), to the address utils/sites/pieces-hash-address.ts allows (the site's own hosts or its
  * confirmed mirror). The answer is a kind and numbers, never the site's text nor the passkey.
  */
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import { askPiecesHash, type PiecesHashAnswer } from '../../utils/pieces-hash/nexus-api';
 import type { Handlers } from '../../utils/messaging/protocol';
 import { originAllowed } from '../../utils/permission-pattern';

@@ -25,7 +25,7 @@ import {
 } from '../../utils/settings';
 import { clientPreview, type Clients, type StoredClient } from '../clients/clients.feature';
 import { syncCustomSites } from '../sites/sites.feature';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import { originAllowed } from '../../utils/permission-pattern';
 import type { ServiceSite } from '../../utils/iyuu/answer-schemas';
 import { normalizeHost, siteForHost } from '../../utils/sites';

@@ -4,7 +4,7 @@
  * registered again at every start, so it survives restarts in every browser.
  */
 import { browser } from 'wxt/browser';
-import type { Shared } from '../../entrypoints/background/context';
+import type { Shared } from '../context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { sitesMessages } from './sites.messages';
 import type { ServiceFailure } from '../../utils/iyuu/service-errors';

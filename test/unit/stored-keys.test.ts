@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tabViewItems } from '../../entrypoints/background/tabs.storage';
+import { tabViewItems } from '../../features/tabs.storage';
 import { indexRunsItem } from '../../features/client-index/client-index.storage';
 import { clientsItem } from '../../features/clients/clients.storage';
 import { confirmWindowsItem, tabCrossSeedItems } from '../../features/cross-seed/cross-seed.storage';

@@ -3,7 +3,7 @@
  * Nobody listening (no popup open, a tab without our script) is not an error.
  */
 import { browser } from 'wxt/browser';
-import type { ExtensionEvent, TabEvent } from '../../features/events';
+import type { ExtensionEvent, TabEvent } from './events';
 
 export async function announceToPages(event: ExtensionEvent): Promise<void> {
   // Wrapped: the fake browser and some browsers throw synchronously when nobody listens.

@@ -1,7 +1,7 @@
 /** Each tab's view, mirrored to storage.session (`tab:<id>`) so a restarted service worker still knows it (tabs.ts). */
 import { z } from 'zod';
-import type { TabView } from '../../features/lookup/lookup.messages';
-import { defineStoredFamily } from '../../utils/stored-item';
+import type { TabView } from './lookup/lookup.messages';
+import { defineStoredFamily } from '../utils/stored-item';
 
 /**
  * Written by this very build in this browser session (storage.session is not kept across an

@@ -4,8 +4,8 @@
  * tab's badge and tells open views (popup, panel) about it.
  */
 import { browser } from 'wxt/browser';
-import type { PageViewChanged, TabView, ViewChanged } from '../../features/lookup/lookup.messages';
-import { pageView } from '../../features/lookup/panel-view';
+import type { PageViewChanged, TabView, ViewChanged } from './lookup/lookup.messages';
+import { pageView } from './lookup/panel-view';
 import { announceToPages, announceToTab } from './announce';
 
 import { tabViewItems } from './tabs.storage';

@@ -3,12 +3,12 @@
  * service's site lists and the one way to the service (Lookup). Features get this object and
  * nothing else; they never reach into each other's storage keys.
  */
-import { Lookup } from '../../utils/lookup/lookup';
-import { SettingsStore } from '../../features/settings/settings-store';
-import { SiteDirectory } from '../../features/sites/site-directory';
+import { Lookup } from '../utils/lookup/lookup';
+import { SettingsStore } from './settings/settings-store';
+import { SiteDirectory } from './sites/site-directory';
 import { TabViews } from './tabs';
-import type { Handlers } from '../../utils/messaging/protocol';
-import type { Protocol } from '../../features/protocol';
+import type { Handlers } from '../utils/messaging/protocol';
+import type { Protocol } from './protocol';
 
 export interface BackgroundOptions {
   /** The `version` sent to the service; SERVICE_CLIENT_VERSION when absent. */

@@ -1,11 +1,11 @@
 /**
- * TabViews (entrypoints/background/tabs.ts): a view's listeners (the client index's list-page
+ * TabViews (features/tabs.ts): a view's listeners (the client index's list-page
  * answer and badge) hear of a change before it is announced, so they never wait behind the tab's
  * content script or the extension's pages taking the announcement.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { TabViews } from '../../../entrypoints/background/tabs';
+import { TabViews } from '../../../features/tabs';
 import type { TabView } from '../../../features/lookup/lookup.messages';
 
 const view: TabView = { tabId: 7, url: 'https://ourbits.club/torrents.php', host: 'ourbits.club', status: 'no-hash', kind: 'list', hashes: [], candidates: [], rows: [{ id: '60003' }] };
