@@ -5,12 +5,13 @@
  *
  * - ClientIndexes: the one object the background holds. `open(client)` gives the index of that
  *   client (loaded from storage once per background lifetime), or nothing while the user has not
- *   turned the index on; `deleteAll()` is what turning it off does.
+ *   turned the index on; several clients' indexes are open at once (every client takes part:
+ *   issue 33); `deleteAll()` is what turning it off does.
  * - ClientIndex: `query(sid, rows)` (the hot path of a list page), `sync(client, lookup)` (reads the
  *   client once, asks the service only for hashes it has not answered yet), `status()`.
  *
- * Indexes are kept per client (type + address), so switching the default client never mixes two
- * clients' torrents; at most MAX_INDEXED_CLIENTS are kept, the least recently used dropped first.
+ * Indexes are kept per client (type + address), so two clients' torrents never mix; at most
+ * MAX_INDEXED_CLIENTS are kept, the least recently used dropped first.
  */
 import { clientBaseUrl } from '../clients/http';
 import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/client-types';
@@ -39,7 +40,8 @@ export { ClientIndexError, type ClientIndexErrorKind, type SyncOptions, type Syn
 export const MAX_INDEX_BYTES = 128 * 1024 * 1024;
 /** A torrent not answered yet is counted with room for a typical answer (three copies and their places). */
 const ANSWER_ALLOWANCE = 256;
-export const MAX_INDEXED_CLIENTS = 3;
+/** Indexes kept at once: more than the clients users run (several seeders run three or four; the saved list holds 20). */
+export const MAX_INDEXED_CLIENTS = 8;
 /** The whole index's load gives the worker back after this long (ms): a list page's answer waits no longer. */
 const LOAD_SLICE_MS = 8;
 /** A pack of the index is written once its writes have settled for this long (ms): not after every batch of a sync. */
@@ -145,7 +147,8 @@ interface Current {
 }
 
 export class ClientIndexes {
-  private current: Current | undefined;
+  /** The open indexes, by client (identityKey). */
+  private readonly open_ = new Map<string, Current>();
   private meta: IndexMeta | undefined;
   /** Nothing stored since the last deleteAll(): open() while off need not look again (one list page after another). */
   private cleared = false;
@@ -184,21 +187,39 @@ export class ClientIndexes {
 
   private start(identity: ClientIdentity): Current {
     const key = identityKey(identity);
-    if (this.current?.key !== key) {
-      this.current?.index.then((index) => index.close(false)).catch(() => undefined);
-      const index = this.load(identity, key);
-      const current: Current = { key, index };
-      this.current = current;
-      index.then(
-        (loaded) => {
-          if (this.current === current) current.ready = loaded;
-        },
-        () => {
-          if (this.current === current) this.current = undefined;
-        },
-      );
+    const known = this.open_.get(key);
+    if (known) return known;
+    const index = this.load(identity, key);
+    const current: Current = { key, index };
+    this.open_.set(key, current);
+    index.then(
+      (loaded) => {
+        if (this.open_.get(key) === current) current.ready = loaded;
+      },
+      () => {
+        if (this.open_.get(key) === current) this.open_.delete(key);
+      },
+    );
+    return current;
+  }
+
+  /**
+   * Closes the indexes of clients no longer saved (`keep`: the identities of those that are): they
+   * answer nothing more and free their memory; what they stored stays until their slot is reused.
+   */
+  keepOnly(keep: readonly ClientIdentity[]): void {
+    const kept = new Set(keep.map(identityKey));
+    for (const [key, current] of this.open_) {
+      if (!kept.has(key)) this.closeOpen(key, current);
     }
-    return this.current!;
+  }
+
+  /** One open index closed (at once when loaded): it answers nothing more. */
+  private closeOpen(key: string, current: Current): void {
+    this.open_.delete(key);
+    this.changes++;
+    if (current.ready) current.ready.close(false);
+    else current.index.then((index) => index.close(false)).catch(() => undefined);
   }
 
   /**
@@ -211,9 +232,8 @@ export class ClientIndexes {
   async rows(identity: ClientIdentity, sid: number, rows: readonly RowKey[]): Promise<RowsAnswer | undefined> {
     if (!(await this.enabled())) return undefined;
     const key = identityKey(identity);
-    if (this.current?.key === key) {
-      if (this.current.ready) return this.current.ready.rows(sid, rows);
-    }
+    const current = this.open_.get(key);
+    if (current?.ready) return current.ready.rows(sid, rows);
     try {
       const meta = await this.readMeta();
       const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
@@ -258,9 +278,9 @@ export class ClientIndexes {
   /** Deletes every stored index and closes the open one (a running sync stops at its next step). */
   async deleteAll(): Promise<void> {
     this.changes++;
-    const open = this.current;
-    this.current = undefined;
-    if (open) (await open.index.catch(() => undefined))?.close(true);
+    const open = [...this.open_.values()];
+    this.open_.clear();
+    for (const current of open) (await current.index.catch(() => undefined))?.close(true);
     this.meta = undefined;
     await this.store.clear().catch(() => undefined);
     await this.makeRoom();
@@ -379,10 +399,17 @@ export class ClientIndexes {
     meta.clients.push({ slot, type: identity.type, url: identity.url, usedAt: this.now() });
     const max = Math.max(1, this.env.maxClients ?? MAX_INDEXED_CLIENTS);
     const doomed: number[] = [];
+    const open = (client: IndexMeta['clients'][number]) => this.open_.has(identityKey({ type: client.type as ClientKind, url: client.url }));
     while (meta.clients.length > max) {
-      const oldest = meta.clients.reduce((a, b) => (b.usedAt < a.usedAt ? b : a));
+      // The least recently used of the indexes not open now first; an open one only when all are (it is closed: it answers nothing more).
+      const candidates = meta.clients.filter((client) => client.slot !== slot && !open(client));
+      const pool = candidates.length ? candidates : meta.clients.filter((client) => client.slot !== slot);
+      const oldest = pool.reduce((a, b) => (b.usedAt < a.usedAt ? b : a));
       meta.clients = meta.clients.filter((client) => client !== oldest);
       doomed.push(oldest.slot);
+      const oldKey = identityKey({ type: oldest.type as ClientKind, url: oldest.url });
+      const closing = this.open_.get(oldKey);
+      if (closing) this.closeOpen(oldKey, closing);
     }
     // The meta first: a record is never stored without the meta naming its slot.
     await this.store.writeMeta(meta);
@@ -390,10 +417,14 @@ export class ClientIndexes {
     return slot;
   }
 
-  /** IndexedDB has no room: the stored indexes of clients other than `slot`'s go. Returns how many went. */
+  /**
+   * IndexedDB has no room: the stored indexes of other clients not open now (clients no longer
+   * saved, or not asked for in this lifetime) go; those of the clients in use stay. Returns how many went.
+   */
   async dropOthers(slot: number): Promise<number> {
     const meta = await this.readMeta();
-    const doomed = meta.clients.filter((client) => client.slot !== slot);
+    const inUse = new Set(this.open_.keys());
+    const doomed = meta.clients.filter((client) => client.slot !== slot && !inUse.has(identityKey({ type: client.type as ClientKind, url: client.url })));
     if (!doomed.length) return 0;
     meta.clients = meta.clients.filter((client) => client.slot === slot);
     await this.store.deleteSlots(doomed.map((client) => client.slot));

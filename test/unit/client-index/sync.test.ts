@@ -451,8 +451,8 @@ describe('storage', () => {
     const qbit = await open(held.qbittorrent);
     await qbit.sync(held.qbittorrent.client, world.lookup, QUICK);
     const transmission = await open(held.transmission);
-    // Opening another client closes the first one's in-memory copy.
-    expect(qbit.isClosed).toBe(true);
+    // Every client takes part: opening another leaves the first one's open.
+    expect(qbit.isClosed).toBe(false);
     await transmission.sync(held.transmission.client, world.lookup, QUICK);
     const qbitTiny = held.qbittorrent.tiny.find((torrent) => tinyPlaces.has(torrent.hash))!;
     const transmissionTiny = held.transmission.tiny.find((torrent) => tinyPlaces.has(torrent.hash))!;
@@ -460,6 +460,11 @@ describe('storage', () => {
     const transmissionPlace = String(tinyPlaces.get(transmissionTiny.hash)!.hdsky);
     expect(transmission.query(SITES.hdsky, [qbitPlace, transmissionPlace])).toEqual(new Map([[transmissionPlace, expect.objectContaining({ kind: 'in-client' })]]));
 
+    expect(qbit.query(SITES.hdsky, [qbitPlace, transmissionPlace])).toEqual(new Map([[qbitPlace, expect.objectContaining({ kind: 'in-client' })]]));
+    // A client no longer saved is closed; opened again, its index is read back from storage.
+    world.indexes.keepOnly([held.transmission.identity]);
+    expect(qbit.isClosed).toBe(true);
+    expect(transmission.isClosed).toBe(false);
     const before = service.requests.length;
     const qbitAgain = await open(held.qbittorrent);
     expect(qbitAgain.query(SITES.hdsky, [qbitPlace, transmissionPlace])).toEqual(new Map([[qbitPlace, expect.objectContaining({ kind: 'in-client' })]]));
@@ -469,7 +474,7 @@ describe('storage', () => {
     expect(await world.indexes.open({ ...held.qbittorrent.identity, url: `${held.qbittorrent.daemon.url}/` })).toBe(qbitAgain);
   });
 
-  it('keeps at most maxClients indexes, dropping the least recently used; with no room left, all but the open one go', LIVE, async () => {
+  it('keeps at most maxClients indexes, dropping the least recently used; with no room left, those of clients not in use go', LIVE, async () => {
     const limited = makeWorld(service, { maxClients: 2 });
     const other: ClientIdentity = { type: 'qbittorrent', url: held.qbittorrent.daemon.url.replace('127.0.0.1', 'localhost') };
     for (const [identity, client] of [
@@ -484,6 +489,9 @@ describe('storage', () => {
     expect(meta.clients.map((client) => client.url)).toEqual([held.transmission.identity.url, other.url]);
     expect((await storedKeys()).filter((key) => key.startsWith('clientIndex:0:'))).toEqual([]);
 
+    // Both clients still in use keep theirs; once one is no longer saved, its goes.
+    expect(await limited.indexes.dropOthers(2)).toBe(0);
+    limited.indexes.keepOnly([other]);
     expect(await limited.indexes.dropOthers(2)).toBe(1);
     const slots = new Set((await storedKeys()).filter((key) => key !== 'clientIndex').map((key) => key.split(':')[1]));
     expect([...slots]).toEqual(['2']);
@@ -500,10 +508,12 @@ describe('storage', () => {
     expect(lookupsSeen(service, since)).toEqual([[FOLDER.alpha]]);
   });
 
-  it('IndexedDB with no room: the other clients\' indexes go, and the open one is stored', LIVE, async () => {
+  it('IndexedDB with no room: the indexes of clients no longer in use go, and the open one is stored', LIVE, async () => {
     const qbit = await open(held.qbittorrent);
     await qbit.sync(held.qbittorrent.client, world.lookup, QUICK);
     const transmission = await open(held.transmission);
+    // qBittorrent removed from the user's clients (an index in use is never dropped for another's room).
+    world.indexes.keepOnly([held.transmission.identity]);
     // The first write of Transmission's index finds no room; once qBittorrent's index is gone there is.
     const prototype = IDBObjectStore.prototype;
     const put = prototype.put;
