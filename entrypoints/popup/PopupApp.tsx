@@ -192,7 +192,7 @@ function TabContent({ view, client, crossSeeds, now, busy, onRefresh, onHashFrom
   const inClient = heldHashes(client);
   // What the buttons go by: once the client answered (or could not be asked, or there is none: then
   // a click says why), every candidate it does not hold has "Cross-seed".
-  const clientHolds = client && client.state !== 'no-hashes' ? (inClient ?? new Set<string>()) : undefined;
+  const clientHolds = client && client.state !== 'no-hashes' ? (inClient ?? new Map<string, string>()) : undefined;
   return (
     <>
       {view.host && (

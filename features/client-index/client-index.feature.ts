@@ -78,10 +78,10 @@ export class ClientIndexFeature {
       } });
     this.repeatedJob = this.runs.repeatedJob;
     // Every cross-seed that lands (a page's, a list row's, the job's): the index holds it at its place from now on.
-    crossSeeds.landed.add(async ({ candidate, hash, client }) => {
+    crossSeeds.landed.add(async ({ candidate, hash, clientId }) => {
       const open = await this.defaultIndex();
-      if (open?.client !== client) return;
-      const held = (await client.lookup([hash]).catch(() => undefined))?.get(hash);
+      if (!open || open.id !== clientId) return;
+      const held = (await open.client.lookup([hash]).catch(() => undefined))?.get(hash);
       if (held) await open.index.noteAdded(held, { sid: candidate.sid, torrentId: candidate.torrentId });
     });
     shared.tabs.badgeSource = (view) => this.lists.badge(view);
@@ -128,10 +128,10 @@ export class ClientIndexFeature {
   }
 
   /** The default client's index, with the client (nothing while the index is off or no client is set up). */
-  private async defaultIndex(): Promise<{ index: ClientIndex; client: TorrentClient } | undefined> {
-    const chosen = await this.clients.defaultClient();
+  private async defaultIndex(): Promise<{ index: ClientIndex; client: TorrentClient; id: string } | undefined> {
+    const [chosen] = await this.clients.handles();
     const index = chosen && (await this.indexes.open(clientIdentity(chosen.config)).catch(() => undefined));
-    return index && { index, client: chosen.client };
+    return index && { index, client: chosen.client, id: chosen.config.id };
   }
 
   /** The options page's view of the index. */
@@ -182,8 +182,8 @@ export class ClientIndexFeature {
   }
 
   private async clientsChanged(next: StoredClient[], previous: StoredClient[]): Promise<void> {
-    const before = clientKey(previous.find((client) => client.isDefault));
-    const after = clientKey(next.find((client) => client.isDefault));
+    const before = clientKey(previous[0]);
+    const after = clientKey(next[0]);
     if (before === after) return;
     // The run under way is for the old client: it stops, and the next one is the new client's.
     await this.runs.stop();

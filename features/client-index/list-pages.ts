@@ -83,7 +83,7 @@ export class ListPages {
     if (!view || view.kind !== 'list' || !view.rows?.length) return { state: 'not-a-list' };
     const settings = await this.shared.settings.get();
     if (!settings.clientIndexEnabled) return { state: 'off' };
-    const found = await this.clients.defaultClient();
+    const found = (await this.clients.handles())[0];
     if (!found) return { state: 'no-client' };
     // The id the service's list as stored gives the host's site (never fetched here): the catalog's
     // sid may be an old one (the service renumbers), and a site only the service lists needs it.
@@ -216,13 +216,13 @@ export class ListPages {
     if (match?.kind === 'in-client') return answerWith({ kind: 'already-in-client', hash: match.candidateHash, savePath: match.clientTorrent.savePath }, name);
     if (!match) return answerWith({ kind: 'bad-request', detail: 'the index knows no cross-seed for this row' }, name);
     // No tab record: the answer goes to the popup alone (a list page hears nothing of the index).
-    const { result, client } = await this.crossSeeds.run({
+    const { result, clientId } = await this.crossSeeds.run({
       sourceHash: match.clientTorrent.hash,
       candidate: { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash, ...(match.candidatePieces && { piecesHash: match.candidatePieces }) },
       siteName: name,
     });
     // The index noted it (ClientIndexFeature hears every cross-seed that lands): the page is answered again.
-    if ((result.kind === 'added' || result.kind === 'already-in-client') && client) this.pages.delete(tabId);
+    if ((result.kind === 'added' || result.kind === 'already-in-client') && clientId) this.pages.delete(tabId);
     return answerWith(result, name);
   }
 }

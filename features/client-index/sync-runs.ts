@@ -12,7 +12,7 @@ import { ClientError, toClientFailure } from '../../utils/clients/client-errors'
 import type { IndexChanged, IndexJob, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from './client-index.messages';
 import { ServiceError, toFailure } from '../../utils/iyuu/service-errors';
 import { lookupMode } from '../../utils/settings';
-import type { Clients } from '../clients/clients.feature';
+import { summaryOf, type Clients } from '../clients/clients.feature';
 import { clientIdentity, clientKey } from '../clients/client-identity';
 import type { RepeatedJob, Shared } from '../context';
 import { announceToPages } from '../announce';
@@ -133,7 +133,7 @@ export class SyncRuns {
     const underWay = await indexSyncUnderWayItem.get().catch(() => undefined);
     if (!underWay) return;
     const settings = await this.shared.settings.get();
-    const found = settings.clientIndexEnabled ? await this.clients.defaultClient() : undefined;
+    const found = settings.clientIndexEnabled ? (await this.clients.handles())[0] : undefined;
     if (!found || clientKey(found.config) !== underWay.client || this.shared.now() - underWay.startedAt > RESUME_WITHIN_MS) {
       await indexSyncUnderWayItem.remove().catch(() => undefined);
       return;
@@ -161,7 +161,7 @@ export class SyncRuns {
 
   private async runNow(running: Running): Promise<IndexRunView | undefined> {
     if (!(await this.shared.settings.get()).clientIndexEnabled) return undefined;
-    const found = await this.clients.defaultClient();
+    const found = (await this.clients.handles())[0];
     if (!found) return undefined;
     running.client = clientKey(found.config);
     const at = this.shared.now();
@@ -276,10 +276,10 @@ export class SyncRuns {
     const settings = await this.shared.settings.get();
     const base: IndexStatusView = { enabled: settings.clientIndexEnabled, markHosts: settings.indexMarkHosts };
     if (!settings.clientIndexEnabled) return base;
-    const found = await this.clients.defaultClient();
+    const found = (await this.clients.handles())[0];
     if (!found) return { ...base, problem: { kind: 'no-client' } };
     const key = clientKey(found.config);
-    const view: IndexStatusView = { ...base, client: { id: found.config.id, type: found.config.type, url: found.config.url } };
+    const view: IndexStatusView = { ...base, client: summaryOf(found.config) };
     const piecesSites = PiecesHash.switchedOn(settings);
     // Without a token the sites asked by pieces hash may fill the index alone (when the client gives pieces hashes).
     const piecesClient = found.config.type === 'qbittorrent' ? 'supported' : 'unsupported';

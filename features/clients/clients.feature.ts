@@ -1,8 +1,10 @@
 /**
  * Feature: the user's torrent clients (issue #9). Kept under their own storage.local key, apart
- * from the settings, each entry read on its own (a bad one is dropped alone), exactly one of them
- * the default. The options page lists, saves, removes, tests them; the popup asks what the default
- * client holds of a tab's torrents. Other features take the default client from defaultClient().
+ * from the settings, each entry read on its own (a bad one is dropped alone), in the user's order.
+ * The options page lists, saves, orders, removes, tests them; the popup asks every client what it
+ * holds of a tab's torrents. Every saved client takes part (issue 33): other features take them all
+ * from handles(), and which client holds a torrent and where its copy goes is decided in one place
+ * (placement.ts), never by "the default client".
  *
  * Credentials: a client's password goes only to that client's own address, and only once the
  * browser granted it (the manifest's loopback hosts, or the optional permission the options page
@@ -16,28 +18,34 @@
  * being tested gets one only for the length of the test.
  */
 import { browser } from 'wxt/browser';
-import { z } from 'zod';
 import { clientOrigin, syncClientOriginRules, type SessionRulesApi } from '../../utils/clients/csrf';
 import { clientConfigSchema, createClient, toClientFailure, type ClientConfig, type ClientInfo, type TorrentClient } from '../../utils/clients/index';
 import { clientBaseUrl, INFO_HASH } from '../../utils/clients/http';
+import { readImportedClients, type ImportedClients } from './client-import';
 import { steadyClient } from '../../utils/clients/steady';
 import type { ClientTorrent } from '../../utils/clients/client-types';
-import type { ClientForm, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, HeldTorrent } from './clients.messages';
+import type { ClientAnswer, ClientForm, ClientProblem, ClientStatus, ClientsAnswer, ClientSummary, ClientView, CopyPlace, HeldTorrent } from './clients.messages';
+import { whereCopyGoes } from './placement';
 import type { ClientPreview } from '../settings/settings.messages';
 import { clientHostPattern, isLoopbackClient } from '../../utils/clients/client-hosts';
 import type { Shared } from '../context';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { clientsMessages } from './clients.messages';
-import { MAX_SAVED_CLIENTS, clientsItem, storedClientSchema, withOneDefault, type LoadedClients, type StoredClient } from './clients.storage';
+import { MAX_CLIENT_NAME, MAX_SAVED_CLIENTS, clientsItem, defaultClientName, nameKey, storedClientSchema, withNames, type LoadedClients, type StoredClient } from './clients.storage';
+import { brokenRule, removalRule, ruleField, type ClientRule } from './client-rules';
 
 export type { StoredClient } from './clients.storage';
 
-/** A client in an exported file: no id needed, the password only when the user asked for it. */
-const exportedClientSchema = clientConfigSchema.extend({
-  password: z.string().max(2000).optional(),
-  isDefault: z.boolean().default(false),
-  skipCheckWhenFilesMatch: z.boolean().default(false),
-});
+/** A saved client and the library client that talks to it (the same instance between calls, so a login is reused). */
+export interface ClientHandle {
+  config: StoredClient;
+  client: TorrentClient;
+}
+
+/** A client slower than the first to answer by this much is said to be slow (the popup does not wait for it). */
+export const SLOW_CLIENT_MS = 1_000;
+/** How long a popup asking again (`wait`) takes a client's last answer rather than asking it twice. */
+const ANSWER_AGAIN_MS = 30_000;
 
 function newClientId(): string {
   return crypto.randomUUID();
@@ -64,7 +72,7 @@ export class ClientStore {
   /** Writes the list after checking it with the schema that reads it back. */
   async save(next: StoredClient[]): Promise<StoredClient[]> {
     const previous = await this.get();
-    const checked = withOneDefault(next.slice(0, MAX_SAVED_CLIENTS).map((client) => storedClientSchema.parse(client)));
+    const checked = withNames(next.slice(0, MAX_SAVED_CLIENTS).map((client) => storedClientSchema.parse(client)));
     await clientsItem.set(checked);
     this.loaded = Promise.resolve({ clients: checked, dropped: 0 });
     for (const listener of this.listeners) await listener(checked, previous);
@@ -77,12 +85,17 @@ export class ClientStore {
 }
 
 export function clientView(client: StoredClient): ClientView {
-  const { id, type, url, username, password, isDefault, skipCheckWhenFilesMatch } = client;
-  return { id, type, url, username, hasPassword: password !== '', isDefault, skipCheckWhenFilesMatch };
+  const { id, type, url, name, username, password, skipCheckWhenFilesMatch, readOnly, copiesTo, folderPairs } = client;
+  return { id, type, url, name, username, hasPassword: password !== '', skipCheckWhenFilesMatch, readOnly, ...(copiesTo && { copiesTo }), folderPairs: folderPairs.map((pair) => ({ ...pair })) };
 }
 
-function summaryOf(client: StoredClient): ClientSummary {
-  return { id: client.id, type: client.type, url: client.url };
+export function summaryOf(client: StoredClient): ClientSummary {
+  return { id: client.id, type: client.type, url: client.url, name: client.name, ...(client.readOnly && { readOnly: true }) };
+}
+
+function ruleProblem(rule: ClientRule): ClientProblem {
+  const field = ruleField(rule);
+  return { kind: 'rule', detail: rule.rule, rule, ...(field && { field }) };
 }
 
 function heldTorrent({ hash, name, savePath, state, progress, size }: ClientTorrent): HeldTorrent {
@@ -122,9 +135,9 @@ export class Clients {
     'clients:list': () => this.answer(),
     'clients:save': (message) => this.save(message.client),
     'clients:remove': (message) => this.remove(message.id),
-    'clients:set-default': (message) => this.setDefault(message.id),
+    'clients:move': (message) => this.move(message.id, message.index),
     'clients:test': (message) => this.test(message),
-    'client:status': (message) => this.status(message.tabId),
+    'client:status': (message) => this.status(message.tabId, message.wait),
   };
 
   /** At every start: session rules are gone after a browser restart or an extension reload. */
@@ -136,15 +149,26 @@ export class Clients {
   // For other features (cross-seed, the client index)
 
   /**
-   * The user's default client and a library client for it (the same instance between calls, so a
-   * login is reused), or undefined when none is set up. The client talks to its own address only.
+   * Every saved client in the user's order, each with its library client (the same instance
+   * between calls, so a login is reused); none when none is set up. Each talks to its own address only.
    */
-  async defaultClient(): Promise<{ config: StoredClient; client: TorrentClient } | undefined> {
+  async handles(): Promise<ClientHandle[]> {
     // A woken background syncs its session rules first (start()); a request before that would meet the CSRF check.
     await this.rulesQueue;
-    const config = (await this.store.get()).find((client) => client.isDefault);
-    return config ? { config, client: this.clientFor(config) } : undefined;
+    return (await this.store.get()).map((config) => ({ config, client: this.clientFor(config) }));
   }
+
+  /** One saved client by its id, with its library client; undefined when it is not saved (any more). */
+  async handle(id: string): Promise<ClientHandle | undefined> {
+    return (await this.handles()).find((handle) => handle.config.id === id);
+  }
+
+  /**
+   * For a client that cannot be asked now: which of `hashes` it held at its index's last sync (the
+   * client index feature sets it; absent while nothing is indexed). A cross-seed never adds what a
+   * client that is down held (placement.ts).
+   */
+  lastKnownHeld?: (config: StoredClient, hashes: readonly string[]) => Promise<ReadonlySet<string>>;
 
   /** Whether the browser lets the extension reach this client's address (granted, or loopback in the manifest). */
   async reachable(config: Pick<StoredClient, 'url'>): Promise<boolean> {
@@ -167,6 +191,11 @@ export class Clients {
     return savedId ? { clients, savedId } : { clients };
   }
 
+  /**
+   * Adds or updates a client from the form. Refused, with the rule in words (client-rules.ts), when
+   * the list it makes would break one: two clients of one Name, "Copies go to" a chain or a loop, to
+   * a client that only reads or is gone, without a folder pair, or a folder that is no absolute path.
+   */
   async save(form: ClientForm): Promise<ClientsAnswer | { problem: ClientProblem }> {
     const list = await this.store.get();
     const resolved = this.resolveForm(form, list);
@@ -178,25 +207,45 @@ export class Clients {
       list.find((client) => client.id === form.id) ??
       list.find((client) => client.type === config.type && client.url === config.url && client.username === config.username);
     if (!existing && list.length >= MAX_SAVED_CLIENTS) return { problem: { kind: 'bad-config', detail: `at most ${MAX_SAVED_CLIENTS} clients` } };
+    const id = existing?.id ?? newClientId();
+    const others = list.filter((client) => client.id !== id);
+    const typed = form.name?.trim().slice(0, MAX_CLIENT_NAME);
+    const name = typed || (existing && clientKeyOf(existing) === clientKeyOf(config) ? existing.name : defaultClientName(config.type, config.url, (key) => others.some((client) => nameKey(client.name) === key)));
+    const copiesTo = form.copiesTo === undefined ? existing?.copiesTo : form.copiesTo || undefined;
     const entry: StoredClient = {
       ...config,
-      id: existing?.id ?? newClientId(),
-      isDefault: existing?.isDefault ?? list.length === 0,
+      id,
+      name,
       skipCheckWhenFilesMatch: form.skipCheckWhenFilesMatch ?? existing?.skipCheckWhenFilesMatch ?? false,
+      readOnly: form.readOnly ?? existing?.readOnly ?? false,
+      ...(copiesTo && { copiesTo }),
+      // Pairs belong to a target: none kept without one.
+      folderPairs: copiesTo ? (form.folderPairs ?? existing?.folderPairs ?? []).map((pair) => ({ from: pair.from.trim(), to: pair.to.trim() })).filter((pair) => pair.from || pair.to) : [],
     };
-    await this.store.save(existing ? list.map((client) => (client.id === existing.id ? entry : client)) : [...list, entry]);
+    const next = existing ? list.map((client) => (client.id === existing.id ? entry : client)) : [...list, entry];
+    const broken = brokenRule(next, id);
+    if (broken) return { problem: ruleProblem(broken) };
+    await this.store.save(next);
     return this.answer(entry.id);
   }
 
-  async remove(id: string): Promise<ClientsAnswer> {
+  /** Removes a client; refused while another client sends its copies to it (that client would send them nowhere). */
+  async remove(id: string): Promise<ClientsAnswer | { problem: ClientProblem }> {
     const list = await this.store.get();
+    const named = removalRule(list, id);
+    if (named) return { problem: ruleProblem(named) };
     if (list.some((client) => client.id === id)) await this.store.save(list.filter((client) => client.id !== id));
     return this.answer();
   }
 
-  async setDefault(id: string): Promise<ClientsAnswer> {
+  /** "Your clients": `id` moves to `index` in the user's order. */
+  async move(id: string, index: number): Promise<ClientsAnswer> {
     const list = await this.store.get();
-    if (list.some((client) => client.id === id)) await this.store.save(list.map((client) => ({ ...client, isDefault: client.id === id })));
+    const moving = list.find((client) => client.id === id);
+    if (!moving) return this.answer();
+    const rest = list.filter((client) => client !== moving);
+    const at = Math.min(index, rest.length);
+    if (list.indexOf(moving) !== at) await this.store.save([...rest.slice(0, at), moving, ...rest.slice(at)]);
     return this.answer();
   }
 
@@ -238,64 +287,82 @@ export class Clients {
   // The popup
 
   /**
-   * What the default client holds among this tab's hashes and its candidates' info-hashes: one
-   * lookup, one request to the client (up to 200 hashes). Asked afresh each time: nothing is
-   * cached, so it is never stale. Only the popup asks; the page's view never waits for it.
+   * The last question to each client, by client id and the hashes asked, with when it was asked: a
+   * popup asking again with `wait` (a client was slow) takes the others' answers from it rather
+   * than asking them twice, and joins the slow one's question under way.
    */
-  async status(tabId: number): Promise<ClientStatus> {
+  private readonly asked = new Map<string, { at: number; answer: Promise<ClientAnswer> }>();
+
+  /**
+   * What every client holds among this tab's hashes and its candidates' info-hashes: one request
+   * to each, all at once. Asked afresh each time: nothing is cached, so it is never stale. Only
+   * the popup asks; the page's view never waits for it. A client that has not answered a second
+   * after the first one did is `slow` (a popup asking again with `wait` joins its question).
+   */
+  async status(tabId: number, wait = false): Promise<ClientStatus> {
     const view = await this.shared.tabs.get(tabId);
     const pageHashes = view?.hashes.map((found) => found.hash) ?? [];
     if (!view || pageHashes.length === 0) return { state: 'no-hashes' };
-    const found = await this.defaultClient();
-    if (!found) return { state: 'no-client' };
-    const client = summaryOf(found.config);
-    if (!(await this.reachable(found.config))) return { state: 'problem', client, problem: this.noPermission(found.config.url) };
+    const handles = await this.handles();
+    if (!handles.length) return { state: 'no-client' };
     const asked = [...new Set([...pageHashes, ...view.candidates.map((candidate) => candidate.infoHash)])].filter((hash) => INFO_HASH.test(hash));
-    try {
-      const held = await found.client.lookup(asked);
-      return { state: 'answered', client, asked, held: Object.fromEntries([...held].map(([hash, torrent]) => [hash, heldTorrent(torrent)])) };
-    } catch (error) {
-      return { state: 'problem', client, problem: toClientFailure(error) };
-    }
+    const questions = handles.map((handle) => this.ask(handle, asked, wait));
+    const answers: (ClientAnswer | undefined)[] = wait ? await Promise.all(questions) : await firstThenGrace(questions, SLOW_CLIENT_MS);
+    const clients = handles.map((handle, index): ClientAnswer => answers[index] ?? { state: 'slow', client: summaryOf(handle.config) });
+    return { state: 'answered', asked, clients, copies: copyPlaces(handles.map((handle) => handle.config), clients, pageHashes) };
+  }
+
+  /** One client's answer about `asked` (never rejects: a failure is its answer); with `again`, the last one's when it is recent. */
+  private ask(handle: ClientHandle, asked: readonly string[], again: boolean): Promise<ClientAnswer> {
+    const key = `${handle.config.id}|${asked.join(',')}`;
+    const now = Date.now();
+    for (const [old, entry] of this.asked) if (now - entry.at > ANSWER_AGAIN_MS) this.asked.delete(old);
+    const known = this.asked.get(key);
+    if (again && known) return known.answer;
+    const client = summaryOf(handle.config);
+    const question = (async (): Promise<ClientAnswer> => {
+      if (!(await this.reachable(handle.config))) return { state: 'problem', client, problem: this.noPermission(handle.config.url) };
+      try {
+        const held = await handle.client.lookup(asked);
+        return { state: 'answered', client, held: Object.fromEntries([...held].map(([hash, torrent]) => [hash, heldTorrent(torrent)])) };
+      } catch (error) {
+        return { state: 'problem', client, problem: toClientFailure(error) };
+      }
+    })();
+    this.asked.set(key, { at: now, answer: question });
+    return question;
   }
 
   // ----------------------------------------------------------------------------------------------
   // Export and import (features/settings/settings.feature.ts)
 
-  /** The clients for an exported file; passwords only when asked for. */
+  /**
+   * The clients for an exported file, in the user's order; passwords only when asked for. A
+   * "Copies go to" is written as the target's Name (ids are this browser's own).
+   */
   async exported(includeCredentials: boolean): Promise<Record<string, unknown>[]> {
-    return (await this.store.get()).map(({ type, url, username, password, isDefault, skipCheckWhenFilesMatch }) => ({
-      type,
-      url,
-      username,
-      ...(includeCredentials ? { password } : {}),
-      isDefault,
-      skipCheckWhenFilesMatch,
-    }));
+    const list = await this.store.get();
+    return list.map(({ type, url, name, username, password, skipCheckWhenFilesMatch, readOnly, copiesTo, folderPairs }) => {
+      const target = copiesTo ? list.find((client) => client.id === copiesTo)?.name : undefined;
+      return {
+        type,
+        url,
+        name,
+        username,
+        ...(includeCredentials ? { password } : {}),
+        skipCheckWhenFilesMatch,
+        readOnly,
+        ...(target && { copiesTo: target, folderPairs }),
+      };
+    });
   }
 
   /**
    * An exported list, read entry by entry; undefined when it is not a list or any entry is unreadable
-   * (a list taken only in part would be a surprise: the user decides again). A client without a
-   * password in the file keeps the one saved for the same type, address and user name.
+   * (a list taken only in part would be a surprise: the user decides again). See client-import.ts.
    */
-  async readImported(value: unknown): Promise<StoredClient[] | undefined> {
-    if (!Array.isArray(value) || value.length > MAX_SAVED_CLIENTS) return undefined;
-    const current = await this.store.get();
-    const clients: StoredClient[] = [];
-    for (const entry of value) {
-      const parsed = exportedClientSchema.safeParse(entry);
-      if (!parsed.success) return undefined;
-      const url = clientBaseUrl(parsed.data.url);
-      const same = current.find((client) => client.type === parsed.data.type && client.url === url && client.username === parsed.data.username);
-      clients.push({
-        ...parsed.data,
-        url,
-        id: same?.id ?? newClientId(),
-        password: parsed.data.password ?? same?.password ?? '',
-      });
-    }
-    return withOneDefault(clients);
+  async readImported(value: unknown): Promise<ImportedClients | undefined> {
+    return readImportedClients(value, await this.store.get(), newClientId);
   }
 
   async replaceAll(clients: StoredClient[]): Promise<void> {
@@ -368,5 +435,59 @@ export class Clients {
 
 /** A client list as an import preview shows it (no password, only whether there is one). */
 export function clientPreview(clients: StoredClient[]): ClientPreview[] {
-  return clients.map(({ type, url, username, password, isDefault }) => ({ type, url, username, hasPassword: password !== '', isDefault }));
+  return clients.map(({ type, url, name, username, password, readOnly }) => ({ type, url, name, username, hasPassword: password !== '', readOnly }));
+}
+
+/** Where each page hash held complete by an answering client would have its copies go (the first such client in the user's order). */
+function copyPlaces(configs: StoredClient[], answers: readonly ClientAnswer[], pageHashes: readonly string[]): Record<string, CopyPlace> {
+  const places: Record<string, CopyPlace> = {};
+  for (const hash of pageHashes) {
+    for (const [index, answer] of answers.entries()) {
+      const torrent = answer.state === 'answered' ? answer.held[hash] : undefined;
+      if (!torrent || torrent.progress < 1) continue;
+      const config = configs[index]!;
+      const destination = whereCopyGoes(config, configs, torrent.savePath);
+      if (destination.ok) {
+        places[hash] = { from: config.name, into: destination.target.name, savePath: destination.savePath, viaPair: destination.viaPair };
+        break;
+      }
+      places[hash] ??= { from: config.name, refused: destination.result };
+    }
+  }
+  return places;
+}
+
+/** The same client (type and address) as far as a Name given by default goes. */
+function clientKeyOf(config: Pick<StoredClient, 'type' | 'url'>): string {
+  return `${config.type} ${config.url}`;
+}
+
+/**
+ * The answers of `questions` as they are once all have come, or SLOW_CLIENT_MS after the first did,
+ * whichever is sooner (undefined: not answered by then). Never rejects.
+ */
+export function firstThenGrace<T>(questions: readonly Promise<T>[], graceMs: number): Promise<(T | undefined)[]> {
+  const answers: (T | undefined)[] = questions.map(() => undefined);
+  if (!questions.length) return Promise.resolve(answers);
+  return new Promise((resolve) => {
+    let left = questions.length;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      resolve(answers.slice());
+    };
+    questions.forEach((question, index) => {
+      void question.then(
+        (answer) => {
+          answers[index] = answer;
+          if (--left === 0) done();
+          else timer ??= setTimeout(done, graceMs);
+        },
+        () => {
+          if (--left === 0) done();
+          else timer ??= setTimeout(done, graceMs);
+        },
+      );
+    });
+  });
 }

@@ -190,7 +190,7 @@ export class CrossSeedJob {
   private async findsFor(sids: readonly number[]): Promise<Map<number, SiteFinds>> {
     const found = new Map<number, SiteFinds>();
     const settings = await this.shared.settings.get();
-    const chosen = await this.clients.defaultClient();
+    const chosen = (await this.clients.handles())[0];
     if (!settings.clientIndexEnabled || !chosen) return found;
     const index = await this.index.indexes.open(clientIdentity(chosen.config));
     if (!index) return found;
@@ -247,14 +247,14 @@ export class CrossSeedJob {
     const at = this.shared.now();
     const settings = await this.shared.settings.get();
     if (!settings.clientIndexEnabled) return { indexOff: true, sites: [], at };
-    const chosen = await this.clients.defaultClient();
+    const chosen = (await this.clients.handles())[0];
     if (!chosen) return { problem: 'no-client', sites: [], at };
     const held = settings.heldSites ?? [];
     if (!held.length) return { problem: 'no-sites', sites: [], at };
     const index = await this.index.indexes.open(clientIdentity(chosen.config));
     if (!index || !index.anyAnswered()) return { problem: 'index-empty', sites: [], at };
     // The service's site list (links, download rules) read first: the finds' links come from it.
-    const env = await this.crossSeeds.siteEnvironment(chosen);
+    const env = await this.crossSeeds.siteEnvironment();
     this.finds = await this.findsFor(held);
     const list = await this.shared.directory.sites.peek(settings.baseUrl);
     const sites = await Promise.all(
@@ -642,7 +642,7 @@ export class CrossSeedJob {
     const asked = [item.sourceHash, ...[...others].slice(0, SOURCES_ASKED)];
     let pausedBecause: JobView['pausedBecause'];
     try {
-      const client = (await this.clients.defaultClient())?.client;
+      const client = ((await this.clients.handles())[0])?.client;
       if (!client) return false;
       const held = await client.lookup(asked);
       if (held.has(item.sourceHash)) {
@@ -685,7 +685,7 @@ export class CrossSeedJob {
       });
       return true;
     }
-    const chosen = await this.clients.defaultClient();
+    const chosen = (await this.clients.handles())[0];
     let held: { hash: string; savePath: string } | undefined;
     try {
       // Found by pieces hash, its info-hash unknown until its .torrent was read: nothing to look for.

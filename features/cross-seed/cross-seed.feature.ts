@@ -21,14 +21,12 @@
 import { browser } from 'wxt/browser';
 import { crossSeed, crossSeedAll, finishAddedStopped, MAX_PER_CROSS_SEED_ALL, sitePace, type CrossSeedCandidate, type CrossSeedEnvironment, type CrossSeedResult, type RenamePlan } from '../../utils/cross-seed-engine';
 import { crossSeedText } from '../../utils/cross-seed-engine/result-text';
-import type { TorrentClient } from '../../utils/clients/client-types';
 import { t } from '../../utils/i18n';
 import type { CandidateView, TabView } from '../lookup/lookup.messages';
 import type { CrossSeedAllView, CrossSeedItem, CrossSeedsChanged, PageCrossSeed, PageCrossSeedsChanged, TabCrossSeeds } from './cross-seed.messages';
 import type { Clients } from '../clients/clients.feature';
-import { clientKey } from '../clients/client-identity';
 import { ConfirmWindows } from './confirm-windows';
-import { crossSeedEnvironment, type ChosenClient } from './environment';
+import { crossSeedEnvironment } from './environment';
 import type { Shared } from '../context';
 import type { PageOrigin } from '../../utils/messaging/protocol';
 import type { Handlers } from '../../utils/messaging/protocol';
@@ -73,20 +71,30 @@ export interface CrossSeedRequest {
   onAddedStopped?: (added: { hash: string; savePath: string; rename?: RenamePlan }) => Promise<void>;
 }
 
-/** What one run gave: its result, and the client it went to (undefined when the user has none). */
+/** What one run gave: its result, and the id of the client it is in now (added, left stopped, or held already), if any. */
 export interface CrossSeedOutcome {
   result: CrossSeedResult;
-  client: TorrentClient | undefined;
+  clientId?: string;
 }
 
-/** One candidate answering one source, into one client (clientKey): what runs are de-duplicated by; the same candidate for another client is another run. */
-function runKey(client: string, sourceHash: string, candidate: Pick<CrossSeedCandidate, 'sid' | 'torrentId' | 'infoHash'>): string {
-  return `${client}|${sourceHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
+/** The client a result says the torrent is in now: added to, left stopped in, or found held by. */
+export function clientIdOf(result: CrossSeedResult): string | undefined {
+  return result.kind === 'added' || result.kind === 'left-stopped' || result.kind === 'already-in-client' ? result.clientId : undefined;
+}
+
+/** One candidate answering one source: what runs are de-duplicated by (which client it goes to is the placement's, decided in the run). */
+function runKey(sourceHash: string, candidate: Pick<CrossSeedCandidate, 'sid' | 'torrentId' | 'infoHash'>): string {
+  return `${sourceHash}:${candidate.sid}:${candidate.torrentId}:${candidate.infoHash}`;
 }
 
 /** One candidate answering one page hash: what a tab's record keeps one item for. */
 function itemKey(item: Pick<CrossSeedItem, 'forHash' | 'sid' | 'torrentId' | 'infoHash'>): string {
   return `${item.forHash}:${item.sid}:${item.torrentId}:${item.infoHash}`;
+}
+
+function outcomeOf(result: CrossSeedResult): CrossSeedOutcome {
+  const clientId = clientIdOf(result);
+  return clientId ? { result, clientId } : { result };
 }
 
 /** In the client now: added, or found already there. */
@@ -206,8 +214,7 @@ export class CrossSeeds {
    * The caller has checked the candidate (from the tab's view, or from the index).
    */
   async run(request: CrossSeedRequest): Promise<CrossSeedOutcome> {
-    const chosen = await this.clients.defaultClient();
-    const outcome = this.runFor(runKey(clientKey(chosen?.config), request.sourceHash, request.candidate), request, chosen).then(async (done) => {
+    const outcome = this.runFor(runKey(request.sourceHash, request.candidate), request).then(async (done) => {
       await this.tellLanded(request.candidate, done);
       return done;
     });
@@ -226,11 +233,11 @@ export class CrossSeeds {
    * its place: the client index notes it at once, so its row and its place read "in your client"
    * before the next sync (a candidate found by pieces hash has its info-hash only now).
    */
-  readonly landed = new Set<(landed: { candidate: CrossSeedCandidate; hash: string; client: TorrentClient }) => Promise<void>>();
+  readonly landed = new Set<(landed: { candidate: CrossSeedCandidate; hash: string; clientId: string }) => Promise<void>>();
 
-  private async tellLanded(candidate: CrossSeedCandidate, { result, client }: CrossSeedOutcome): Promise<void> {
-    if (!client || (result.kind !== 'added' && result.kind !== 'left-stopped' && result.kind !== 'already-in-client')) return;
-    for (const listener of this.landed) await listener({ candidate, hash: result.hash, client }).catch(() => undefined);
+  private async tellLanded(candidate: CrossSeedCandidate, { result, clientId }: CrossSeedOutcome): Promise<void> {
+    if (!clientId || (result.kind !== 'added' && result.kind !== 'left-stopped' && result.kind !== 'already-in-client')) return;
+    for (const listener of this.landed) await listener({ candidate, hash: result.hash, clientId }).catch(() => undefined);
   }
 
   /**
@@ -238,17 +245,17 @@ export class CrossSeeds {
    * "Cross-seed all", joins it), else a new one. Decided without waiting, so two clicks in the
    * same moment cannot both start one.
    */
-  private runFor(key: string, request: CrossSeedRequest, chosen: ChosenClient): Promise<CrossSeedOutcome> {
+  private runFor(key: string, request: CrossSeedRequest): Promise<CrossSeedOutcome> {
     const existing = this.running.get(key);
     // A "Cross-seed all" that stopped before this candidate hands it back untried (undefined).
-    if (existing) return existing.then((outcome) => outcome ?? this.runFor(key, request, chosen));
+    if (existing) return existing.then((outcome) => outcome ?? this.runFor(key, request));
     const sid = request.candidate.sid;
     const run = this.budget
       .capReached(sid)
       .then(async (cap): Promise<CrossSeedResult> => {
         // The site's "Downloads per day" reached (a rolling 24 hours): not tried.
         if (cap.reached) return { kind: 'daily-cap', perDay: cap.perDay };
-        const env = await this.environment(chosen);
+        const env = await this.environment();
         const base = env.fetch ?? globalThis.fetch;
         let counted: Promise<void> | undefined;
         let loggedAt = 0;
@@ -270,7 +277,7 @@ export class CrossSeeds {
         return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: (added: { hash: string; savePath: string; rename?: RenamePlan }) => onAddedStopped(added) }) });
       })
       .catch(unexpected)
-      .then((result): CrossSeedOutcome => ({ result, client: chosen?.client }));
+      .then((result): CrossSeedOutcome => outcomeOf(result));
     this.running.set(key, run);
     void run.then(() => {
       if (this.running.get(key) === run) this.running.delete(key);
@@ -280,12 +287,26 @@ export class CrossSeeds {
 
   /**
    * A torrent a cross-seed added stopped in a background that has since stopped (the job keeps it
-   * as checking): its check-then-start finished in the default client. Downloads and adds nothing.
+   * as checking): its check-then-start finished in the client it was added to (`clientId`; kept
+   * from before several clients: the first that holds it). Downloads and adds nothing.
    */
-  async finishAddedStopped(hash: string, rename?: RenamePlan): Promise<CrossSeedResult> {
-    const chosen = await this.clients.defaultClient();
-    if (!chosen) return { kind: 'no-client' };
-    return finishAddedStopped(chosen.client, hash, undefined, rename).catch(unexpected);
+  async finishAddedStopped(hash: string, rename?: RenamePlan, clientId?: string): Promise<CrossSeedResult> {
+    const handles = await this.clients.handles();
+    if (!handles.length) return { kind: 'no-client' };
+    let handle = clientId ? handles.find((entry) => entry.config.id === clientId) : undefined;
+    if (!handle && !clientId) {
+      for (const entry of handles) {
+        if ((await entry.client.lookup([hash]).catch(() => undefined))?.has(hash)) {
+          handle = entry;
+          break;
+        }
+      }
+      handle ??= handles[0];
+    }
+    if (!handle) return { kind: 'not-confirmed', hash };
+    const named = { clientName: handle.config.name, clientId: handle.config.id };
+    const result = await finishAddedStopped(handle.client, hash, undefined, rename).catch(unexpected);
+    return result.kind === 'added' || result.kind === 'left-stopped' || result.kind === 'client-failed' || result.kind === 'client-refused' ? { ...result, ...named } : result;
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -305,17 +326,15 @@ export class CrossSeeds {
     if (!view?.url) return this.state(tabId);
     const url = view.url;
     const before = await this.state(tabId);
-    const chosen = await this.clients.defaultClient();
-    const client = clientKey(chosen?.config);
     const settled = new Set(before.items.filter((item) => item.state === 'running' || inClient(item.result)).map(itemKey));
     // Not again what runs now or is in the client already after a click on this page.
     const candidates = view.candidates.filter(
-      (candidate) => view.hashes.some((found) => found.hash === candidate.forHash) && !settled.has(itemKey(candidate)) && !this.running.has(runKey(client, candidate.forHash, candidate)),
+      (candidate) => view.hashes.some((found) => found.hash === candidate.forHash) && !settled.has(itemKey(candidate)) && !this.running.has(runKey(candidate.forHash, candidate)),
     );
     // Each candidate this run may try has a place in `running` (from this very turn), so a click on it meanwhile joins it.
     const waiting = new Map<string, (outcome: CrossSeedOutcome | undefined) => void>();
     for (const candidate of candidates) {
-      const key = runKey(client, candidate.forHash, candidate);
+      const key = runKey(candidate.forHash, candidate);
       if (waiting.has(key)) continue;
       const promise = new Promise<CrossSeedOutcome | undefined>((resolve) => waiting.set(key, resolve));
       this.running.set(key, promise);
@@ -324,7 +343,7 @@ export class CrossSeeds {
       });
     }
     const settle = (key: string, result: CrossSeedResult | undefined) => {
-      waiting.get(key)?.(result && { result, client: chosen?.client });
+      waiting.get(key)?.(result && outcomeOf(result));
       waiting.delete(key);
     };
     const progress: CrossSeedAllView = { state: 'running', done: 0, added: 0, sitesChosen: true, notYourSites: 0, alreadyInClient: 0, overLimit: 0, limit: MAX_PER_CROSS_SEED_ALL };
@@ -332,14 +351,14 @@ export class CrossSeeds {
     try {
       await this.recordAll(tabId, url, progress);
       const settings = await this.shared.settings.get();
-      const env = await this.countedEnvironment(await this.environment(chosen), candidates);
+      const env = await this.countedEnvironment(await this.environment(), candidates);
       // A site whose "Downloads per day" is reached gets no request: its candidates say so, untried.
       for (const sid of new Set(candidates.map((candidate) => candidate.sid))) {
         const cap = await this.budget.capReached(sid);
         if (!cap.reached) continue;
         for (const candidate of candidates.splice(0, candidates.length).filter((entry) => {
           if (entry.sid !== sid) return true;
-          settle(runKey(client, entry.forHash, entry), { kind: 'daily-cap', perDay: cap.perDay });
+          settle(runKey(entry.forHash, entry), { kind: 'daily-cap', perDay: cap.perDay });
           void this.record(tabId, url, { sid: entry.sid, torrentId: entry.torrentId, infoHash: entry.infoHash, forHash: entry.forHash, siteName: entry.siteName, state: 'done', result: { kind: 'daily-cap', perDay: cap.perDay } }, false);
           return false;
         })) candidates.push(candidate);
@@ -349,7 +368,7 @@ export class CrossSeeds {
       for (const candidate of candidates) byHash.set(candidate.forHash, [...(byHash.get(candidate.forHash) ?? []), candidate]);
       let left = MAX_PER_CROSS_SEED_ALL;
       for (const [pageHash, group] of byHash) {
-        const byKey = new Map(group.map((candidate) => [runKey(client, pageHash, candidate), candidate]));
+        const byKey = new Map(group.map((candidate) => [runKey(pageHash, candidate), candidate]));
         const refs: CrossSeedCandidate[] = group.map(({ sid, torrentId, infoHash, piecesHash }) => ({ sid, torrentId, infoHash, ...(piecesHash && { piecesHash }) }));
         for await (const event of crossSeedAll(pageHash, refs, settings.heldSites, env, left)) {
           if (event.type === 'plan') {
@@ -360,13 +379,13 @@ export class CrossSeeds {
             progress.overLimit += event.overLimit;
             left -= event.total;
           } else if (event.type === 'result') {
-            const key = runKey(client, pageHash, event.candidate);
+            const key = runKey(pageHash, event.candidate);
             const candidate = byKey.get(key);
             progress.done += 1;
             if (event.result.kind === 'added') progress.added += 1;
             settle(key, event.result);
             // As a single cross-seed's: the index notes at once what is in the client now.
-            await this.tellLanded(event.candidate, { result: event.result, client: chosen?.client });
+            await this.tellLanded(event.candidate, outcomeOf(event.result));
             if (candidate) {
               await this.record(tabId, url, { ...event.candidate, forHash: pageHash, siteName: candidate.siteName, state: 'done', result: event.result }, false);
             }
@@ -424,14 +443,14 @@ export class CrossSeeds {
     return { ...env, fetch, beforeCandidate };
   }
 
-  /** The environment a cross-seed of the job (or a preview's light request) runs in: the chosen client, the one pace, the site fetch. */
-  siteEnvironment(chosen: ChosenClient): Promise<CrossSeedEnvironment> {
-    return this.environment(chosen);
+  /** The environment a cross-seed of the job (or a preview's light request) runs in: every client, the one pace, the site fetch. */
+  siteEnvironment(): Promise<CrossSeedEnvironment> {
+    return this.environment();
   }
 
-  /** Every cross-seed's environment: the chosen client, the background's one pace per site, the site fetch. */
-  private async environment(chosen: ChosenClient): Promise<CrossSeedEnvironment> {
-    const env: CrossSeedEnvironment = { ...(await crossSeedEnvironment(this.shared, chosen)), pace: sitePace };
+  /** Every cross-seed's environment: every client (placement.ts), the background's one pace per site, the site fetch. */
+  private async environment(): Promise<CrossSeedEnvironment> {
+    const env: CrossSeedEnvironment = { ...(await crossSeedEnvironment(this.shared, this.clients)), pace: sitePace };
     return this.options.siteFetch ? { ...env, fetch: this.options.siteFetch } : env;
   }
 

@@ -24,6 +24,7 @@ import {
   type SiteOverride,
 } from '../../utils/settings';
 import { clientPreview, type Clients, type StoredClient } from '../clients/clients.feature';
+import { withConfirmedTargets, type ImportedClients } from '../clients/client-import';
 import { syncCustomSites } from '../sites/sites.feature';
 import type { Shared } from '../context';
 import { originAllowed } from '../../utils/permission-pattern';
@@ -124,10 +125,12 @@ export function importedOverrides(
   return result;
 }
 
-/** Whether two client lists differ in anything an import would change (passwords included). */
+/** Whether two client lists differ in anything an import would change (passwords and the order included). */
 function sameClients(a: StoredClient[], b: StoredClient[]): boolean {
   const key = (clients: StoredClient[]) =>
-    JSON.stringify(clients.map(({ type, url, username, password, isDefault, skipCheckWhenFilesMatch }) => [type, url, username, password, isDefault, skipCheckWhenFilesMatch]));
+    JSON.stringify(
+      clients.map(({ type, url, name, username, password, skipCheckWhenFilesMatch, readOnly, copiesTo, folderPairs }) => [type, url, name, username, password, skipCheckWhenFilesMatch, readOnly, copiesTo ?? '', folderPairs]),
+    );
   return key(a) === key(b);
 }
 
@@ -142,7 +145,7 @@ export class Preferences {
     'settings:save': (message) => this.saveSettings(message.update, message.keepCredentials ?? false),
     'settings:export': (message) => this.exportSettings(message.includeCredentials),
     'settings:import': (message) =>
-      this.importSettings(message.data, message.apply ? { keepCredentials: message.keepCredentials ?? false, confirmSiteHosts: message.confirmSiteHosts ?? [] } : undefined),
+      this.importSettings(message.data, message.apply ? { keepCredentials: message.keepCredentials ?? false, confirmSiteHosts: message.confirmSiteHosts ?? [], confirmClientTargets: message.confirmClientTargets ?? [] } : undefined),
   };
 
   async settingsView(): Promise<SettingsView> {
@@ -192,7 +195,7 @@ export class Preferences {
    * the document moves the service elsewhere and the user did not confirm keeping them.
    * Without `apply` nothing is written: the answer is the list of changes to show the user.
    */
-  async importSettings(data: unknown, apply?: { keepCredentials: boolean; confirmSiteHosts?: number[] }): Promise<ImportAnswer> {
+  async importSettings(data: unknown, apply?: { keepCredentials: boolean; confirmSiteHosts?: number[]; confirmClientTargets?: string[] }): Promise<ImportAnswer> {
     if (!data || typeof data !== 'object' || Array.isArray(data)) return { imported: [], skipped: [], error: 'unreadable' };
     const document = data as Record<string, unknown>;
     if (document.app !== 'reseed-lens') return { imported: [], skipped: [], error: 'not-ours' };
@@ -211,8 +214,11 @@ export class Preferences {
     }
     const currentClients = await this.clients.store.get();
     let nextClients: StoredClient[] | undefined;
+    let importedClients: ImportedClients | undefined;
     if (document.clients !== undefined) {
-      nextClients = await this.clients.readImported(document.clients);
+      importedClients = await this.clients.readImported(document.clients);
+      // A new target or folder pair is applied only on the user's tick for it (withConfirmedTargets).
+      nextClients = importedClients && withConfirmedTargets(importedClients, apply?.confirmClientTargets ?? []).clients;
       if (nextClients) imported.push('clients');
       else skipped.push('clients');
     }
@@ -221,7 +227,11 @@ export class Preferences {
     const list = await this.shared.directory.sites.peek(current.baseUrl).catch(() => undefined);
     const moves = siteHostMoves(current.siteOverrides, read.siteOverrides, list);
     read.siteOverrides = importedOverrides(current.siteOverrides, read.siteOverrides, moves, apply?.confirmSiteHosts ?? []);
-    if (!apply) return { imported, skipped, preview: { ...(await this.preview(current, read, currentClients, nextClients)), ...(moves.length ? { siteHosts: moves } : {}) } };
+    if (!apply) {
+      const clientTargets = importedClients?.targets.length ? { clientTargets: importedClients.targets } : {};
+      const clientRepairs = importedClients?.repairs.length ? { clientRepairs: importedClients.repairs } : {};
+      return { imported, skipped, preview: { ...(await this.preview(current, read, currentClients, nextClients)), ...(moves.length ? { siteHosts: moves } : {}), ...clientTargets, ...clientRepairs } };
+    }
     const applied = apply.keepCredentials ? read : withoutCarried(current, read);
     await this.shared.settings.save(applied);
     await syncCustomSites(applied.customHosts).catch(() => undefined);

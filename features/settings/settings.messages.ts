@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { message } from '../../utils/messaging/protocol';
 import type { ClientKind } from '../../utils/clients/client-types';
 import type { Settings, SettingsField } from '../../utils/settings';
+import type { ClientTargetChange } from '../clients/client-import';
+import type { ClientRule } from '../clients/client-rules';
 
 export interface SettingsView {
   settings: Settings;
@@ -25,9 +27,10 @@ export type PreviewValue = string | number | boolean | null | string[] | number[
 export interface ClientPreview {
   type: ClientKind;
   url: string;
+  name: string;
   username: string;
   hasPassword: boolean;
-  isDefault: boolean;
+  readOnly: boolean;
 }
 
 /** What an import may change: a settings field, or the list of torrent clients (stored apart). */
@@ -50,6 +53,14 @@ export interface ImportPreview {
    * (as patterns for permissions.request).
    */
   clientPermissions?: string[];
+  /**
+   * Clients whose "Copies go to" or folder pairs the document changes: each its own change,
+   * applied only for the client Names the user ticks (`confirmClientTargets`); `changes` shows the
+   * clients as they would be without them. A change with `refused` breaks a rule and is not applied.
+   */
+  clientTargets?: ClientTargetChange[];
+  /** What the document had wrong about its clients and the import repaired, each said. */
+  clientRepairs?: ClientRule[];
 }
 
 /** A site's new address in an import: "SpringSunday: springsunday.net → tjupt.org". */
@@ -97,6 +108,7 @@ export const settingsMessages = {
       apply: z.boolean().optional(),
       keepCredentials: z.boolean().optional(),
       confirmSiteHosts: z.array(z.number().int().nonnegative()).max(2000).optional(),
+      confirmClientTargets: z.array(z.string().max(500)).max(100).optional(),
     }),
   ),
 };

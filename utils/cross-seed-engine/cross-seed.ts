@@ -50,7 +50,7 @@ export interface CrossSeedCandidate {
   piecesHash?: string;
 }
 
-/** The user's default client, as the clients feature hands it out. */
+/** A client a copy goes into: its library client and the user's choices for it. */
 export interface CrossSeedTarget {
   client: TorrentClient;
   /** The client setting "Skip the check when every file matches" (default off). */
@@ -59,11 +59,57 @@ export interface CrossSeedTarget {
   renameCopies?: boolean;
   /** The client's address, for the permission check. */
   url?: string;
+  /** The client's Name, for the outcome's words ("Added to NAS"). Absent: its product name. */
+  name?: string;
+  /** The saved client's id, kept with the outcome (the index notes the add in that client's). */
+  id?: string;
+}
+
+/** A torrent one of the user's clients holds, and which client. */
+export interface HeldBy {
+  torrent: ClientTorrent;
+  /** The holding client's Name. */
+  clientName?: string;
+  clientId?: string;
+}
+
+/**
+ * Where one cross-seed's copy comes from and goes (features/clients/placement.ts decides it over
+ * every client the user saved): the client holding the complete source, whose files are compared;
+ * the client the copy is added to, and at which save path (the source's own, or the source's as
+ * that client sees it through a folder pair); and the candidates any client holds already.
+ */
+export interface CopyPlan {
+  source: { client: TorrentClient; torrent: ClientTorrent; name?: string };
+  target: CrossSeedTarget;
+  /** Where the copy is added: the source's save path, or (`viaPair`) that path through a folder pair. */
+  savePath: string;
+  /** The target is another client than the source's ("Copies go to"): it sees the data through a folder pair. */
+  viaPair: boolean;
+  /** Candidates' hashes held by any client, with the torrent and the client. */
+  held: Map<string, HeldBy>;
+}
+
+/** The user's clients as a cross-seed sees them: where a copy goes, and who holds a hash. */
+export interface CrossSeedClients {
+  /**
+   * The source `pageHash` and its candidates over every client: a plan, or why none (no client,
+   * the source missing or incomplete, a client that failed, a source that can send its copy nowhere,
+   * one candidate already held).
+   */
+  plan(pageHash: string, candidateHashes: readonly string[]): Promise<CopyPlan | CrossSeedResult>;
+  /** Which client holds `hash` (a candidate found by pieces hash learns its hash from its .torrent). */
+  holder(hash: string): Promise<HeldBy | undefined>;
 }
 
 export interface CrossSeedEnvironment {
-  /** Undefined when the user has set up no client. */
-  target: CrossSeedTarget | undefined;
+  /**
+   * The user's clients (every saved one: the background's). Absent: `target` alone is the one
+   * client the source is in and the copy goes to (Node tests of one client).
+   */
+  clients?: CrossSeedClients;
+  /** One client, where `clients` is absent; undefined with no `clients` either: no client set up. */
+  target?: CrossSeedTarget | undefined;
   sites: SiteSettings;
   /** The fetch that carries the user's site sessions: the browser's own in the background, a cookie jar in Node tests. */
   fetch?: typeof fetch;
@@ -99,15 +145,35 @@ export type CrossSeedResult =
    * In the client and started. `checked`: the client's check found every byte on disk (false only
    * when the user chose to skip the check and every file matched exactly).
    */
-  | { kind: 'added'; hash: string; savePath: string; client: ClientKind; checked: boolean; state: TorrentState; progress: number; renamed?: RenamedFiles }
+  | { kind: 'added'; hash: string; savePath: string; client: ClientKind; checked: boolean; state: TorrentState; progress: number; renamed?: RenamedFiles; clientName?: string; clientId?: string }
   /**
    * In the client but left stopped: its check found only `progress` (0..1) of the data on disk, or
    * (`checkFinished` false) had not ended within the wait. Started it would download the rest from
    * the other site. `tagged`: it carries INCOMPLETE_TAG (false for a client without tags: Deluge).
    */
-  | { kind: 'left-stopped'; hash: string; savePath: string; client: ClientKind; progress: number; checkFinished: boolean; tagged: boolean; renamed?: RenamedFiles }
-  | { kind: 'already-in-client'; hash: string; savePath: string }
+  | {
+      kind: 'left-stopped';
+      hash: string;
+      savePath: string;
+      client: ClientKind;
+      progress: number;
+      checkFinished: boolean;
+      tagged: boolean;
+      renamed?: RenamedFiles;
+      clientName?: string;
+      clientId?: string;
+      /** Added to a "Copies go to" client at the source's path through a folder pair (`savePath`): less than 100 % says the pair is wrong. */
+      viaPair?: boolean;
+    }
+  /** Held by one of the user's clients already (`clientName`: which); nothing downloaded, nothing added. */
+  | { kind: 'already-in-client'; hash: string; savePath: string; clientName?: string; clientId?: string }
   | { kind: 'no-client' }
+  /** The source's client only reads and sends its copies nowhere ("Only read this client" without "Copies go to"). */
+  | { kind: 'read-only'; clientName: string }
+  /** The source's path is under none of its client's folder pairs: the copy is not sent to its "Copies go to" client. */
+  | { kind: 'no-folder-pair'; path: string; clientName: string; targetName: string }
+  /** The source's client sends its copies to a client no longer saved. */
+  | { kind: 'target-missing'; clientName: string }
   /** The extension lacks host permission for the site (the UI asks for it on the click, then retries) or the client. */
   | { kind: 'no-permission'; for: 'site' | 'client'; origin: string }
   | { kind: 'bad-request'; detail: string }
@@ -147,13 +213,15 @@ export type CrossSeedResult =
       more: number;
       /** The client whose torrent was compared (the job's words name it: no page is involved there). */
       client?: ClientKind;
+      /** That client's Name. */
+      clientName?: string;
       /** The same bytes under other names, not taken: why (the client cannot rename so, an unsafe or colliding name, other pieces, the setting off). */
       copy?: CopyRefusal;
     }
   /** The client refused the add, in its own words (text only). */
-  | { kind: 'client-refused'; clientMessage?: string }
-  /** The client could not be used (wrong password, stopped, CSRF, …): its failure, for the clients feature's messages. */
-  | { kind: 'client-failed'; failure: ClientFailure }
+  | { kind: 'client-refused'; clientMessage?: string; clientName?: string; clientId?: string }
+  /** The client could not be used (wrong password, stopped, CSRF, …): its failure, for the clients feature's messages; which client where several are saved. */
+  | { kind: 'client-failed'; failure: ClientFailure; clientName?: string; clientId?: string }
   /** The client accepted the file but does not list the torrent afterwards. */
   | { kind: 'not-confirmed'; hash: string }
   /** Cross-seed all: not tried, because this site failed just before in this run. */
@@ -180,17 +248,57 @@ const HASH = /^[0-9a-f]{40}$/;
 
 export { permissionPattern } from '../permission-pattern';
 
-/** The page's torrent in the client, ready to be cross-seeded from (or why not). */
+/** The page's torrent in a client, ready to be cross-seeded from (or why not). */
 interface PreparedSource {
-  target: CrossSeedTarget;
-  torrent: ClientTorrent;
+  plan: CopyPlan;
   files: ClientFile[];
-  /** Candidates' hashes the client already holds, with their torrents. */
-  held: Map<string, ClientTorrent>;
+  clients: CrossSeedClients;
 }
 
-function clientFailed(error: unknown): CrossSeedResult {
-  return { kind: 'client-failed', failure: toClientFailure(error) };
+/** Which client an outcome is about, for its words. */
+function named(target: Pick<CrossSeedTarget, 'name' | 'id'> | undefined): { clientName?: string; clientId?: string } {
+  return { ...(target?.name && { clientName: target.name }), ...(target?.id && { clientId: target.id }) };
+}
+
+function heldResult(hash: string, held: HeldBy): CrossSeedResult {
+  return { kind: 'already-in-client', hash, savePath: held.torrent.savePath, ...(held.clientName && { clientName: held.clientName }), ...(held.clientId && { clientId: held.clientId }) };
+}
+
+function clientFailed(error: unknown, target?: Pick<CrossSeedTarget, 'name' | 'id'>): CrossSeedResult {
+  return { kind: 'client-failed', failure: toClientFailure(error), ...named(target) };
+}
+
+/**
+ * One client as the user's only one (Node tests of a client, and any caller that names one): the
+ * source is looked for there and the copy goes there, at the source's path.
+ */
+export function oneClient(target: CrossSeedTarget, originAllowed?: (origin: string) => Promise<boolean>): CrossSeedClients {
+  const holderOf = (torrent: ClientTorrent): HeldBy => ({ torrent, ...named(target) });
+  return {
+    async plan(pageHash, candidateHashes) {
+      const clientOrigin = target.url ? originOf(target.url) : undefined;
+      if (clientOrigin && originAllowed && !(await originAllowed(clientOrigin))) return { kind: 'no-permission', for: 'client', origin: clientOrigin };
+      let found: Map<string, ClientTorrent>;
+      try {
+        found = await target.client.lookup([pageHash, ...candidateHashes]);
+      } catch (error) {
+        return clientFailed(error, target);
+      }
+      const [only] = candidateHashes;
+      const existing = candidateHashes.length === 1 && only ? found.get(only) : undefined;
+      if (existing) return heldResult(existing.hash, holderOf(existing));
+      const torrent = found.get(pageHash);
+      if (!torrent) return { kind: 'source-missing', pageHash };
+      if (torrent.progress < 1) return { kind: 'source-incomplete', pageHash, progress: torrent.progress };
+      found.delete(pageHash);
+      const held = new Map([...found].map(([hash, entry]) => [hash, holderOf(entry)]));
+      return { source: { client: target.client, torrent, ...(target.name && { name: target.name }) }, target, savePath: torrent.savePath, viaPair: false, held };
+    },
+    async holder(hash) {
+      const torrent = await lookupOne(target.client, hash);
+      return torrent && holderOf(torrent);
+    },
+  };
 }
 
 /** Lowercase 40-hex, or undefined. */
@@ -200,33 +308,28 @@ function hashOf(value: unknown): string | undefined {
   return HASH.test(hash) ? hash : undefined;
 }
 
+/** The user's clients for this run: every saved one (the background's), or the one `target` names. */
+function clientsOf(env: CrossSeedEnvironment): CrossSeedClients | undefined {
+  return env.clients ?? (env.target && oneClient(env.target, env.originAllowed));
+}
+
+/**
+ * Where the copy comes from and goes (CrossSeedClients.plan), and the source's files read from its
+ * client. One candidate a client already holds needs nothing more, whatever the page's torrent's state.
+ */
 async function prepare(pageHash: string, candidateHashes: string[], env: CrossSeedEnvironment): Promise<PreparedSource | CrossSeedResult> {
-  const target = env.target;
-  if (!target) return { kind: 'no-client' };
-  const clientOrigin = target.url ? originOf(target.url) : undefined;
-  if (clientOrigin && env.originAllowed && !(await env.originAllowed(clientOrigin))) return { kind: 'no-permission', for: 'client', origin: clientOrigin };
-  let found: Map<string, ClientTorrent>;
-  try {
-    found = await target.client.lookup([pageHash, ...candidateHashes]);
-  } catch (error) {
-    return clientFailed(error);
-  }
-  // One candidate the client already holds needs nothing more, whatever the page's torrent's state.
-  const [only] = candidateHashes;
-  const existing = candidateHashes.length === 1 && only ? found.get(only) : undefined;
-  if (existing) return { kind: 'already-in-client', hash: existing.hash, savePath: existing.savePath };
-  const torrent = found.get(pageHash);
-  if (!torrent) return { kind: 'source-missing', pageHash };
-  if (torrent.progress < 1) return { kind: 'source-incomplete', pageHash, progress: torrent.progress };
+  const clients = clientsOf(env);
+  if (!clients) return { kind: 'no-client' };
+  const plan = await clients.plan(pageHash, candidateHashes);
+  if ('kind' in plan) return plan;
   let files: ClientFile[];
   try {
-    files = await target.client.files(pageHash);
+    files = await plan.source.client.files(pageHash);
   } catch (error) {
     if (isClientError(error) && error.kind === 'not-found') return { kind: 'source-missing', pageHash };
-    return clientFailed(error);
+    return clientFailed(error, { name: plan.source.name });
   }
-  found.delete(pageHash);
-  return { target, torrent, files, held: found };
+  return { plan, files, clients };
 }
 
 /** The candidate's .torrent bytes from its site, or what went wrong. */
@@ -570,11 +673,35 @@ function withRenamed(result: CrossSeedResult, plan: RenamePlan): CrossSeedResult
   return result.kind === 'added' || result.kind === 'left-stopped' ? { ...result, renamed: plan.files } : result;
 }
 
-async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, known: string | undefined, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
-  const { target, torrent: source } = prepared;
-  const existing = known && prepared.held.get(known);
-  if (existing) return { kind: 'already-in-client', hash: existing.hash, savePath: existing.savePath };
+/**
+ * What happened in the target client, said of it: its Name and id on the outcomes it ends with,
+ * and whether it saw the data through a folder pair (a copy left stopped then says the pair is wrong).
+ */
+function ofTarget(result: CrossSeedResult, plan: CopyPlan): CrossSeedResult {
+  switch (result.kind) {
+    case 'added':
+    case 'client-refused':
+    case 'client-failed':
+      return result.clientName ? result : { ...result, ...named(plan.target) };
+    case 'left-stopped':
+      return { ...result, ...named(plan.target), ...(plan.viaPair && { viaPair: true }) };
+    case 'already-in-client':
+      return result.clientName ? result : { ...result, ...named(plan.target) };
+    default:
+      return result;
+  }
+}
 
+async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedCandidate, known: string | undefined, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+  const { plan } = prepared;
+  const existing = known && plan.held.get(known);
+  if (existing) return heldResult(known, existing);
+  return ofTarget(await downloadAndAdd(prepared, candidate, known, env), plan);
+}
+
+async function downloadAndAdd(prepared: PreparedSource, candidate: CrossSeedCandidate, known: string | undefined, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
+  const { plan } = prepared;
+  const { target, source } = plan;
   const fetched = await fetchCandidate(candidate, env);
   if (!('bytes' in fetched)) return fetched;
   const pieces = hashOf(candidate.piecesHash);
@@ -586,40 +713,40 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
   }
   const hash = checked.hash;
   if (!known) {
-    // Found by pieces hash: only now is its info-hash known, and the client may hold it already.
-    if (hash === source.hash) return { kind: 'already-in-client', hash, savePath: source.savePath };
+    // Found by pieces hash: only now is its info-hash known, and a client may hold it already.
+    if (hash === source.torrent.hash) return heldResult(hash, { torrent: source.torrent, ...(source.name && { clientName: source.name }) });
     try {
-      const held = await lookupOne(target.client, hash);
-      if (held) return { kind: 'already-in-client', hash, savePath: held.savePath };
+      const held = await prepared.clients.holder(hash);
+      if (held) return heldResult(hash, held);
     } catch (error) {
       return clientFailed(error);
     }
   }
   const { client } = target;
   const comparison = compareFiles(checked.files, prepared.files);
-  let plan: RenamePlan | undefined;
+  let rename: RenamePlan | undefined;
   if (!comparison.same) {
-    const copy = await renamedCopy(fetched.bytes, checked.files, prepared.files, candidate, target);
+    const copy = await renamedCopy(fetched.bytes, checked.files, prepared.files, candidate, target, source.name);
     if (!('plan' in copy)) return copy;
-    plan = copy.plan;
+    rename = copy.plan;
   }
-  if (plan) return addRenamed(client, hash, fetched.bytes, source, plan, env);
+  if (rename) return addRenamed(client, hash, fetched.bytes, plan, rename, env);
 
-  // Every file matched exactly: only then may the check be skipped, and only if the user said so.
-  // Clients that cannot skip it take the stopped path.
-  const skipCheck = target.skipCheckWhenFilesMatch && !CHECKS_ANYWAY.has(client.kind);
-  const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
+  // Every file matched exactly: only then may the check be skipped, and only if the user said so,
+  // and only where the copy goes into the client whose files were compared (another client sees
+  // the data through a folder pair: its own check says whether it does). Clients that cannot skip
+  // it take the stopped path.
+  const skipCheck = !plan.viaPair && target.skipCheckWhenFilesMatch && !CHECKS_ANYWAY.has(client.kind);
   try {
     const added = await addedOrTaken(client, hash, fetched.bytes, {
-      savePath: source.savePath,
+      savePath: plan.savePath,
       paused: !skipCheck,
       skipCheck,
-      category: source.category,
-      tags,
+      ...copyLabels(source.torrent),
       contentLayoutOriginal: true,
     });
     if (added.hash !== hash) return await strayRemoved(client, hash, added.hash, added.status);
-    if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: source.savePath };
+    if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: plan.savePath };
     const present = await readBack(client, hash);
     if (!present) return { kind: 'not-confirmed', hash };
     if (skipCheck) return { kind: 'added', hash, savePath: present.savePath, client: client.kind, checked: false, state: present.state, progress: present.progress };
@@ -627,9 +754,19 @@ async function crossSeedPrepared(prepared: PreparedSource, candidate: CrossSeedC
     await env.onAddedStopped?.({ hash, savePath: present.savePath }).catch(() => undefined);
     return await checkThenStart(client, hash, present, env.signal);
   } catch (error) {
-    if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
-    return clientFailed(error);
+    return addFailed(error);
   }
+}
+
+/** A copy's category and tags: the source's, and the tag every cross-seed gets. */
+function copyLabels(source: ClientTorrent): Pick<AddOptions, 'category' | 'tags'> {
+  return { category: source.category, tags: [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])] };
+}
+
+/** An add the client refused (in its words), or a client that failed during it. */
+function addFailed(error: unknown): CrossSeedResult {
+  if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
+  return clientFailed(error);
 }
 
 /**
@@ -643,6 +780,7 @@ async function renamedCopy(
   clientFiles: readonly ClientFile[],
   candidate: CrossSeedCandidate,
   target: CrossSeedTarget,
+  sourceName?: string,
 ): Promise<{ plan: RenamePlan } | CrossSeedResult> {
   const pieces = await piecesHashFromTorrent(bytes);
   // The client's pieces hash is known where the candidate was found by it (the index read it from the client).
@@ -653,7 +791,7 @@ async function renamedCopy(
   const pathDifferences = compareFiles(candidateFiles, clientFiles);
   const differ = (copy?: CopyRefusal, differences = pathDifferences): CrossSeedResult => {
     const listed = differences.same ? { differences: [], more: 0 } : { differences: differences.differences, more: differences.more };
-    return { kind: 'files-differ', ...listed, client: target.client.kind, ...(copy && { copy }) };
+    return { kind: 'files-differ', ...listed, client: target.client.kind, ...(sourceName && { clientName: sourceName }), ...(copy && { copy }) };
   };
   switch (match.kind) {
     case 'renamed': {
@@ -679,23 +817,22 @@ async function renamedCopy(
 }
 
 /**
- * A renamed copy: added stopped at the source's save path, its files renamed in the client to the
- * names on disk, then checked; started only at 100 %, as every cross-seed. A rename the client
- * refuses takes the torrent out again (nothing of it was checked); the source is never touched.
+ * A renamed copy: added stopped at the source's save path (through a folder pair where it goes to
+ * another client), its files renamed in the client to the names on disk, then checked; started
+ * only at 100 %, as every cross-seed. A rename the client refuses takes the torrent out again
+ * (nothing of it was checked); the source is never touched.
  */
-async function addRenamed(client: TorrentClient, hash: string, bytes: Uint8Array, source: ClientTorrent, plan: RenamePlan, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
-  const tags = [...new Set([...(source.tags ?? []), CROSS_SEED_TAG])];
+async function addRenamed(client: TorrentClient, hash: string, bytes: Uint8Array, copy: CopyPlan, plan: RenamePlan, env: CrossSeedEnvironment): Promise<CrossSeedResult> {
   try {
-    const added = await addedOrTaken(client, hash, bytes, { savePath: source.savePath, paused: true, skipCheck: false, category: source.category, tags, contentLayoutOriginal: true });
+    const added = await addedOrTaken(client, hash, bytes, { savePath: copy.savePath, paused: true, skipCheck: false, ...copyLabels(copy.source.torrent), contentLayoutOriginal: true });
     if (added.hash !== hash) return await strayRemoved(client, hash, added.hash, added.status);
-    if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: source.savePath };
+    if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: copy.savePath };
     const present = await readBack(client, hash);
     if (!present) return { kind: 'not-confirmed', hash };
     await env.onAddedStopped?.({ hash, savePath: present.savePath, rename: plan }).catch(() => undefined);
     return withRenamed(await renameThenCheck(client, hash, present, plan, env.signal), plan);
   } catch (error) {
-    if (isClientError(error) && error.kind === 'refused') return error.clientMessage ? { kind: 'client-refused', clientMessage: error.clientMessage } : { kind: 'client-refused' };
-    return clientFailed(error);
+    return addFailed(error);
   }
 }
 
@@ -730,7 +867,7 @@ export async function crossSeed(pageHash: string, candidate: CrossSeedCandidate,
   if (!Number.isSafeInteger(candidate.sid) || candidate.sid < 0) return { kind: 'bad-request', detail: 'the site id is not a number' };
   if (hash === page) return { kind: 'bad-request', detail: 'the candidate is the page’s own torrent' };
   const prepared = await prepare(page, hash ? [hash] : [], env);
-  if (!('target' in prepared)) return prepared;
+  if (!('plan' in prepared)) return prepared;
   return crossSeedPrepared(prepared, candidate, hash, env);
 }
 
@@ -799,11 +936,11 @@ export async function* crossSeedAll(
     mine.flatMap((candidate) => (candidate.hash ? [candidate.hash] : [])),
     env,
   );
-  if (!('target' in prepared)) {
+  if (!('plan' in prepared)) {
     yield { type: 'stopped', result: prepared };
     return;
   }
-  const wanted = mine.filter((candidate) => !prepared.held.has(candidate.hash));
+  const wanted = mine.filter((candidate) => !prepared.plan.held.has(candidate.hash));
   const taken = wanted.slice(0, Math.max(0, limit));
   yield { type: 'plan', total: taken.length, sitesChosen: true, notYourSites, alreadyInClient: mine.length - wanted.length, overLimit: wanted.length - taken.length };
 

@@ -43,19 +43,39 @@ function percent(progress: number): string {
  */
 export type ComparedWith = 'page' | 'client';
 
+/** Which Unicode normal form a name is in, for the words of a rename that only changed it. */
+function unicodeForm(name: string): string {
+  if (name === name.normalize('NFC')) return 'NFC';
+  if (name === name.normalize('NFD')) return 'NFD';
+  return t('unicodeFormMixed');
+}
+
 /** The sentence for one result; `site` is the candidate site's name as the view shows it. */
 export function crossSeedWords(result: CrossSeedResult, site: string, compared: ComparedWith = 'page'): Words {
   switch (result.kind) {
-    case 'added':
-      if (result.renamed) return words('crossSeedAddedRenamed', CLIENT_NAMES[result.client]);
-      return words(result.checked ? 'crossSeedAdded' : 'crossSeedAddedUnchecked', CLIENT_NAMES[result.client]);
-    case 'left-stopped':
-      if (!result.checkFinished) return words('crossSeedCheckUnfinished', CLIENT_NAMES[result.client], percent(result.progress));
-      return words(result.tagged ? 'crossSeedLeftStopped' : 'crossSeedLeftStoppedNoTags', CLIENT_NAMES[result.client], percent(result.progress));
+    case 'added': {
+      // The client by the Name the user gave it (outcomes kept from before names: its product name).
+      const client = result.clientName ?? CLIENT_NAMES[result.client];
+      if (result.renamed) return words('crossSeedAddedRenamed', client);
+      return words(result.checked ? 'crossSeedAdded' : 'crossSeedAddedUnchecked', client);
+    }
+    case 'left-stopped': {
+      const client = result.clientName ?? CLIENT_NAMES[result.client];
+      if (!result.checkFinished) return words('crossSeedCheckUnfinished', client, percent(result.progress));
+      // Less than 100 % through a folder pair: the "Copies go to" client looked in the wrong folder.
+      if (result.viaPair) return words('crossSeedPairNotSeen', client, result.savePath, percent(result.progress));
+      return words(result.tagged ? 'crossSeedLeftStopped' : 'crossSeedLeftStoppedNoTags', client, percent(result.progress));
+    }
     case 'already-in-client':
-      return words('crossSeedAlreadyInClient');
+      return result.clientName ? words('crossSeedAlreadyInNamed', result.clientName) : words('crossSeedAlreadyInClient');
     case 'no-client':
       return words('crossSeedNoClient');
+    case 'read-only':
+      return words('crossSeedReadOnly', result.clientName);
+    case 'no-folder-pair':
+      return words('crossSeedNoFolderPair', result.path, result.clientName, result.targetName);
+    case 'target-missing':
+      return words('crossSeedTargetMissing', result.clientName);
     case 'no-permission':
       return result.for === 'site' ? words('crossSeedNoPermissionSite', site) : words('crossSeedNoPermissionClient', result.origin);
     case 'bad-request':
@@ -100,13 +120,17 @@ export function crossSeedWords(result: CrossSeedResult, site: string, compared: 
       return words(STRAY_KEYS[result.stray], result.clientHash);
     case 'files-differ':
       // An outcome stored before the client was kept with it keeps the page's words.
-      return compared === 'client' && result.client ? words('crossSeedFilesDifferClient', CLIENT_NAMES[result.client]) : words('crossSeedFilesDiffer');
+      return compared === 'client' && result.client ? words('crossSeedFilesDifferClient', result.clientName ?? CLIENT_NAMES[result.client]) : words('crossSeedFilesDiffer');
     case 'client-refused':
+      if (result.clientName) return result.clientMessage ? words('crossSeedNamedClientRefused', result.clientName, result.clientMessage) : words('crossSeedNamedClientRefusedNoWords', result.clientName);
       return result.clientMessage ? words('crossSeedClientRefused', result.clientMessage) : words('crossSeedClientRefusedNoWords');
-    case 'client-failed':
-      if (result.failure.kind === 'auth') return words('crossSeedClientAuth');
-      if (result.failure.kind === 'unreachable' || result.failure.kind === 'timeout') return words('crossSeedClientUnreachable');
-      return words('crossSeedClientOther', result.failure.clientMessage || result.failure.kind);
+    case 'client-failed': {
+      const name = result.clientName;
+      if (result.failure.kind === 'auth') return name ? words('crossSeedNamedClientAuth', name) : words('crossSeedClientAuth');
+      if (result.failure.kind === 'unreachable' || result.failure.kind === 'timeout') return name ? words('crossSeedNamedClientUnreachable', name) : words('crossSeedClientUnreachable');
+      const said = result.failure.clientMessage || result.failure.kind;
+      return name ? words('crossSeedNamedClientOther', name, said) : words('crossSeedClientOther', said);
+    }
     case 'not-confirmed':
       return words('crossSeedNotConfirmed');
     case 'site-skipped':
@@ -160,12 +184,17 @@ export function crossSeedText(result: CrossSeedResult, site: string, compared: C
   const lines = [textOf(crossSeedWords(result, site, compared))];
   if (result.kind === 'files-differ') {
     if (result.copy) lines.push(textOf(copyRefusalWords(result.copy)));
-    const client = compared === 'client' && result.client ? CLIENT_NAMES[result.client] : undefined;
+    const client = compared === 'client' && result.client ? (result.clientName ?? CLIENT_NAMES[result.client]) : undefined;
     lines.push(...result.differences.map((difference) => textOf(differenceWords(difference, client))));
     if (result.more > 0) lines.push(t('crossSeedDiffMore', formatNumber(result.more)));
   }
   if ((result.kind === 'added' || result.kind === 'left-stopped') && result.renamed) {
-    for (const file of result.renamed) if (file.from !== file.to) lines.push(t('crossSeedRenamedFile', file.from, file.to));
+    for (const file of result.renamed) {
+      if (file.from === file.to) continue;
+      // The same name in another Unicode form (a macOS-made torrent's NFD against NFC on disk): said so, not as two names that look alike.
+      if (file.from.normalize('NFC') === file.to.normalize('NFC')) lines.push(t('crossSeedRenamedUnicodeForm', file.to, unicodeForm(file.from), unicodeForm(file.to)));
+      else lines.push(t('crossSeedRenamedFile', file.from, file.to));
+    }
   }
   return lines;
 }

@@ -1,7 +1,10 @@
 /**
- * "Torrent clients": add, edit, test and remove the user's clients; one is the default. Passwords
- * go to the background and never come back: the list knows only whether one is saved. A client
- * that is not on this machine needs its address granted, asked within the Save (or Test) click.
+ * "Torrent clients": add, edit, test, order and remove the user's clients. Every saved client
+ * takes part (issue 33): each has a Name every outcome uses; "Your clients" keeps the user's order,
+ * which decides only ties; a client may only be read ("Only read this client") or send its copies
+ * to another ("Copies go to", with folder pairs saying where that client sees this one's folders).
+ * Passwords go to the background and never come back: the list knows only whether one is saved. A
+ * client that is not on this machine needs its address granted, asked within the Save (or Test) click.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
@@ -14,6 +17,7 @@ import { clientInfoText, clientProblemText, clientSaidText } from './client-text
 import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { originOf } from '../../../utils/url';
 import { CheckWithHint } from '../../../components/CheckWithHint';
+import type { FolderPair } from '../../../utils/clients/folder-pairs';
 
 const KINDS: ClientKind[] = ['qbittorrent', 'transmission', 'deluge', 'rtorrent', 'flood'];
 
@@ -42,12 +46,27 @@ const HINTS: Record<ClientKind, { url: MessageKey; password: MessageKey; skipChe
 interface FormValues {
   type: ClientKind;
   url: string;
+  name: string;
   username: string;
   password: string;
   skipCheckWhenFilesMatch: boolean;
+  readOnly: boolean;
+  /** '' for this client. */
+  copiesTo: string;
+  folderPairs: FolderPair[];
 }
 
-const EMPTY_FORM: FormValues = { type: 'qbittorrent', url: '', username: '', password: '', skipCheckWhenFilesMatch: false };
+const EMPTY_PAIR: FolderPair = { from: '', to: '' };
+const EMPTY_FORM: FormValues = { type: 'qbittorrent', url: '', name: '', username: '', password: '', skipCheckWhenFilesMatch: false, readOnly: false, copiesTo: '', folderPairs: [] };
+
+/** The default Name the background gives an unnamed client, shown as the field's placeholder. */
+function defaultNameHint(type: ClientKind, url: string): string {
+  try {
+    return `${CLIENT_NAMES[type]} on ${new URL(url.trim()).hostname}`;
+  } catch {
+    return CLIENT_NAMES[type];
+  }
+}
 
 type Outcome =
   | { kind: 'idle' }
@@ -74,7 +93,7 @@ function permissionFor(url: string): Promise<boolean> {
 const NO_ANSWER = { kind: 'bad-answer', detail: 'no answer' } as const;
 
 function describe(client: ClientView): string {
-  return `${CLIENT_NAMES[client.type]} ${client.url}`;
+  return client.name;
 }
 
 export function ClientsSection() {
@@ -112,10 +131,27 @@ export function ClientsSection() {
     ...(editing ? { id: editing } : {}),
     type: values.type,
     url: values.url.trim(),
+    name: values.name.trim(),
     username: values.username,
     password: values.password,
     skipCheckWhenFilesMatch: values.skipCheckWhenFilesMatch,
+    readOnly: values.readOnly,
+    copiesTo: values.copiesTo,
+    folderPairs: values.copiesTo ? values.folderPairs : [],
   });
+  const setPair = (index: number, side: keyof FolderPair) => (event: Event) => {
+    const value = (event.currentTarget as HTMLInputElement).value;
+    setForm({ ...form, folderPairs: form.folderPairs.map((pair, at) => (at === index ? { ...pair, [side]: value } : pair)) });
+    if (invalid === 'folderPairs') setInvalid(undefined);
+  };
+  const chooseTarget = (event: Event) => {
+    const copiesTo = (event.currentTarget as HTMLSelectElement).value;
+    // A target needs a folder pair: one empty pair to fill in is there as soon as one is chosen.
+    setForm({ ...form, copiesTo, folderPairs: copiesTo && !form.folderPairs.length ? [{ ...EMPTY_PAIR }] : form.folderPairs });
+    if (invalid === 'copiesTo') setInvalid(undefined);
+  };
+  /** The clients this one may send its copies to: every other saved one (the background refuses a chain, a loop or one that only reads, in words). */
+  const targets = (clients ?? []).filter((client) => client.id !== editing);
 
   /**
    * Save and Test both need the client's origin: asked for within the click (a permission prompt
@@ -166,7 +202,17 @@ export function ClientsSection() {
 
   const edit = (client: ClientView) => {
     setEditing(client.id);
-    setForm({ type: client.type, url: client.url, username: client.username, password: '', skipCheckWhenFilesMatch: client.skipCheckWhenFilesMatch });
+    setForm({
+      type: client.type,
+      url: client.url,
+      name: client.name,
+      username: client.username,
+      password: '',
+      skipCheckWhenFilesMatch: client.skipCheckWhenFilesMatch,
+      readOnly: client.readOnly,
+      copiesTo: client.copiesTo ?? '',
+      folderPairs: client.folderPairs.map((pair) => ({ ...pair })),
+    });
     setInvalid(undefined);
     setOutcome({ kind: 'idle' });
     urlInput.current?.focus();
@@ -179,16 +225,26 @@ export function ClientsSection() {
     setOutcome({ kind: 'idle' });
   };
 
-  const makeDefault = async (client: ClientView) => {
-    const answer = await sendToBackground('clients:set-default', { id: client.id });
+  /** "Your clients": one place up or down in the user's order (the order decides only ties). */
+  const move = async (client: ClientView, index: number, by: -1 | 1) => {
+    const answer = await sendToBackground('clients:move', { id: client.id, index: index + by });
     if (!answer) return;
     setClients(answer.clients);
-    setOutcome({ kind: 'ok', text: t('clientDefaultSet', describe(client)) });
+    setOutcome({ kind: 'ok', text: t('clientMoved', describe(client), String(answer.clients.findIndex((entry) => entry.id === client.id) + 1)) });
+    // The keyboard user keeps the button they pressed, on the client's new row (or the other one at an end).
+    setTimeout(() => {
+      const row = document.querySelector<HTMLElement>(`#client-list li[data-id="${client.id}"]`);
+      (row?.querySelector<HTMLButtonElement>(by < 0 ? '.move-up:not([disabled])' : '.move-down:not([disabled])') ?? row?.querySelector<HTMLButtonElement>('.edit-client'))?.focus();
+    }, 0);
   };
 
   const remove = async (client: ClientView, index: number) => {
     const answer = await sendToBackground('clients:remove', { id: client.id });
     if (!answer) return;
+    if ('problem' in answer) {
+      setOutcome(problemOutcome(answer.problem));
+      return;
+    }
     setClients(answer.clients);
     if (editing === client.id) {
       setEditing(undefined);
@@ -223,6 +279,24 @@ export function ClientsSection() {
             </option>
           ))}
         </select>
+
+        <label for="client-name">{t('clientNameLabel')}</label>
+        <input
+          id="client-name"
+          name="client-name"
+          type="text"
+          value={form.name}
+          placeholder={defaultNameHint(form.type, form.url)}
+          onInput={update('name')}
+          maxLength={60}
+          spellcheck={false}
+          autocomplete="off"
+          aria-describedby="client-name-hint"
+          {...field('name')}
+        />
+        <p class="hint" id="client-name-hint">
+          {t('clientNameHint')}
+        </p>
 
         <label for="client-url">{t('clientUrlLabel')}</label>
         <input
@@ -279,6 +353,58 @@ export function ClientsSection() {
           hint={skipCheckNote ? `${t('clientSkipCheckHint')} ${t(skipCheckNote)}` : t('clientSkipCheckHint')}
         />
 
+        <CheckWithHint
+          id="client-read-only"
+          checked={form.readOnly}
+          onChange={(checked) => setForm({ ...form, readOnly: checked })}
+          label={t('clientReadOnlyLabel')}
+          hint={t('clientReadOnlyHint')}
+        />
+
+        <label for="client-copies-to">{t('clientCopiesToLabel')}</label>
+        <select id="client-copies-to" name="client-copies-to" value={form.copiesTo} onChange={chooseTarget} aria-describedby="client-copies-to-hint" {...field('copiesTo')}>
+          <option value="">{t('clientCopiesToThis')}</option>
+          {targets.map((client) => (
+            <option key={client.id} value={client.id}>
+              {client.name}
+            </option>
+          ))}
+          {/* A target no longer saved (an import's) stays shown until the user picks another. */}
+          {form.copiesTo && !targets.some((client) => client.id === form.copiesTo) && <option value={form.copiesTo}>{t('clientCopiesToGone')}</option>}
+        </select>
+        <p class="hint" id="client-copies-to-hint">
+          {t('clientCopiesToHint')}
+        </p>
+        {form.copiesTo && (
+          <fieldset class="folder-pairs" id="client-folder-pairs" aria-describedby="client-folder-pairs-hint" {...field('folderPairs')}>
+            <legend>{t('clientFolderPairsLegend')}</legend>
+            <p class="hint" id="client-folder-pairs-hint">
+              {t('clientFolderPairsHint')}
+            </p>
+            {form.folderPairs.map((pair, index) => (
+              <div class="folder-pair" key={index} data-index={index}>
+                <label for={`client-pair-from-${index}`}>{t('clientFolderFromLabel')}</label>
+                <input id={`client-pair-from-${index}`} class="pair-from" type="text" value={pair.from} placeholder="/downloads" onInput={setPair(index, 'from')} spellcheck={false} autocomplete="off" />
+                <label for={`client-pair-to-${index}`}>{t('clientFolderToLabel')}</label>
+                <input id={`client-pair-to-${index}`} class="pair-to" type="text" value={pair.to} placeholder="/mnt/nas/downloads" onInput={setPair(index, 'to')} spellcheck={false} autocomplete="off" />
+                {form.folderPairs.length > 1 && (
+                  <button
+                    type="button"
+                    class="remove-pair link-button"
+                    aria-label={t('clientRemovePairLabel', String(index + 1))}
+                    onClick={() => setForm({ ...form, folderPairs: form.folderPairs.filter((_, at) => at !== index) })}
+                  >
+                    {t('clientRemove')}
+                  </button>
+                )}
+              </div>
+            ))}
+            <button type="button" id="add-folder-pair" onClick={() => setForm({ ...form, folderPairs: [...form.folderPairs, { ...EMPTY_PAIR }] })}>
+              {t('clientAddFolderPair')}
+            </button>
+          </fieldset>
+        )}
+
         <div class="buttons">
           <button type="submit" class="primary" id="save-client">
             {t('clientSave')}
@@ -300,29 +426,34 @@ export function ClientsSection() {
       </h3>
       {clients?.length ? (
         <ul class="host-list client-list" id="client-list" aria-labelledby="client-list-heading">
-          {clients.map((client, index) => (
-            <li key={client.id} class={`client${client.isDefault ? ' default' : ''}`} data-id={client.id} data-type={client.type}>
-              <span class="client-name">
-                <strong>{CLIENT_NAMES[client.type]}</strong> <code class="client-url">{client.url}</code>{' '}
-                <span class="muted">{client.username}</span>
-                {!client.hasPassword && <span class="muted"> · {t('clientNoPassword')}</span>}
-                {client.isDefault && <span class="tag client-default"> {t('clientDefault')}</span>}
-              </span>
-              <span class="client-actions">
-                <button type="button" class="edit-client" aria-label={t('clientEditLabel', describe(client))} onClick={() => edit(client)}>
-                  {t('clientEdit')}
-                </button>
-                {!client.isDefault && (
-                  <button type="button" class="make-default" aria-label={t('clientMakeDefaultLabel', describe(client))} onClick={() => void makeDefault(client)}>
-                    {t('clientMakeDefault')}
+          {clients.map((client, index) => {
+            const target = client.copiesTo ? clients.find((other) => other.id === client.copiesTo) : undefined;
+            return (
+              <li key={client.id} class={`client${client.readOnly ? ' read-only' : ''}`} data-id={client.id} data-type={client.type}>
+                <span class="client-name">
+                  <strong class="client-title">{client.name}</strong> <span class="muted">{CLIENT_NAMES[client.type]}</span> <code class="client-url">{client.url}</code>{' '}
+                  <span class="muted">{client.username}</span>
+                  {!client.hasPassword && <span class="muted"> · {t('clientNoPassword')}</span>}
+                  {client.readOnly && <span class="tag client-read-only"> {t('clientReadOnlyTag')}</span>}
+                  {client.copiesTo && <span class="muted client-copies-to"> · {t('clientCopiesToShort', target?.name ?? t('clientCopiesToGone'))}</span>}
+                </span>
+                <span class="client-actions">
+                  <button type="button" class="edit-client" aria-label={t('clientEditLabel', describe(client))} onClick={() => edit(client)}>
+                    {t('clientEdit')}
                   </button>
-                )}
-                <button type="button" class="remove-client" aria-label={t('clientRemoveLabel', describe(client))} onClick={() => void remove(client, index)}>
-                  {t('clientRemove')}
-                </button>
-              </span>
-            </li>
-          ))}
+                  <button type="button" class="move-up" aria-label={t('clientMoveUpLabel', describe(client))} disabled={index === 0} onClick={() => void move(client, index, -1)}>
+                    {t('clientMoveUp')}
+                  </button>
+                  <button type="button" class="move-down" aria-label={t('clientMoveDownLabel', describe(client))} disabled={index === clients.length - 1} onClick={() => void move(client, index, 1)}>
+                    {t('clientMoveDown')}
+                  </button>
+                  <button type="button" class="remove-client" aria-label={t('clientRemoveLabel', describe(client))} onClick={() => void remove(client, index)}>
+                    {t('clientRemove')}
+                  </button>
+                </span>
+              </li>
+            );
+          })}
         </ul>
       ) : (
         clients && <p class="muted" id="client-none">{t('clientNone')}</p>

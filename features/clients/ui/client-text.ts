@@ -2,6 +2,7 @@
 import { CLIENT_NAMES, type ClientInfo, type TorrentState } from '../../../utils/clients/client-types';
 import { countKey, formatNumber, t, uiLocale, type MessageKey } from '../../../utils/i18n';
 import type { ClientProblem } from '../clients.messages';
+import type { ClientRule } from '../client-rules';
 
 /** "Connected: qBittorrent v4.5.2, 123 torrents". */
 export function clientInfoText(info: ClientInfo): string {
@@ -26,10 +27,34 @@ const PROBLEM_KEYS: Record<ClientProblem['kind'], MessageKey> = {
   'no-permission': 'clientProblemNoPermission',
   'password-needed': 'clientProblemPasswordNeeded',
   'unknown-client': 'clientProblemUnknownClient',
+  rule: 'clientProblemBadConfig',
 };
+
+/** A rule a list of clients would break (client-rules.ts), in words naming the clients. */
+export function clientRuleText(rule: ClientRule): string {
+  switch (rule.rule) {
+    case 'same-name':
+      return t('clientRuleSameName', rule.name);
+    case 'copies-chain':
+      return t('clientRuleChain', rule.client, rule.target, rule.next);
+    case 'copies-loop':
+      return t('clientRuleLoop', rule.client, rule.target);
+    case 'copies-target-missing':
+      return t('clientRuleTargetMissing', rule.client);
+    case 'copies-target-read-only':
+      return t('clientRuleTargetReadOnly', rule.client, rule.target);
+    case 'no-folder-pair':
+      return t('clientRuleNoFolderPair', rule.client);
+    case 'folder-not-absolute':
+      return t('clientRuleFolderNotAbsolute', rule.client, rule.path);
+    case 'target-named':
+      return t('clientRuleTargetNamed', rule.target, rule.client);
+  }
+}
 
 /** Why a client could not be used, and what to do: one or two sentences. */
 export function clientProblemText(problem: ClientProblem): string {
+  if (problem.kind === 'rule' && problem.rule) return clientRuleText(problem.rule);
   const main = t(PROBLEM_KEYS[problem.kind] ?? 'clientProblemBadAnswer', problem.origin ?? '');
   // Browsers say nothing more than "failed" for an https address whose certificate is not trusted.
   return problem.kind === 'unreachable' && problem.certificatePossible ? `${main} ${t('clientProblemCertificateMaybe')}` : main;

@@ -14,7 +14,7 @@ import { browser } from 'wxt/browser';
 import { t } from '../../../utils/i18n';
 import type { CandidateView, TabView, ViewChanged } from '../../lookup/lookup.messages';
 import { sendToBackground } from '../../send-to-background';
-import { CLIENT_NAMES } from '../../../utils/clients/client-types';
+import { crossSeedText } from '../../../utils/cross-seed-engine/result-text';
 import { Outcome, useCrossSeeds } from './PopupCrossSeed';
 import { useClientStatus } from '../../clients/ui/InYourClient';
 import { LogoIcon } from '../../../components/icons';
@@ -92,9 +92,11 @@ export function ConfirmCrossSeed({ tabId, sid, torrentId, onClose }: ConfirmProp
   const crossSeeds = useCrossSeeds(tabId, view);
   if (!view) return <main class="confirm" aria-busy="true" />;
 
-  const client = status && 'client' in status ? `${CLIENT_NAMES[status.client.type]} ${status.client.url}` : undefined;
   const pageHash = candidate?.forHash;
-  const held = pageHash && status?.state === 'answered' ? status.held[pageHash] : undefined;
+  // The client the copy goes into (placement.ts: the first holding the source complete, or its "Copies go to"), or why none.
+  const copy = pageHash && status?.state === 'answered' ? status.copies?.[pageHash] : undefined;
+  const client = copy ? ('into' in copy ? t('confirmIntoClient', copy.into, copy.savePath) : crossSeedText(copy.refused, candidate?.siteName ?? '').join(' ')) : status?.state === 'answered' ? t('confirmNoSource') : undefined;
+  const held = pageHash && status?.state === 'answered' ? status.clients.flatMap((answer) => (answer.state === 'answered' && answer.held[pageHash] ? [answer.held[pageHash]!] : []))[0] : undefined;
   const torrentName = held?.name ?? view.hashes.find((found) => found.hash === pageHash)?.title ?? pageHash;
   const item = candidate && crossSeeds.itemOf(candidate);
   const busy = !!candidate && crossSeeds.busy(candidate);

@@ -178,7 +178,7 @@ export function Outcome({ item, onAllow }: { item: CrossSeedItem; onAllow: (orig
  * undefined until the client answered: the button waits for it, so it never shows for a candidate
  * the client turns out to hold.
  */
-export function CandidateCrossSeed({ candidate, crossSeeds, inClient }: { candidate: CandidateView; crossSeeds: PopupCrossSeeds; inClient: ReadonlySet<string> | undefined }) {
+export function CandidateCrossSeed({ candidate, crossSeeds, inClient }: { candidate: CandidateView; crossSeeds: PopupCrossSeeds; inClient: ReadonlyMap<string, string> | undefined }) {
   const item = crossSeeds.itemOf(candidate);
   const busy = crossSeeds.busy(candidate);
   const showButton = inClient !== undefined && !inClient.has(candidate.infoHash);
@@ -230,7 +230,7 @@ function allText(state: TabCrossSeeds): string[] {
  * "Cross-seed all": shown while any candidate on the user's sites (or on any site, before they chose
  * theirs) is not in the client; its progress ("Cross-seeding 3 of 7…") and how it ended.
  */
-export function CrossSeedAll({ candidates, crossSeeds, inClient }: { candidates: readonly CandidateView[]; crossSeeds: PopupCrossSeeds; inClient: ReadonlySet<string> | undefined }) {
+export function CrossSeedAll({ candidates, crossSeeds, inClient }: { candidates: readonly CandidateView[]; crossSeeds: PopupCrossSeeds; inClient: ReadonlyMap<string, string> | undefined }) {
   const state = crossSeeds.state;
   const lines = state ? allText(state) : [];
   const wanted = inClient ? candidates.filter((candidate) => candidate.held !== false && !inClient.has(candidate.infoHash)) : [];

@@ -22,10 +22,11 @@ interface Props {
    */
   inPage?: boolean;
   /**
-   * Popup only: the info-hashes the user's torrent client holds, each such candidate marked "In
-   * your client". Never given in the page (what the client holds is not the page's to measure).
+   * Popup only: the info-hashes the user's torrent clients hold, each with the Name of the client
+   * holding it: such a candidate is marked "In <Name>". Never given in the page (what the clients
+   * hold is not the page's to measure).
    */
-  inClient?: ReadonlySet<string>;
+  inClient?: ReadonlyMap<string, string>;
   /** What follows each candidate (its "Cross-seed" button and outcome: the popup's and the panel's own). */
   extra?: (candidate: CandidateView) => ComponentChildren;
   /** Popup only: tags after its link (where it was found: FoundByTag). */
@@ -64,7 +65,7 @@ function Group({ group, onOpenAll, showForHash, inPage, inClient, extra, tags }:
             )}
             {showForHash && <code class="for-hash" {...words(candidate.forHash.slice(0, 8), inPage)} />}
             {tags?.(candidate)}
-            {inClient?.has(candidate.infoHash) && <span class="tag in-client">{t('clientInYour')}</span>}
+            {inClient?.has(candidate.infoHash) && <span class="tag in-client">{t('clientInNamed', inClient.get(candidate.infoHash)!)}</span>}
             {candidate.detailsUrl && (
               <CopyButton text={candidate.detailsUrl} describedAs={`${group.siteName} #${candidate.torrentId}`} tabIndex={inPage ? -1 : undefined} />
             )}

@@ -164,10 +164,10 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
   );
 }
 
-/** "qBittorrent http://127.0.0.1:8080 (reseed, password set, default)". */
+/** "NAS: qBittorrent http://127.0.0.1:8080 (reseed, password set, only read)". */
 function shownClient(client: ClientPreview): string {
-  const notes = [client.username, client.hasPassword ? t('valueSet') : t('clientNoPassword'), client.isDefault ? t('clientDefault') : ''].filter(Boolean);
-  return `${CLIENT_NAMES[client.type] ?? client.type} ${client.url} (${notes.join(', ')})`;
+  const notes = [client.username, client.hasPassword ? t('valueSet') : t('clientNoPassword'), client.readOnly ? t('clientReadOnlyTag') : ''].filter(Boolean);
+  return `${client.name}: ${CLIENT_NAMES[client.type] ?? client.type} ${client.url} (${notes.join(', ')})`;
 }
 
 /** A settings value in the user's words, as plain text. */

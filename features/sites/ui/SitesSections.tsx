@@ -216,13 +216,13 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
   const [drafts, setDrafts] = useState<Record<string, AddressDraft>>({});
   const [pathErrors, setPathErrors] = useState<Record<string, string>>({});
   const [tests, setTests] = useState<Record<string, Status>>({});
-  // The default client, when it gives no piece hashes over its API: those sites are asked only with qBittorrent.
+  // A client kind that gives no piece hashes over its API, when no saved client is a qBittorrent (every qBittorrent is read for them).
   const [clientWithoutPieces, setClientWithoutPieces] = useState<ClientKind | undefined>();
   useEffect(() => {
     void sendToBackground('clients:list', {})
       .then((answer) => {
-        const type = answer?.clients.find((client) => client.isDefault)?.type;
-        setClientWithoutPieces(type && type !== 'qbittorrent' ? type : undefined);
+        const clients = answer?.clients ?? [];
+        setClientWithoutPieces(clients.some((client) => client.type === 'qbittorrent') ? undefined : clients[0]?.type);
       })
       .catch(() => undefined);
   }, []);

@@ -93,7 +93,22 @@ describe('cross-seed messages', () => {
     installI18n('en');
     const text = (result: CrossSeedResult) => crossSeedText(result, 'OurBits');
     // The outcome of the check, not the hope (issue 15: this once said "it checks the files on disk, then seeds" whatever the check found).
-    expect(text(RESULTS[0]!)).toEqual(['Added to qBittorrent: its check found every file on disk, and it is seeding.']);
+    expect(text(RESULTS[0]!)).toEqual(['Added to qBittorrent, seeding: its check found every file on disk.']);
+    // Several clients (issue 33): the client by the Name the user gave it, wherever an outcome names one.
+    expect(text({ ...(RESULTS[0] as Extract<CrossSeedResult, { kind: 'added' }>), clientName: 'NAS B' })).toEqual(['Added to NAS B, seeding: its check found every file on disk.']);
+    expect(text({ kind: 'already-in-client', hash: 'a'.repeat(40), savePath: '/data', clientName: 'Seedbox' })).toEqual(['Already in Seedbox.']);
+    expect(text({ kind: 'already-in-client', hash: 'a'.repeat(40), savePath: '/data' })).toEqual(['Already in your client.']);
+    expect(text({ kind: 'read-only', clientName: 'Archive' })).toEqual([
+      'Archive only reads: nothing is added to it. To cross-seed its torrents, choose where their copies go under “Copies go to” in the settings.',
+    ]);
+    expect(text({ kind: 'no-folder-pair', path: '/srv/other/Album', clientName: 'NAS', targetName: 'Seedbox' })).toEqual([
+      '/srv/other/Album is under no folder pair of NAS: nothing was sent to Seedbox. Add a folder pair for it in the settings.',
+    ]);
+    expect(text({ kind: 'target-missing', clientName: 'NAS' })).toEqual(['NAS sends its copies to a client that is no longer saved: choose another under “Copies go to” in the settings.']);
+    expect(text({ kind: 'left-stopped', hash: 'a'.repeat(40), savePath: '/mnt/nas/music', client: 'transmission', progress: 0, checkFinished: true, tagged: true, clientName: 'Seedbox', viaPair: true })).toEqual([
+      'Seedbox does not see the data at /mnt/nas/music: check the folder pair. The copy is left stopped (0% of the data found).',
+    ]);
+    expect(text({ kind: 'client-failed', failure: { kind: 'unreachable', detail: 'x' }, clientName: 'NAS B' })).toEqual(['NAS B did not answer: is it running?']);
     expect(text(RESULTS[2]!)).toEqual([
       'Left stopped in qBittorrent: its check found only 75% of the data on disk, and started it would download the rest from the other site. Tagged “reseed-lens-incomplete”.',
     ]);
@@ -148,10 +163,14 @@ describe('cross-seed messages', () => {
     };
     installI18n('en');
     expect(crossSeedText(renamed, 'OurBits')).toEqual([
-      'Added (renamed to match your files) to qBittorrent: its check found every file on disk, and it is seeding.',
+      'Added to qBittorrent, seeding (renamed to match your files): its check found every file on disk.',
       'Renamed: Movie 2024/Movie.mkv → Movie.2024/Movie.mkv',
       'Renamed: Movie 2024/Movie.nfo → Movie.2024/Movie.nfo',
     ]);
+    // A name that changed only its Unicode form (a macOS-made torrent's NFD against NFC on disk) is said so, not as two names that look alike.
+    const nfd = 'Cafe\u0301/01.flac';
+    const nfc = 'Caf\u00e9/01.flac';
+    expect(crossSeedText({ ...renamed, renamed: [{ from: nfd, to: nfc, size: 1 }] } as CrossSeedResult, 'OurBits')[1]).toBe(`Renamed (Unicode form only): ${nfc} — NFD in the candidate, NFC on disk`);
     const refused = (copy: NonNullable<Extract<CrossSeedResult, { kind: 'files-differ' }>['copy']>): CrossSeedResult => ({ kind: 'files-differ', differences: [], more: 0, copy });
     expect(crossSeedText(refused({ kind: 'client-cannot', client: 'transmission', renames: 'last-element' }), 'OurBits')[1]).toBe('The same data under other names, but Transmission cannot move a file into or out of a folder.');
     // Kept from before a refusal said what the client can rename: Transmission's words, as then.
@@ -162,7 +181,7 @@ describe('cross-seed messages', () => {
     expect(crossSeedText(refused({ kind: 'colliding-targets', path: 'R/a' }), 'OurBits')[1]).toBe('The same data under other names, but two of its files would take the name R/a.');
     installI18n('zh_CN');
     expect(crossSeedText(renamed, '我堡')).toEqual([
-      '已添加（已按你的文件重命名）到 qBittorrent：校验确认硬盘上的文件完整，已开始做种。',
+      '已添加到 qBittorrent，正在做种（已按你的文件重命名）：校验确认硬盘上的文件完整。',
       '已重命名：Movie 2024/Movie.mkv → Movie.2024/Movie.mkv',
       '已重命名：Movie 2024/Movie.nfo → Movie.2024/Movie.nfo',
     ]);

@@ -122,8 +122,9 @@ async function useClient(daemon: RunningDaemon, extra: Record<string, unknown> =
     client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password, ...extra },
   });
   if ('problem' in answer) throw new Error(`not saved: ${JSON.stringify(answer.problem)}`);
+  // The index is of the first client in the user's order (the one this test syncs).
   const saved = answer.clients.find((client) => client.url === daemon.url)!;
-  if (!saved.isDefault) await fromPage({ type: 'clients:set-default', id: saved.id });
+  if (answer.clients[0]!.id !== saved.id) await fromPage({ type: 'clients:move', id: saved.id, index: 0 });
 }
 
 /** The index turned on as the options page does, and its first sync awaited. */

@@ -98,7 +98,7 @@ describe('Index of your client', () => {
     const running: IndexStatusView = {
       enabled: true,
       markHosts: [],
-      client: { id: 'c1', type: 'qbittorrent', url: daemon.url },
+      client: { id: 'c1', type: 'qbittorrent', url: daemon.url, name: 'qBittorrent on 127.0.0.1' },
       counts: { torrents: 10_000, answered: 2_400, places: 9_000, inClient: 1_200, canCrossSeed: 5_100, toPlace: 0 },
       running: { job: 'sync', phase: 'asking', done: 2_400, total: 10_000, requests: 12 },
     };
@@ -125,7 +125,7 @@ describe('Index of your client', () => {
     const base: IndexStatusView = {
       enabled: true,
       markHosts: [],
-      client: { id: 'c1', type: 'qbittorrent', url: daemon.url },
+      client: { id: 'c1', type: 'qbittorrent', url: daemon.url, name: 'qBittorrent on 127.0.0.1' },
       counts: { torrents: 30_000, answered: 1_200, places: 900, inClient: 10, canCrossSeed: 40, toPlace: 0 },
     };
     const stopped: IndexStatusView = {
@@ -165,7 +165,7 @@ describe('Index of your client', () => {
 
   it('an older status arriving after a newer one does not take its place (the end of a run is not undone by an answer computed before it)', async () => {
     const page = await open({ settings: { clientIndexEnabled: true }, client: true });
-    const base: IndexStatusView = { enabled: true, markHosts: [], client: { id: 'c1', type: 'qbittorrent', url: daemon.url } };
+    const base: IndexStatusView = { enabled: true, markHosts: [], client: { id: 'c1', type: 'qbittorrent', url: daemon.url, name: 'qBittorrent on 127.0.0.1' } };
     const ended: IndexStatusView = { ...base, revision: 1_000, lastSync: { job: 'sync', at: Date.now(), outcome: 'failed', torrents: 0, asked: 0, requests: 0 } };
     const stillRunning: IndexStatusView = { ...base, revision: 999, running: { job: 'sync', phase: 'asking', done: 0, total: 2, requests: 0 } };
     await fakeBrowser.runtime.sendMessage({ type: 'index:changed', status: ended });

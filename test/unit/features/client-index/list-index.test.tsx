@@ -88,7 +88,7 @@ describe('the popup on a list page', () => {
       page: answered({ canCrossSeed: [row('70877')], inClient: [...(answered() as { inClient: IndexRowView[] }).inClient, row('71001', 'Night.Harbor.2021.1080p.BluRay')] }),
     });
     await waitFor(() => root.querySelector('li[data-row-id="71001"] .index-outcome.ok'), 'the result');
-    expect(root.querySelector('li[data-row-id="71001"] .index-outcome')?.textContent).toBe('Added to qBittorrent: its check found every file on disk, and it is seeding.');
+    expect(root.querySelector('li[data-row-id="71001"] .index-outcome')?.textContent).toBe('Added to qBittorrent, seeding: its check found every file on disk.');
     expect(root.querySelector('li[data-row-id="71001"] button')).toBeNull();
     expect(root.querySelector('#index-cross-seed-heading')?.textContent).toBe('Can cross-seed on this page (1)');
   });

@@ -160,7 +160,7 @@ describe('the form', () => {
 });
 
 describe('qBittorrent (CSRF protection on)', () => {
-  it('Test client before saving says its version and torrent count; Save lists it as the default, without showing the password', async () => {
+  it('Test client before saving says its version and torrent count; Save lists it by its Name, without showing the password', async () => {
     const page = await openSection();
     await fillForm(page, qbittorrent);
     replaying(qbittorrentRecording, 'csrf-same-origin', { throughRules: true });
@@ -173,7 +173,7 @@ describe('qBittorrent (CSRF protection on)', () => {
     await waitFor(() => page.querySelector('#client-list li.client'), 'the saved client');
     expect(text(page, '#client-status')).toBe(en.clientSaved!.message);
     const row = $(page, '#client-list li.client');
-    expect(text(row, '.client-name')).toBe(`qBittorrent ${qbittorrent.url} ${qbittorrent.username} Default`);
+    expect(text(row, '.client-name')).toBe(`qBittorrent on 127.0.0.1 qBittorrent ${qbittorrent.url} ${qbittorrent.username}`);
     expect(page.textContent).not.toContain(qbittorrent.password);
     // The form now edits the saved client: its password stays in the background, and Test uses it.
     expect($<HTMLInputElement>(page, '#client-password').value).toBe('');
@@ -181,7 +181,7 @@ describe('qBittorrent (CSRF protection on)', () => {
     replaying(qbittorrentRecording, 'csrf-same-origin', { throughRules: true });
     await click($(page, '#test-client'));
     await waitFor(() => text(page, '#client-status').startsWith('Connected'), 'the second test');
-    expect(await storedClients()).toEqual([expect.objectContaining({ type: 'qbittorrent', url: qbittorrent.url, password: qbittorrent.password, isDefault: true })]);
+    expect(await storedClients()).toEqual([expect.objectContaining({ type: 'qbittorrent', url: qbittorrent.url, password: qbittorrent.password, name: 'qBittorrent on 127.0.0.1' })]);
   });
 
   it('says "wrong password" for a wrong password', async () => {
@@ -193,41 +193,102 @@ describe('qBittorrent (CSRF protection on)', () => {
     expect($(page, '#client-status').classList.contains('problem')).toBe(true);
   });
 
-  it('keeps the skip-check choice, edits, makes another default and removes', async () => {
+  it('keeps the skip-check choice, names, edits, orders "Your clients", sends copies to another client through folder pairs, and removes', async () => {
     const page = await openSection();
+    expect(accessibleName($(page, '#client-name'))).toBe('Name');
+    expect(accessibleName($(page, '#client-read-only'))).toBe('Only read this client');
+    expect(accessibleName($(page, '#client-copies-to'))).toBe('Copies go to');
     await fillForm(page, qbittorrent);
+    // Its default Name, shown before it is saved.
+    expect($<HTMLInputElement>(page, '#client-name').placeholder).toBe('qBittorrent on 127.0.0.1');
+    await type($<HTMLInputElement>(page, '#client-name'), 'NAS');
     await click($(page, '#client-skip-check'));
     await click($(page, '#save-client'));
     await waitFor(() => page.querySelector('#client-list li.client'), 'the first client');
-    expect((await storedClients())[0]!.skipCheckWhenFilesMatch).toBe(true);
+    expect((await storedClients())[0]).toMatchObject({ name: 'NAS', skipCheckWhenFilesMatch: true, readOnly: false });
 
     await click($(page, '#add-another-client'));
     expect($<HTMLInputElement>(page, '#client-url').value).toBe('');
     await fillForm(page, { kind: 'transmission', url: 'http://127.0.0.1:9', username: 'seed', password: 'secret' });
+    // A Name another client has is refused in words, the field marked, nothing saved.
+    await type($<HTMLInputElement>(page, '#client-name'), 'nas');
+    await click($(page, '#save-client'));
+    expect(await outcome(page)).toBe(en.clientRuleSameName!.message.replace('$1', 'nas'));
+    expect($(page, '#client-name').getAttribute('aria-invalid')).toBe('true');
+    expect(await storedClients()).toHaveLength(1);
+    await type($<HTMLInputElement>(page, '#client-name'), 'Seedbox');
+    await click($<HTMLInputElement>(page, '#client-read-only'));
     await click($(page, '#save-client'));
     await waitFor(() => page.querySelectorAll('#client-list li.client').length === 2, `the second client (${text(page, '#client-status')})`);
-    const second = page.querySelectorAll<HTMLElement>('#client-list li.client')[1]!;
-    expect(second.querySelector('.client-default')).toBeNull();
-    expect(accessibleName($(second, '.make-default'))).toBe('Make Transmission http://127.0.0.1:9 the default client');
-    await click($(second, '.make-default'));
-    await waitFor(() => page.querySelector('#client-list li.client.default[data-type="transmission"]'), 'the new default');
-    expect(page.querySelectorAll('#client-list .client-default')).toHaveLength(1);
+    const names = () => [...page.querySelectorAll('#client-list li.client .client-title')].map((title) => title.textContent);
+    expect(names()).toEqual(['NAS', 'Seedbox']);
+    expect(page.querySelector('#client-list li.client.read-only .client-title')?.textContent).toBe('Seedbox');
 
+    // The order: Seedbox up, first now (the order decides only ties).
+    const second = page.querySelectorAll<HTMLElement>('#client-list li.client')[1]!;
+    expect(accessibleName($(second, '.move-up'))).toBe('Move Seedbox up');
+    expect($<HTMLButtonElement>(page, '#client-list li.client .move-up').disabled).toBe(true);
+    await click($(second, '.move-up'));
+    await waitFor(() => names()[0] === 'Seedbox', 'the new order');
+    expect((await storedClients()).map((client) => client.name)).toEqual(['Seedbox', 'NAS']);
+
+    // NAS's copies to Seedbox: refused while Seedbox only reads, then through a folder pair that must be a full path.
     await click($(page, '#client-list li.client[data-type="qbittorrent"] .edit-client'));
-    expect(text(page, '#client-editing')).toBe(`Editing qBittorrent ${qbittorrent.url}`);
+    expect(text(page, '#client-editing')).toBe('Editing NAS');
     expect($<HTMLInputElement>(page, '#client-skip-check').checked).toBe(true);
+    expect([...page.querySelectorAll('#client-copies-to option')].map((option) => option.textContent)).toEqual(['This client', 'Seedbox']);
+    const seedboxId = (await storedClients())[0]!.id;
+    await choose($<HTMLSelectElement>(page, '#client-copies-to'), seedboxId);
+    expect(accessibleName($(page, '#client-pair-from-0'))).toBe('Folder in this client');
+    expect(accessibleName($(page, '#client-pair-to-0'))).toBe('Same folder in that client');
+    await type($<HTMLInputElement>(page, '#client-pair-from-0'), 'downloads');
+    await type($<HTMLInputElement>(page, '#client-pair-to-0'), '/mnt/nas/downloads');
+    await click($(page, '#save-client'));
+    expect(await outcome(page)).toBe(en.clientRuleFolderNotAbsolute!.message.replace('$1', 'NAS').replace('$2', 'downloads'));
+    await type($<HTMLInputElement>(page, '#client-pair-from-0'), '/downloads');
+    await click($(page, '#save-client'));
+    expect(await outcome(page)).toBe(en.clientRuleTargetReadOnly!.message.replaceAll('$1', 'NAS').replaceAll('$2', 'Seedbox'));
+    await click($(page, '#client-list li.client[data-type="transmission"] .edit-client'));
+    await click($<HTMLInputElement>(page, '#client-read-only'));
+    await click($(page, '#save-client'));
+    await waitFor(async () => (await storedClients())[0]!.readOnly === false, 'Seedbox taking copies');
+    await click($(page, '#client-list li.client[data-type="qbittorrent"] .edit-client'));
+    await choose($<HTMLSelectElement>(page, '#client-copies-to'), seedboxId);
+    await type($<HTMLInputElement>(page, '#client-pair-from-0'), '/downloads');
+    await type($<HTMLInputElement>(page, '#client-pair-to-0'), '/mnt/nas/downloads');
+    await click($(page, '#add-folder-pair'));
+    await type($<HTMLInputElement>(page, '#client-pair-from-1'), '/music');
+    await type($<HTMLInputElement>(page, '#client-pair-to-1'), '/mnt/nas/music');
     await type($<HTMLInputElement>(page, '#client-username'), 'someone');
     await click($(page, '#save-client'));
     await waitFor(async () => (await storedClients()).find((client) => client.type === 'qbittorrent')?.username === 'someone', 'the edit');
-    // Edited in place (still two), its saved password kept.
-    expect((await storedClients()).map((client) => [client.type, client.password])).toEqual([
-      ['qbittorrent', qbittorrent.password],
-      ['transmission', 'secret'],
+    // Edited in place (still two), its saved password kept, its copies going to Seedbox.
+    expect((await storedClients()).map((client) => [client.name, client.password, client.copiesTo ?? '', client.folderPairs])).toEqual([
+      ['Seedbox', 'secret', '', []],
+      [
+        'NAS',
+        qbittorrent.password,
+        seedboxId,
+        [
+          { from: '/downloads', to: '/mnt/nas/downloads' },
+          { from: '/music', to: '/mnt/nas/music' },
+        ],
+      ],
     ]);
+    expect(text(page, '#client-list li.client[data-type="qbittorrent"] .client-copies-to')).toBe(`· ${en.clientCopiesToShort!.message.replace('$1', 'Seedbox')}`);
 
+    // Seedbox is where NAS's copies go: not removed while named (said in words), then removed once NAS keeps its copies.
+    await click($(page, '#client-list li.client[data-type="transmission"] .remove-client'));
+    expect(await outcome(page)).toBe(en.clientRuleTargetNamed!.message.replaceAll('$1', 'Seedbox').replaceAll('$2', 'NAS'));
+    expect(page.querySelectorAll('#client-list li.client')).toHaveLength(2);
+    await click($(page, '#client-list li.client[data-type="qbittorrent"] .edit-client'));
+    await choose($<HTMLSelectElement>(page, '#client-copies-to'), '');
+    expect(page.querySelector('#client-folder-pairs')).toBeNull();
+    await click($(page, '#save-client'));
+    await waitFor(async () => !(await storedClients()).some((client) => client.copiesTo), 'NAS keeping its copies');
     await click($(page, '#client-list li.client[data-type="transmission"] .remove-client'));
     await waitFor(() => page.querySelectorAll('#client-list li.client').length === 1, 'the removal');
-    expect(page.querySelector('#client-list li.client.default[data-type="qbittorrent"]')).not.toBeNull();
+    expect((await storedClients()).map((client) => [client.name, client.folderPairs])).toEqual([['NAS', []]]);
   });
 });
 

@@ -30,19 +30,26 @@ const trackerPage = { id: extension.id, url: 'https://hdsky.me/details.php?id=1'
 describe('stored clients', () => {
   const good = (id: string, extra: Record<string, unknown> = {}) => ({ id, type: 'qbittorrent', url: 'http://127.0.0.1:8080/', username: 'a', password: 'p', ...extra });
 
-  it('drops a bad entry alone, keeps one default, reads a missing flag as false', () => {
+  it('drops a bad entry alone, puts version 1\'s default first, names each client, reads a missing flag as false', () => {
     const { clients, dropped } = readClients({
       version: 1,
       clients: [good('one'), { ...good('bad'), url: 'ftp://x' }, good('one'), good('two', { isDefault: true }), good('three', { isDefault: true }), 'junk'],
     });
-    expect(clients.map((client) => client.id)).toEqual(['one', 'two', 'three']);
+    expect(clients.map((client) => client.id)).toEqual(['two', 'one', 'three']);
     expect(dropped).toBe(3);
-    expect(clients.filter((client) => client.isDefault).map((client) => client.id)).toEqual(['two']);
-    expect(clients[0]).toMatchObject({ url: 'http://127.0.0.1:8080', skipCheckWhenFilesMatch: false });
+    // Its type and host; with the port, then numbered, where another has that name already.
+    expect(clients.map((client) => client.name)).toEqual(['qBittorrent on 127.0.0.1', 'qBittorrent on 127.0.0.1:8080', 'qBittorrent on 127.0.0.1:8080 (2)']);
+    expect(clients[0]).toMatchObject({ url: 'http://127.0.0.1:8080', skipCheckWhenFilesMatch: false, readOnly: false, folderPairs: [] });
+    expect(clients[0]).not.toHaveProperty('isDefault');
   });
 
-  it('makes the first client the default when none is marked, and reads anything else as none', () => {
-    expect(readClients({ clients: [good('a'), good('b')] }).clients.map((client) => client.isDefault)).toEqual([true, false]);
+  it('keeps the order and the names of version 2, and reads anything else as none', () => {
+    const { clients } = readClients({ version: 2, clients: [good('a', { name: 'NAS' }), good('b', { name: ' nas ' }), good('c', { name: 'Seedbox', readOnly: true })] });
+    expect(clients.map((client) => [client.id, client.name, client.readOnly])).toEqual([
+      ['a', 'NAS', false],
+      ['b', 'nas (2)', false],
+      ['c', 'Seedbox', true],
+    ]);
     for (const value of [undefined, null, 'x', [], { clients: 'no' }]) expect(readClients(value).clients).toEqual([]);
   });
 });
@@ -139,24 +146,69 @@ describe.each(PAIRS)('%s', (_, qbittorrentBuild, transmissionBuild) => {
   }
 
   describe('the options page', () => {
-    it('saves clients under their own key, never lists a password, and keeps exactly one default', async () => {
+    it('saves clients under their own key in the order added, each named, never lists a password; the order moves', async () => {
       const first = await save(qbittorrent, { skipCheckWhenFilesMatch: true });
       expect(first.clients).toEqual([
-        { id: first.savedId, type: 'qbittorrent', url: qbittorrent.url, username: qbittorrent.username, hasPassword: true, isDefault: true, skipCheckWhenFilesMatch: true },
+        {
+          id: first.savedId,
+          type: 'qbittorrent',
+          url: qbittorrent.url,
+          name: 'qBittorrent on 127.0.0.1',
+          username: qbittorrent.username,
+          hasPassword: true,
+          skipCheckWhenFilesMatch: true,
+          readOnly: false,
+          folderPairs: [],
+        },
       ]);
-      const second = await save(transmission);
-      expect(second.clients.map((client) => [client.type, client.isDefault])).toEqual([['qbittorrent', true], ['transmission', false]]);
+      const second = await save(transmission, { name: '  Long-term  ' });
+      expect(second.clients.map((client) => [client.type, client.name])).toEqual([
+        ['qbittorrent', 'qBittorrent on 127.0.0.1'],
+        ['transmission', 'Long-term'],
+      ]);
       const listed = await fromPage<ClientsAnswer>({ type: 'clients:list' });
       expect(JSON.stringify(listed)).not.toContain(qbittorrent.password);
       // Apart from the settings, which hold no client.
       expect(JSON.stringify((await fakeBrowser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY])).not.toContain(qbittorrent.url);
       expect(readClients(await stored()).clients.map((client) => client.password)).toEqual([qbittorrent.password, transmission.password]);
 
-      const moved = await fromPage<ClientsAnswer>({ type: 'clients:set-default', id: second.savedId });
-      expect(moved.clients.map((client) => client.isDefault)).toEqual([false, true]);
+      const moved = await fromPage<ClientsAnswer>({ type: 'clients:move', id: second.savedId, index: 0 });
+      expect(moved.clients.map((client) => client.name)).toEqual(['Long-term', 'qBittorrent on 127.0.0.1']);
+      expect(readClients(await stored()).clients.map((client) => client.name)).toEqual(['Long-term', 'qBittorrent on 127.0.0.1']);
       const removed = await fromPage<ClientsAnswer>({ type: 'clients:remove', id: second.savedId });
       expect(removed.clients).toHaveLength(1);
-      expect(removed.clients[0]).toMatchObject({ type: 'qbittorrent', isDefault: true });
+      expect(removed.clients[0]).toMatchObject({ type: 'qbittorrent', name: 'qBittorrent on 127.0.0.1' });
+    });
+
+    it('refuses, in the rule it would break, two clients of one Name, a chain or loop of "Copies go to", a target that only reads, a folder that is no absolute path, and removing a named target', async () => {
+      const refusal = async (message: Record<string, unknown>) => ((await fromPage<{ problem?: { kind: string; rule?: unknown; field?: string } }>(message)).problem ?? {}) as { kind?: string; rule?: unknown; field?: string };
+      const nas = (await save(qbittorrent, { name: 'NAS' })).savedId!;
+      const box = (await save(transmission, { name: 'Seedbox' })).savedId!;
+      expect(await refusal({ type: 'clients:save', client: form(transmission, { id: box, name: 'nas ' }) })).toEqual({ kind: 'rule', detail: 'same-name', rule: { rule: 'same-name', name: 'nas' }, field: 'name' });
+      expect(await refusal({ type: 'clients:save', client: form(qbittorrent, { id: nas, copiesTo: box, folderPairs: [{ from: 'downloads', to: '/srv' }] }) })).toMatchObject({
+        rule: { rule: 'folder-not-absolute', client: 'NAS', path: 'downloads' },
+        field: 'folderPairs',
+      });
+      expect(await refusal({ type: 'clients:save', client: form(qbittorrent, { id: nas, copiesTo: box, folderPairs: [] }) })).toMatchObject({ rule: { rule: 'no-folder-pair', client: 'NAS' } });
+      // NAS → Seedbox, kept.
+      const pairs = [{ from: '/downloads', to: 'D:\\Torrents' }];
+      const sent = await save(qbittorrent, { id: nas, copiesTo: box, folderPairs: pairs });
+      expect(sent.clients.find((client) => client.id === nas)).toMatchObject({ copiesTo: box, folderPairs: pairs });
+      // Seedbox → NAS would be a loop; a third client → NAS a chain (NAS sends on to Seedbox).
+      expect(await refusal({ type: 'clients:save', client: form(transmission, { id: box, copiesTo: nas, folderPairs: pairs }) })).toMatchObject({ rule: { rule: 'copies-loop', client: 'Seedbox', target: 'NAS' } });
+      const third = { type: 'deluge', url: 'http://127.0.0.1:1', username: '', password: 'x', name: 'Third', copiesTo: nas, folderPairs: pairs };
+      expect(await refusal({ type: 'clients:save', client: third })).toMatchObject({ rule: { rule: 'copies-chain', client: 'Third', target: 'NAS', next: 'Seedbox' } });
+      // The target only reading, and the target removed while named.
+      expect(await refusal({ type: 'clients:save', client: form(transmission, { id: box, readOnly: true }) })).toMatchObject({ rule: { rule: 'copies-target-read-only', client: 'NAS', target: 'Seedbox' } });
+      expect(await refusal({ type: 'clients:remove', id: box })).toMatchObject({ rule: { rule: 'target-named', target: 'Seedbox', client: 'NAS' } });
+      // Nothing refused was stored.
+      expect(readClients(await stored()).clients.map((client) => [client.name, client.readOnly, client.copiesTo ?? ''])).toEqual([
+        ['NAS', false, box],
+        ['Seedbox', false, ''],
+      ]);
+      // "This client" again: the pairs go with the target.
+      expect((await save(qbittorrent, { id: nas, copiesTo: '' })).clients.find((client) => client.id === nas)).toMatchObject({ folderPairs: [] });
+      expect((await fromPage<ClientsAnswer>({ type: 'clients:remove', id: box })).clients).toHaveLength(1);
     });
 
     it('keeps the saved password when an update leaves it empty, but never carries it to another origin', async () => {
@@ -226,7 +278,7 @@ describe.each(PAIRS)('%s', (_, qbittorrentBuild, transmissionBuild) => {
       installSessionRules(); // the browser restarted
       const woken = new BackgroundApp({ clientFetch });
       void woken.start();
-      const found = await woken.clients.defaultClient();
+      const [found] = await woken.clients.handles();
       expect(currentSessionRules().map((rule) => rule.condition.urlFilter)).toEqual([`|${qbittorrent.url}/`]);
       expect((await found!.client.lookup([seeded.alpha])).has(seeded.alpha)).toBe(true);
     });
@@ -285,10 +337,14 @@ describe.each(PAIRS)('%s', (_, qbittorrentBuild, transmissionBuild) => {
       expect(clientFetch.sent.length - sentBefore).toBe(1);
       expect(answer).toEqual(first);
       if (answer.state !== 'answered') throw new Error(`no answer: ${JSON.stringify(answer)}`);
-      expect(answer.client).toEqual({ id: savedId, type: daemon().kind, url: daemon().url });
+      const [only] = answer.clients;
+      if (answer.clients.length !== 1 || only?.state !== 'answered') throw new Error(`not one answer: ${JSON.stringify(answer)}`);
+      expect(only.client).toEqual({ id: savedId, type: daemon().kind, url: daemon().url, name: `${daemon().kind === 'qbittorrent' ? 'qBittorrent' : 'Transmission'} on 127.0.0.1` });
       expect(answer.asked).toEqual([seeded.alpha, seeded.beta, seeded.absent]);
-      expect(Object.keys(answer.held).sort()).toEqual([seeded.alpha, seeded.beta].sort());
-      expect(answer.held[seeded.alpha]).toEqual({
+      expect(Object.keys(only.held).sort()).toEqual([seeded.alpha, seeded.beta].sort());
+      // Its copies go into the client itself, at the torrent's own save path.
+      expect(answer.copies).toEqual({ [seeded.alpha]: { from: only.client.name, into: only.client.name, savePath: daemon().dataDir, viaPair: false } });
+      expect(only.held[seeded.alpha]).toEqual({
         hash: seeded.alpha,
         name: 'Reseed Lens Album (2024) [FLAC]',
         savePath: daemon().dataDir,
@@ -299,16 +355,35 @@ describe.each(PAIRS)('%s', (_, qbittorrentBuild, transmissionBuild) => {
       expect(JSON.stringify(answer)).not.toContain(daemon().password);
     });
 
-    it('gives the client\'s failure in its place, and asks the default client only', LIVE, async () => {
+    it('asks every client at once, in the user\'s order: each one\'s holdings, and a stopped one\'s failure in its place', LIVE, async () => {
       const stopping = await startTransmission({ build: transmissionBuild });
-      await save(qbittorrent);
-      const { savedId } = await save(stopping);
-      await fromPage({ type: 'clients:set-default', id: savedId });
+      const nas = (await save(qbittorrent, { name: 'NAS' })).savedId;
+      const box = (await save(transmission, { name: 'Box' })).savedId;
+      const gone = (await save(stopping, { name: 'Gone' })).savedId;
       await stopping.stop();
-      await app.tabs.set(viewWith([seeded.alpha], []));
-      const answer = await status();
-      expect(answer).toMatchObject({ state: 'problem', client: { id: savedId, type: 'transmission' }, problem: { kind: 'unreachable' } });
-      for (const request of clientFetch.sent) expect(request.url.startsWith(`${stopping.url}/`), request.url).toBe(true);
+      await app.tabs.set(viewWith([seeded.alpha], [seeded.beta, seeded.absent]));
+      // The stopped one is asked again over 2.5 s (a moment's hiccup is ridden out): the others do
+      // not wait for that; it is named as slow, or already as down.
+      const first = await status();
+      if (first.state !== 'answered') throw new Error(`no answer: ${JSON.stringify(first)}`);
+      expect(first.clients.map((entry) => entry.client.id)).toEqual([nas, box, gone]);
+      expect(first.clients.map((entry) => entry.state).slice(0, 2)).toEqual(['answered', 'answered']);
+      expect(['slow', 'problem']).toContain(first.clients[2]!.state);
+      // Asked with `wait` (the popup does once a client is slow), its own answer: down.
+      const answer = await fromPage<ClientStatus>({ type: 'client:status', tabId: 3, wait: true });
+      if (answer.state !== 'answered') throw new Error(`no answer: ${JSON.stringify(answer)}`);
+      expect(answer.clients.map((entry) => [entry.client.id, entry.state])).toEqual([
+        [nas, 'answered'],
+        [box, 'answered'],
+        [gone, 'problem'],
+      ]);
+      expect(answer.clients[2]).toMatchObject({ client: { name: 'Gone' }, problem: { kind: 'unreachable' } });
+      for (const entry of answer.clients.slice(0, 2)) if (entry.state === 'answered') expect(Object.keys(entry.held).sort()).toEqual([seeded.alpha, seeded.beta].sort());
+      // Both hold it complete: the first in the user's order takes the copy.
+      expect(answer.copies?.[seeded.alpha]).toEqual({ from: 'NAS', into: 'NAS', savePath: qbittorrent.dataDir, viaPair: false });
+      await fromPage({ type: 'clients:move', id: box, index: 0 });
+      const moved = await status();
+      expect(moved.state === 'answered' ? moved.copies?.[seeded.alpha] : undefined).toEqual({ from: 'Box', into: 'Box', savePath: transmission.dataDir, viaPair: false });
     });
 
     it("says a wrong qBittorrent password even while the browser holds a live session of it", LIVE, async () => {
@@ -318,8 +393,8 @@ describe.each(PAIRS)('%s', (_, qbittorrentBuild, transmissionBuild) => {
       expect(await status()).toMatchObject({ state: 'answered' });
       // With that session qBittorrent answers "Ok." to any password: the wrong one must still be said.
       await save(qbittorrent, { id: savedId, password: 'not-the-password' });
-      expect(await status()).toMatchObject({ state: 'problem', client: { id: savedId }, problem: { kind: 'auth' } });
-      await expect((await app.clients.defaultClient())!.client.lookup([seeded.alpha])).rejects.toMatchObject({ kind: 'auth' });
+      expect(await status()).toMatchObject({ state: 'answered', clients: [{ state: 'problem', client: { id: savedId }, problem: { kind: 'auth' } }] });
+      await expect((await app.clients.handles())[0]!.client.lookup([seeded.alpha])).rejects.toMatchObject({ kind: 'auth' });
     });
 
     it('leaves out a candidate hash that is not 40 hex rather than failing the lookup', LIVE, async () => {
@@ -330,16 +405,18 @@ describe.each(PAIRS)('%s', (_, qbittorrentBuild, transmissionBuild) => {
     });
   });
 
-  describe('defaultClient() for other features', () => {
-    it('is the default client, the same library client while its configuration stays, a new one after it changes', LIVE, async () => {
-      expect(await app.clients.defaultClient()).toBeUndefined();
+  describe('handles() for other features', () => {
+    it('is every client in the user\'s order, each the same library client while its configuration stays, a new one after it changes', LIVE, async () => {
+      expect(await app.clients.handles()).toEqual([]);
       const { savedId } = await save(qbittorrent, { skipCheckWhenFilesMatch: true });
-      const found = await app.clients.defaultClient();
-      expect(found?.config).toMatchObject({ id: savedId, type: 'qbittorrent', url: qbittorrent.url, password: qbittorrent.password, isDefault: true, skipCheckWhenFilesMatch: true });
+      await save(transmission);
+      const [found, other] = await app.clients.handles();
+      expect(found?.config).toMatchObject({ id: savedId, type: 'qbittorrent', url: qbittorrent.url, password: qbittorrent.password, skipCheckWhenFilesMatch: true });
+      expect(other?.config.type).toBe('transmission');
       expect((await found!.client.lookup([seeded.alpha])).get(seeded.alpha)?.state).toBe('seeding');
-      expect((await app.clients.defaultClient())!.client).toBe(found!.client);
+      expect((await app.clients.handle(savedId!))!.client).toBe(found!.client);
       await save(qbittorrent, { id: savedId, username: 'someone-else', password: 'other' });
-      expect((await app.clients.defaultClient())!.client).not.toBe(found!.client);
+      expect((await app.clients.handle(savedId!))!.client).not.toBe(found!.client);
     });
 
     it('tells listeners every change', async () => {

@@ -50,11 +50,14 @@ function detailsView(): TabView {
   };
 }
 
-/** The real background with `client` saved as the default and the tab's view in place; the popup on it. */
-async function popupWith(options: { client?: { url: string; username: string; password: string }; view?: TabView; locale?: 'en' | 'zh_CN'; clientFetch?: typeof fetch }) {
+type SavedClient = { url: string; username: string; password: string; name?: string };
+
+/** The real background with `client` (and `others` after it) saved and the tab's view in place; the popup on it. */
+async function popupWith(options: { client?: SavedClient; others?: SavedClient[]; view?: TabView; locale?: 'en' | 'zh_CN'; clientFetch?: typeof fetch }) {
   world = await startOptionsWorld({ locale: options.locale, clientFetch: options.clientFetch, settings: { askedForSites: true } });
   if (options.client) {
-    await fakeBrowser.storage.local.set({ [CLIENTS_KEY]: { version: 1, clients: [{ id: 'c1', type: 'qbittorrent', ...options.client, isDefault: true }] } });
+    const saved = [options.client, ...(options.others ?? [])].map(({ url, username, password, name }, index) => ({ id: `c${index + 1}`, type: 'qbittorrent', url, username, password, ...(name && { name }) }));
+    await fakeBrowser.storage.local.set({ [CLIENTS_KEY]: { version: 2, clients: saved } });
   }
   if (options.view) await world.app.tabs.set(options.view);
   return mount(<Popup tabId={TAB} poppedOut />);
@@ -68,9 +71,10 @@ describe('"In your client" in the popup', () => {
     replay = replayFetch(recording.scenarios.lookup!);
     const page = await popupWith({ client: facts, view: detailsView(), clientFetch: nodeClientFetch({ inner: replay }) });
     await waitFor(() => page.querySelector('.client-status.in-client'), 'the client status');
-    expect(text(page, '.client-status .client-line')).toBe('In your client · seeding');
-    expect(text(page, '.client-status .client-path')).toBe(`Save path: ${facts.savePath}`);
-    expect(text(candidateRow(page, 11)!, '.tag.in-client')).toBe('In your client');
+    expect(text(page, '.client-status .client-line')).toBe('In your client');
+    // One line per client holding it: its Name, the torrent's state and save path.
+    expect([...page.querySelectorAll('.client-status .client-held-line')].map((line) => line.textContent)).toEqual([`qBittorrent on 127.0.0.1: seeding, ${facts.savePath}`]);
+    expect(text(candidateRow(page, 11)!, '.tag.in-client')).toBe('In qBittorrent on 127.0.0.1');
     expect(candidateRow(page, 22)!.querySelector('.in-client')).toBeNull();
     // Asked once, for the page's hash and its candidates' together.
     expect(world!.messages.filter((message) => message.type === 'client:status')).toHaveLength(1);
@@ -80,8 +84,9 @@ describe('"In your client" in the popup', () => {
     replay = replayFetch(recording.scenarios.lookup!);
     const page = await popupWith({ client: facts, view: detailsView(), clientFetch: nodeClientFetch({ inner: replay }), locale: 'zh_CN' });
     await waitFor(() => page.querySelector('.client-status.in-client'), 'the client status');
-    expect(text(page, '.client-status .client-line')).toBe(`${zh.clientInYour!.message} · ${zh.clientStateSeeding!.message}`);
-    expect(text(candidateRow(page, 11)!, '.tag.in-client')).toBe('已在下载器中');
+    expect(text(page, '.client-status .client-line')).toBe(zh.clientInYour!.message);
+    expect(text(page, '.client-status .client-held-line')).toBe(`qBittorrent on 127.0.0.1: ${zh.clientStateSeeding!.message}, ${facts.savePath}`);
+    expect(text(candidateRow(page, 11)!, '.tag.in-client')).toBe('已在 qBittorrent on 127.0.0.1');
   });
 
   it('says so when no client is set up, with the way to the settings', async () => {
@@ -92,12 +97,30 @@ describe('"In your client" in the popup', () => {
   });
 
   it("says why when the client cannot be reached, and marks nothing", async () => {
-    // A port nobody listens on: the request really fails.
+    // A port nobody listens on: the request really fails (after the hiccups a client is given: slow first).
     const page = await popupWith({ client: { url: 'http://127.0.0.1:1', username: 'a', password: 'b' }, view: detailsView() });
-    await waitFor(() => page.querySelector('.client-status.client-problem'), 'the failure', 10_000);
-    expect(text(page, '.client-problem .notice-title')).toBe(en.clientFailed!.message);
-    expect(text(page, '.client-problem p')).toBe(en.clientProblemUnreachable!.message);
+    await waitFor(() => page.querySelector('.client-problems .client-unanswered.problem'), 'the failure', 10_000);
+    expect(text(page, '.client-problems .notice-title')).toBe(en.clientFailed!.message);
+    expect(text(page, '.client-unanswered.problem')).toBe(`qBittorrent on 127.0.0.1: ${en.clientProblemUnreachable!.message}`);
     expect(page.querySelector('.tag.in-client')).toBeNull();
+  });
+
+  it('asks every client: the one holding it says so by its Name, one that cannot be reached is named as such, and its slowness holds back nothing', async () => {
+    replay = replayFetch(recording.scenarios.lookup!);
+    const page = await popupWith({
+      client: { ...facts, name: 'NAS' },
+      others: [{ url: 'http://127.0.0.1:1', username: 'a', password: 'b', name: 'Seedbox' }],
+      view: detailsView(),
+      clientFetch: nodeClientFetch({ inner: replay }),
+    });
+    // NAS's answer is shown while Seedbox is still being asked (it is retried for 2.5 s).
+    await waitFor(() => page.querySelector('.client-status.in-client'), 'the client status');
+    expect(text(page, '.client-status .client-held-line')).toBe(`NAS: seeding, ${facts.savePath}`);
+    expect(text(candidateRow(page, 11)!, '.tag.in-client')).toBe('In NAS');
+    await waitFor(() => page.querySelector('.client-unanswered.problem'), 'the failure', 10_000);
+    expect(text(page, '.client-unanswered.problem')).toBe(`Seedbox: ${en.clientProblemUnreachable!.message}`);
+    // With two clients the list names each; no single "could not be asked" title.
+    expect(page.querySelector('.client-problems .notice-title')).toBeNull();
   });
 
   it('shows nothing of any client, and asks none, where the page has no hash', async () => {

@@ -470,7 +470,7 @@ describe('the job', () => {
       '10 of 10',
       '',
       'Added (1)',
-      '- OurBits #2001 Torrent 2001 <https://site9.example/details.php?id=2001> — Added to qBittorrent: its check found every file on disk, and it is seeding.',
+      '- OurBits #2001 Torrent 2001 <https://site9.example/details.php?id=2001> — Added to qBittorrent, seeding: its check found every file on disk.',
       '',
       'Left stopped (1)',
       expect.stringMatching(/^- OurBits #2002 Half there <https:\/\/site9\.example\/details\.php\?id=2002> — Left stopped in qBittorrent: .* 2 GB of 4 GB on disk$/),

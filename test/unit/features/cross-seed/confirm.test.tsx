@@ -25,9 +25,15 @@ function view(extra: Partial<TabView> = {}): TabView {
 
 const answered: ClientStatus = {
   state: 'answered',
-  client: { id: 'c1', type: 'qbittorrent', url: 'http://127.0.0.1:8080' },
   asked: [HASH, OURBITS.infoHash, OTHER.infoHash],
-  held: { [HASH]: { hash: HASH, name: 'Album (2024) [FLAC]', savePath: '/data', state: 'seeding', progress: 1, size: 1 } },
+  clients: [
+    {
+      state: 'answered',
+      client: { id: 'c1', type: 'qbittorrent', url: 'http://127.0.0.1:8080', name: 'qBittorrent on 127.0.0.1' },
+      held: { [HASH]: { hash: HASH, name: 'Album (2024) [FLAC]', savePath: '/data', state: 'seeding', progress: 1, size: 1 } },
+    },
+  ],
+  copies: { [HASH]: { from: 'qBittorrent on 127.0.0.1', into: 'qBittorrent on 127.0.0.1', savePath: '/data', viaPair: false } },
 };
 
 const none = (): TabCrossSeeds => ({ tabId: TAB_ID, url: view().url, items: [] });
@@ -66,7 +72,7 @@ describe('the confirmation window of the panel\'s "Cross-seed"', () => {
     expect([...root.querySelectorAll('.confirm-facts dt')].map(text)).toEqual(['Torrent', 'From', 'Into']);
     expect(text(root.querySelector('.confirm-torrent'))).toBe('Album (2024) [FLAC]');
     expect(text(root.querySelector('.confirm-site'))).toBe('OurBits, torrent #2001');
-    expect(text(root.querySelector('.confirm-client'))).toBe('qBittorrent http://127.0.0.1:8080');
+    expect(text(root.querySelector('.confirm-client'))).toBe('qBittorrent on 127.0.0.1, at /data');
     expect(text(root.querySelector('.confirm p.muted'))).toContain('The page cannot press this button for you');
     expect(text(button(root))).toBe('Cross-seed');
   });
@@ -135,7 +141,7 @@ describe('the confirmation window of the panel\'s "Cross-seed"', () => {
     finish(done);
     await announce(done);
     await waitFor(() => root.querySelector('.cross-seed-outcome.ok'), 'the outcome');
-    expect(text(root.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent: its check found every file on disk, and it is seeding.');
+    expect(text(root.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent, seeding: its check found every file on disk.');
     // Done: no second "Cross-seed", only Close.
     expect(button(root)).toBeNull();
     expect(text(root.querySelector('#confirm-close'))).toBe('Close');

@@ -160,7 +160,7 @@ describe('"Cross-seed" from the popup', () => {
     expect(toPages.map(({ tabId }) => tabId)).toEqual([11, 11]);
     expect(toPages.map(({ message }) => message.outcomes)).toEqual([
       [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: true, ok: false, lines: ['Cross-seeding…'] }],
-      [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent: its check found every file on disk, and it is seeding.'] }],
+      [{ sid: CANDIDATE_SITE.sid, torrentId: pair.candidateId, running: false, ok: true, lines: ['Added to qBittorrent on 127.0.0.1, seeding: its check found every file on disk.'] }],
     ]);
     expect(JSON.stringify(toPages)).not.toContain(daemon.url);
     expect(JSON.stringify(toPages)).not.toContain(daemon.dataDir);

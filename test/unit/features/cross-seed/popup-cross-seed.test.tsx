@@ -28,11 +28,14 @@ function view(): TabView {
 
 const answered = (held: string[]): ClientStatus => ({
   state: 'answered',
-  client: { id: 'c1', type: 'qbittorrent', url: 'http://127.0.0.1:8080' },
   asked: [HASH, ...view().candidates.map((entry) => entry.infoHash)],
-  held: Object.fromEntries(
-    [HASH, ...held].map((hash) => [hash, { hash, name: 'Album', savePath: '/data', state: 'seeding' as const, progress: 1, size: 1 }]),
-  ),
+  clients: [
+    {
+      state: 'answered',
+      client: { id: 'c1', type: 'qbittorrent', url: 'http://127.0.0.1:8080', name: 'qBittorrent on 127.0.0.1' },
+      held: Object.fromEntries([HASH, ...held].map((hash) => [hash, { hash, name: 'Album', savePath: '/data', state: 'seeding' as const, progress: 1, size: 1 }])),
+    },
+  ],
 });
 
 function item(of: typeof ADDED, result?: CrossSeedResult): CrossSeedItem {
@@ -90,7 +93,7 @@ describe('"Cross-seed" in the popup', () => {
     expect(buttonIn(rowOf(root, MIRROR.torrentId))).not.toBeNull();
     // The candidate the client holds keeps its tag and gets no button.
     expect(buttonIn(rowOf(root, HELD.torrentId))).toBeNull();
-    expect(text(rowOf(root, HELD.torrentId)!.querySelector('.tag.in-client'))).toBe('In your client');
+    expect(text(rowOf(root, HELD.torrentId)!.querySelector('.tag.in-client'))).toBe('In qBittorrent on 127.0.0.1');
     expect(text(root.querySelector('.cross-seed-all-button'))).toBe('Cross-seed all');
   });
 
@@ -115,7 +118,7 @@ describe('"Cross-seed" in the popup', () => {
     finish(done);
     await announce(done);
     await waitFor(() => rowOf(root, ADDED.torrentId)?.querySelector('.cross-seed-outcome.ok'), 'the outcome');
-    expect(text(rowOf(root, ADDED.torrentId)!.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent: its check found every file on disk, and it is seeding.');
+    expect(text(rowOf(root, ADDED.torrentId)!.querySelector('.cross-seed-outcome'))).toBe('Added to qBittorrent, seeding: its check found every file on disk.');
     // The client is asked again, so the candidate it now holds is marked as such.
     await waitFor(() => background.sentOf('client:status').length === 2, 'the client asked again');
   });

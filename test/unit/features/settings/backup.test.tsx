@@ -335,7 +335,7 @@ describe('torrent clients in the file', () => {
     world = await startOptionsWorld({ storage: { [CLIENTS_KEY]: { version: 1, clients: [QB] } } });
     const page = await openOptions();
     const plain = await exported(page);
-    expect(plain.clients).toEqual([{ type: 'qbittorrent', url: QB.url, username: 'admin', isDefault: true, skipCheckWhenFilesMatch: true }]);
+    expect(plain.clients).toEqual([{ type: 'qbittorrent', url: QB.url, name: 'qBittorrent on 127.0.0.1', username: 'admin', skipCheckWhenFilesMatch: true, readOnly: false }]);
     expect(JSON.stringify(plain)).not.toContain(QB.password);
     await click($(page, '#export-credentials'));
     const full = await exported(page);
@@ -354,8 +354,9 @@ describe('torrent clients in the file', () => {
     try {
       const { password: _, id: __, ...qbWithoutPassword } = QB;
       await importFile(page, JSON.stringify({ app: 'reseed-lens', version: 1, clients: [{ ...qbWithoutPassword, isDefault: false }, { ...NAS, password: 'nas-pass', isDefault: true }] }));
+      // A file of version 1: its default client goes first in the order, as it decided alone.
       expect(previewRows(page)).toEqual({
-        clients: `qBittorrent ${QB.url} (admin, ${en.valueSet!.message}, ${en.clientDefault!.message}) → qBittorrent ${QB.url} (admin, ${en.valueSet!.message}); Transmission ${NAS.url} (seed, ${en.valueSet!.message}, ${en.clientDefault!.message})`,
+        clients: `qBittorrent on 127.0.0.1: qBittorrent ${QB.url} (admin, ${en.valueSet!.message}) → Transmission on nas.example.lan: Transmission ${NAS.url} (seed, ${en.valueSet!.message}); qBittorrent on 127.0.0.1: qBittorrent ${QB.url} (admin, ${en.valueSet!.message})`,
       });
       expect(text(page, '#import-preview')).not.toContain('nas-pass');
       expect(await clientsStored()).toHaveLength(1);
@@ -363,9 +364,9 @@ describe('torrent clients in the file', () => {
       // The NAS was asked for within the click (its host, no port), the loopback client not.
       expect(asked).toEqual([['http://nas.example.lan/*']]);
       const clients = await clientsStored();
-      expect(clients.map((client) => [client.type, client.url, client.password, client.isDefault])).toEqual([
-        ['qbittorrent', QB.url, QB.password, false],
-        ['transmission', NAS.url, 'nas-pass', true],
+      expect(clients.map((client) => [client.type, client.url, client.password])).toEqual([
+        ['transmission', NAS.url, 'nas-pass'],
+        ['qbittorrent', QB.url, QB.password],
       ]);
       // The section shows them.
       await waitFor(() => page.querySelectorAll('#client-list li.client').length === 2, 'the client list');
