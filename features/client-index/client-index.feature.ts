@@ -25,13 +25,13 @@
  * marks-to-pages.ts (marks sent to content scripts, the per-host switch). This class assembles
  * them, answers the messages and reacts to the user's settings and clients.
  */
-import { ClientIndexes, type ClientIndex } from '../../utils/client-index/indexes-by-client.ts';
+import { ClientIndexes, MAX_INDEXED_CLIENTS, type ClientIndex } from '../../utils/client-index/indexes-by-client.ts';
 import type { TorrentClient } from '../../utils/clients/client-types';
 import type { IndexJob, IndexPageAnswer, IndexRunView, IndexStatusView } from './client-index.messages';
 import type { clientIndexMessages } from './client-index.messages';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Settings } from '../../utils/settings';
-import type { Clients, StoredClient } from '../clients/clients.feature';
+import type { ClientHandle, Clients, StoredClient } from '../clients/clients.feature';
 import { clientIdentity, clientKey } from '../clients/client-identity';
 import { PiecesHash } from '../pieces-hash/pieces-hash.feature';
 import type { PiecesPlace } from '../lookup/candidates';
@@ -42,6 +42,12 @@ import { SyncRuns, type SyncRunOptions } from './sync-runs';
 import type { RepeatedJob, Shared } from '../context';
 
 export { INDEX_JOB, INDEX_RUNS_KEY, INDEX_SYNC_EVERY_MINUTES } from './sync-runs';
+
+/** One saved client and its index. */
+export interface IndexedClient {
+  handle: ClientHandle;
+  index: ClientIndex;
+}
 
 export interface ClientIndexOptions {
   /** The sync's pause between two batches (the library's 2 s when absent; tests and the bench give 0). */
@@ -125,6 +131,19 @@ export class ClientIndexFeature {
     const index = (await this.defaultIndex())?.index;
     if (!index) return [];
     return hashes.flatMap((hash) => index.piecesPlaces(hash).map((place) => ({ forHash: hash, ...place })));
+  }
+
+  /**
+   * Every saved client's index, in the user's order (the first MAX_INDEXED_CLIENTS), each with its
+   * client; none while the index is off. What the whole-client job and the list pages read.
+   */
+  async clientIndexes(): Promise<IndexedClient[]> {
+    const indexed: IndexedClient[] = [];
+    for (const handle of (await this.clients.handles()).slice(0, MAX_INDEXED_CLIENTS)) {
+      const index = await this.indexes.open(clientIdentity(handle.config)).catch(() => undefined);
+      if (index) indexed.push({ handle, index });
+    }
+    return indexed;
   }
 
   /** The default client's index, with the client (nothing while the index is off or no client is set up). */
