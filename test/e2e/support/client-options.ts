@@ -61,8 +61,14 @@ export async function pressTestClient(options: HarnessPage): Promise<{ text: str
   return { text: after.text, said: after.said, ok: after.ok };
 }
 
-/** Presses Save client and waits until the list shows a default client. */
+/** Presses Save client and waits until "Your clients" lists the client at the form's address. */
 export async function pressSaveClient(options: HarnessPage): Promise<void> {
+  const url = ((await options.evaluate(() => (document.querySelector('#client-url') as HTMLInputElement).value)) ?? '').trim().replace(/\/+$/, '');
   await options.click('#save-client');
-  await options.waitForSelector('#client-list li.client.default', { timeoutMs: 30_000 });
+  await until(
+    () => options.evaluate(() => [...document.querySelectorAll('#client-list li.client .client-url')].map((code) => code.textContent ?? '')),
+    (listed) => listed.includes(url),
+    `${url} in "Your clients"`,
+    30_000,
+  );
 }
