@@ -80,7 +80,11 @@ function buildCommands(buildMd: string): string[] {
 }
 
 describe('the sources zip', () => {
-  it('rebuilds, with BUILD.md\'s commands alone, both packages with every file byte for byte as released', { timeout: 300_000 }, async () => {
+  // Two packagings and an install: 55-70 s of CPU (makePackages 11-16, npm ci 35-45 with the
+  // project's postinstall, npm run package 9-11), most of it on one thread. On 2 cores that took
+  // 67-96 s at load 10-15, 148-276 s at load 20-25 and more than 300 s at load 25-30: the limit is
+  // for a hang (an install that waits forever), not for this much work on a busy machine.
+  it('rebuilds, with BUILD.md\'s commands alone, both packages with every file byte for byte as released', { timeout: 900_000 }, async () => {
     const released = join(work, 'release');
     // The build lock npm test's own builds take (the CPU is shared).
     const { version } = await makePackages(root, released, { lock: '/tmp/build.lock' });
