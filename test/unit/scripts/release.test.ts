@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,10 +15,27 @@ import { buildEnvironment, makePackages, packageNames, unpackZip, zipEntries } f
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'reseed-release-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// At the end `work` holds a clone of the repository (about 1,200 files) and the rebuild's whole
+// `npm ci` (about 26,000 files, 370 MB). rmSync unlinked them one at a time on the worker's only
+// thread, which on a busy 2-core machine (load 25-30) spent 14-68 s of a 16-74 s removal waiting
+// for a CPU: past the unit project's 10 s hook timeout, the worker blocked all along. The promise
+// API spreads the unlinks over libuv's threads and leaves the worker free (3-8 s for the same tree
+// under the same load); the timeout is for what remains, removing 370 MB on a shared disk.
+afterAll(() => rm(work, { recursive: true, force: true }), 120_000);
 
+/**
+ * Runs a command as a user would, npm's reports to the registry (audit, fund) aside. npm prefers
+ * its cache (`prefer-offline`): a plain `npm ci` asked the registry again for all 669 packuments
+ * and tarballs (1,338 requests, 38-47 s each at the median on a loaded machine, and 6-15 s of the
+ * install's 43-61 s of CPU) although the cache held every one from the repository's own install.
+ * npm still checks each tarball against the lockfile's integrity, and fetches what the cache lacks.
+ */
 function run(command: string, args: string[], cwd: string) {
-  return spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...buildEnvironment(), npm_config_audit: 'false', npm_config_fund: 'false' } });
+  return spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...buildEnvironment(), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true' },
+  });
 }
 
 describe('npm run release refuses', () => {
@@ -62,7 +80,11 @@ function buildCommands(buildMd: string): string[] {
 }
 
 describe('the sources zip', () => {
-  it('rebuilds, with BUILD.md\'s commands alone, both packages with every file byte for byte as released', { timeout: 300_000 }, async () => {
+  // Two packagings and an install: 55-70 s of CPU (makePackages 11-16, npm ci 35-45 with the
+  // project's postinstall, npm run package 9-11), most of it on one thread. On 2 cores that took
+  // 67-96 s at load 10-15, 148-276 s at load 20-25 and more than 300 s at load 25-30: the limit is
+  // for a hang (an install that waits forever), not for this much work on a busy machine.
+  it('rebuilds, with BUILD.md\'s commands alone, both packages with every file byte for byte as released', { timeout: 900_000 }, async () => {
     const released = join(work, 'release');
     // The build lock npm test's own builds take (the CPU is shared).
     const { version } = await makePackages(root, released, { lock: '/tmp/build.lock' });
