@@ -186,6 +186,25 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
     ).then((now) => now.text);
   }
 
+  /**
+   * What a Test of `site` went by, for its assertion's message: every request the site's host got
+   * (scheme, host, path, answer), what the background has stored for the site (address override,
+   * pieces-hash choice; whether a passkey is saved, never the passkey) and what the form shows.
+   */
+  async function testEvidence(options: HarnessPage, site: { sid: number; host: string }): Promise<string> {
+    const stored = await browser.evaluateInExtension(async (api, key) => {
+      const settings = (await api.storage.local.get('settings')).settings as { siteOverrides?: Record<string, unknown>; piecesHashSites?: Record<string, unknown>; sitePasskeys?: Record<string, string> };
+      return { override: settings.siteOverrides?.[key] ?? null, piecesHash: settings.piecesHashSites?.[key] ?? null, passkeySaved: !!settings.sitePasskeys?.[key] };
+    }, String(site.sid));
+    const form = await options.evaluate((sid) => ({
+      scheme: (document.getElementById(`override-scheme-${sid}`) as HTMLSelectElement | null)?.value ?? null,
+      host: (document.getElementById(`override-host-${sid}`) as HTMLInputElement | null)?.value ?? null,
+      path: (document.getElementById(`pieces-hash-path-${sid}`) as HTMLInputElement | null)?.value ?? null,
+      overridesStatus: document.getElementById('overrides-status')?.className ?? null,
+    }), site.sid);
+    return `${pieces.requestsSeenBy(site.host)}\nstored for site ${site.sid}: ${JSON.stringify(stored)}\nthe form shows: ${JSON.stringify(form)}`;
+  }
+
   const piecesSites = (options: HarnessPage) =>
     options.evaluate(() => [...document.querySelectorAll('#index-pieces-sites li')].map((li) => ({ sid: Number(li.getAttribute('data-sid')), outcome: li.getAttribute('data-outcome'), text: li.textContent ?? '' })));
   const lastSyncAt = async () => (await message<IndexStatusView>({ type: 'index:status' })).lastSync?.at ?? 0;
@@ -213,7 +232,7 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
     expect(stored.piecesHashSites).toEqual({ [SID]: { on: true } });
     ourbitsName = await siteNameIn(options, SID);
     const before = pieces.api.requests.length;
-    expect(await pressTest(options, SID)).toBe(text('piecesHashWorks', ourbitsName));
+    expect(await pressTest(options, SID), await testEvidence(options, PIECES_SITE)).toBe(text('piecesHashWorks', ourbitsName));
     // One request, with the passkey, asking one pieces hash no torrent has.
     expect(pieces.api.requests.slice(before)).toEqual([expect.objectContaining({ status: 200, asked: 1 })]);
     await readText('options after Test', options);
@@ -363,9 +382,9 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
     await fillSiteFields(options, failing.map((site) => site.sid), true);
     const names = new Map<number, string>();
     for (const site of failing) names.set(site.sid, await siteNameIn(options, site.sid));
-    expect(await pressTest(options, WRONG_PASSKEY_SITE.sid)).toBe(text('piecesHashWrongPasskey', names.get(WRONG_PASSKEY_SITE.sid)!));
-    expect(await pressTest(options, NO_API_SITE.sid)).toBe(text('piecesHashNoApi', names.get(NO_API_SITE.sid)!));
-    expect(await pressTest(options, RATE_LIMITED_SITE.sid)).toBe(text('piecesHashRateLimitedFor', names.get(RATE_LIMITED_SITE.sid)!, String(RATE_LIMIT_RETRY_AFTER)));
+    expect(await pressTest(options, WRONG_PASSKEY_SITE.sid), await testEvidence(options, WRONG_PASSKEY_SITE)).toBe(text('piecesHashWrongPasskey', names.get(WRONG_PASSKEY_SITE.sid)!));
+    expect(await pressTest(options, NO_API_SITE.sid), await testEvidence(options, NO_API_SITE)).toBe(text('piecesHashNoApi', names.get(NO_API_SITE.sid)!));
+    expect(await pressTest(options, RATE_LIMITED_SITE.sid), await testEvidence(options, RATE_LIMITED_SITE)).toBe(text('piecesHashRateLimitedFor', names.get(RATE_LIMITED_SITE.sid)!, String(RATE_LIMIT_RETRY_AFTER)));
     await readText('options after the failing Tests', options);
 
     const sites = await syncNow(options);
