@@ -23,7 +23,7 @@ import { clientBuilds, startClient, type ClientBuild, type RunningDaemon } from 
 import { ownClient } from '../clients/own-client';
 import { untilSeeding } from '../clients/seeding';
 import { DEMO_TOKEN } from '../service/server';
-import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from './support/client-options';
 import { PAGE_SITE } from './support/cross-seed-world';
 import { uiText } from './support/messages';
@@ -173,22 +173,30 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
 
   const siteNameIn = (options: HarnessPage, sid: number) => until(() => options.textContent(`fieldset[data-sid="${sid}"] legend`), (name) => !!name, `the name of site ${sid}`) as Promise<string>;
 
+  /** Every request the router got while the last Test was under way (click to answer), any host. */
+  let duringLastTest: RecordedRequest[] = [];
+
   /** Presses a site's Test and gives what its status line then says. */
   async function pressTest(options: HarnessPage, sid: number): Promise<string> {
     const status = `#pieces-hash-test-status-${sid}`;
     const before = (await options.textContent(status)) ?? '';
+    const from = pieces.world.router.requests.length;
     await options.click(`#pieces-hash-test-${sid}`);
     return until(
       () => options.evaluate((css) => ({ text: document.querySelector(css)?.textContent ?? '', working: !!document.querySelector(`${css}.working`) }), status),
       (now) => !now.working && !!now.text && now.text !== before,
       `what Test of site ${sid} says`,
       30_000,
-    ).then((now) => now.text);
+    ).then((now) => {
+      duringLastTest = pieces.world.router.requests.slice(from);
+      return now.text;
+    });
   }
 
   /**
    * What a Test of `site` went by, for its assertion's message: every request the site's host got
-   * (scheme, host, path, answer), what the background has stored for the site (address override,
+   * (scheme, host, path, answer), every request of any host while that Test was under way (where it
+   * went, if not there), what the background has stored for the site (address override,
    * pieces-hash choice; whether a passkey is saved, never the passkey) and what the form shows.
    */
   async function testEvidence(options: HarnessPage, site: { sid: number; host: string }): Promise<string> {
@@ -202,7 +210,8 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
       path: (document.getElementById(`pieces-hash-path-${sid}`) as HTMLInputElement | null)?.value ?? null,
       overridesStatus: document.getElementById('overrides-status')?.className ?? null,
     }), site.sid);
-    return `${pieces.requestsSeenBy(site.host)}\nstored for site ${site.sid}: ${JSON.stringify(stored)}\nthe form shows: ${JSON.stringify(form)}`;
+    const during = duringLastTest.map((request) => `  ${request.method} ${request.url} → ${request.status ?? 'no answer'}`).join('\n') || '  (none)';
+    return `${pieces.requestsSeenBy(site.host)}\nevery request while the Test was under way (any host):\n${during}\nstored for site ${site.sid}: ${JSON.stringify(stored)}\nthe form shows: ${JSON.stringify(form)}`;
   }
 
   const piecesSites = (options: HarnessPage) =>
