@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { message } from '../../utils/messaging/protocol';
 import { sid } from '../../utils/messaging/fields';
+import { siteOverrideSchema } from '../../utils/settings';
 
 /**
  * What one test of a site came to, in kinds and numbers only: never the site's text (its error
@@ -40,6 +41,12 @@ export const piecesHashTestRequest = z.object({
   path: z.string().max(2000).optional(),
   /** The passkey as typed (maybe unsaved); absent: the saved one. */
   passkey: z.string().max(256).optional(),
+  /**
+   * The site's address as its fieldset shows it (maybe unsaved, maybe saved a moment ago and not
+   * yet in the background's settings): host, scheme and the user's yes to a mirror; null: none
+   * (the site's own address); absent: the saved one.
+   */
+  override: siteOverrideSchema.nullable().optional(),
 });
 export type PiecesHashTestRequest = z.infer<typeof piecesHashTestRequest>;
 

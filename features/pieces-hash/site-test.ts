@@ -8,7 +8,7 @@ import type { Shared } from '../context';
 import { askPiecesHash, type PiecesHashAnswer } from '../../utils/pieces-hash/nexus-api';
 import type { Handlers } from '../../utils/messaging/protocol';
 import { originAllowed } from '../../utils/permission-pattern';
-import { piecesHashPathSchema, type Settings } from '../../utils/settings';
+import { piecesHashPathSchema, type Settings, type SiteOverride } from '../../utils/settings';
 import { piecesHashAddress, type CatalogSite } from '../../utils/sites';
 import { siteForServiceSid } from '../../utils/sites/pinning';
 import type { piecesHashMessages, PiecesHashTestRequest, PiecesHashTestView } from './pieces-hash.messages';
@@ -60,21 +60,25 @@ export type SiteNotAskable = Extract<PiecesHashTestView, { kind: 'not-nexusphp' 
 
 /**
  * Where and with what a site is asked by pieces hash, the one way the Test and a sync decide it:
- * the path (typed, else saved, else the definition's) on the site's own address, the passkey (typed,
- * else saved) in NexusPHP's shape, and the browser's permission for that origin; or why not.
+ * the path (typed, else saved, else the definition's) on the site's own address (the override as
+ * the options page shows it, else the saved one), the passkey (typed, else saved) in NexusPHP's
+ * shape, and the browser's permission for that origin; or why not. A typed override moves the
+ * address by the same rule as a saved one (utils/sites/pieces-hash-address.ts): onto the site's own
+ * hosts, or onto a mirror only with the user's yes for exactly that host.
  */
 export async function askableSite(
   settings: Settings,
   sid: number,
   entry: CatalogSite | undefined,
-  typed: { path?: string; passkey?: string },
+  typed: { path?: string; passkey?: string; override?: SiteOverride | null },
   originAllowed: (origin: string) => Promise<boolean>,
 ): Promise<{ endpoint: string; passkey: string } | SiteNotAskable> {
   const key = String(sid);
   if (!entry) return { kind: 'not-nexusphp' };
   const path = piecesHashPathSchema.safeParse(typed.path ?? settings.piecesHashSites[key]?.path ?? '');
   if (!path.success) return { kind: 'bad-path' };
-  const address = piecesHashAddress(entry, path.data, settings.siteOverrides[key]);
+  const override = typed.override === undefined ? settings.siteOverrides[key] : (typed.override ?? undefined);
+  const address = piecesHashAddress(entry, path.data, override);
   if ('problem' in address) return address.problem === 'other-host' ? { kind: 'other-host', host: address.host } : { kind: address.problem };
   const passkey = (typed.passkey ?? settings.sitePasskeys[key] ?? '').trim();
   if (!passkey) return { kind: 'needs-passkey' };

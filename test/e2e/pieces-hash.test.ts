@@ -23,7 +23,7 @@ import { clientBuilds, startClient, type ClientBuild, type RunningDaemon } from 
 import { ownClient } from '../clients/own-client';
 import { untilSeeding } from '../clients/seeding';
 import { DEMO_TOKEN } from '../service/server';
-import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
+import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type BrowserKind, type HarnessBrowser, type HarnessPage, type RecordedRequest } from './harness/index.ts';
 import { fillClientForm, openClientsOptions, pressSaveClient, pressTestClient } from './support/client-options';
 import { PAGE_SITE } from './support/cross-seed-world';
 import { uiText } from './support/messages';
@@ -173,17 +173,45 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
 
   const siteNameIn = (options: HarnessPage, sid: number) => until(() => options.textContent(`fieldset[data-sid="${sid}"] legend`), (name) => !!name, `the name of site ${sid}`) as Promise<string>;
 
+  /** Every request the router got while the last Test was under way (click to answer), any host. */
+  let duringLastTest: RecordedRequest[] = [];
+
   /** Presses a site's Test and gives what its status line then says. */
   async function pressTest(options: HarnessPage, sid: number): Promise<string> {
     const status = `#pieces-hash-test-status-${sid}`;
     const before = (await options.textContent(status)) ?? '';
+    const from = pieces.world.router.requests.length;
     await options.click(`#pieces-hash-test-${sid}`);
     return until(
       () => options.evaluate((css) => ({ text: document.querySelector(css)?.textContent ?? '', working: !!document.querySelector(`${css}.working`) }), status),
       (now) => !now.working && !!now.text && now.text !== before,
       `what Test of site ${sid} says`,
       30_000,
-    ).then((now) => now.text);
+    ).then((now) => {
+      duringLastTest = pieces.world.router.requests.slice(from);
+      return now.text;
+    });
+  }
+
+  /**
+   * What a Test of `site` went by, for its assertion's message: every request the site's host got
+   * (scheme, host, path, answer), every request of any host while that Test was under way (where it
+   * went, if not there), what the background has stored for the site (address override,
+   * pieces-hash choice; whether a passkey is saved, never the passkey) and what the form shows.
+   */
+  async function testEvidence(options: HarnessPage, site: { sid: number; host: string }): Promise<string> {
+    const stored = await browser.evaluateInExtension(async (api, key) => {
+      const settings = (await api.storage.local.get('settings')).settings as { siteOverrides?: Record<string, unknown>; piecesHashSites?: Record<string, unknown>; sitePasskeys?: Record<string, string> };
+      return { override: settings.siteOverrides?.[key] ?? null, piecesHash: settings.piecesHashSites?.[key] ?? null, passkeySaved: !!settings.sitePasskeys?.[key] };
+    }, String(site.sid));
+    const form = await options.evaluate((sid) => ({
+      scheme: (document.getElementById(`override-scheme-${sid}`) as HTMLSelectElement | null)?.value ?? null,
+      host: (document.getElementById(`override-host-${sid}`) as HTMLInputElement | null)?.value ?? null,
+      path: (document.getElementById(`pieces-hash-path-${sid}`) as HTMLInputElement | null)?.value ?? null,
+      overridesStatus: document.getElementById('overrides-status')?.className ?? null,
+    }), site.sid);
+    const during = duringLastTest.map((request) => `  ${request.method} ${request.url} → ${request.status ?? 'no answer'}`).join('\n') || '  (none)';
+    return `${pieces.requestsSeenBy(site.host)}\nevery request while the Test was under way (any host):\n${during}\nstored for site ${site.sid}: ${JSON.stringify(stored)}\nthe form shows: ${JSON.stringify(form)}`;
   }
 
   const piecesSites = (options: HarnessPage) =>
@@ -213,7 +241,7 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
     expect(stored.piecesHashSites).toEqual({ [SID]: { on: true } });
     ourbitsName = await siteNameIn(options, SID);
     const before = pieces.api.requests.length;
-    expect(await pressTest(options, SID)).toBe(text('piecesHashWorks', ourbitsName));
+    expect(await pressTest(options, SID), await testEvidence(options, PIECES_SITE)).toBe(text('piecesHashWorks', ourbitsName));
     // One request, with the passkey, asking one pieces hash no torrent has.
     expect(pieces.api.requests.slice(before)).toEqual([expect.objectContaining({ status: 200, asked: 1 })]);
     await readText('options after Test', options);
@@ -363,9 +391,9 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
     await fillSiteFields(options, failing.map((site) => site.sid), true);
     const names = new Map<number, string>();
     for (const site of failing) names.set(site.sid, await siteNameIn(options, site.sid));
-    expect(await pressTest(options, WRONG_PASSKEY_SITE.sid)).toBe(text('piecesHashWrongPasskey', names.get(WRONG_PASSKEY_SITE.sid)!));
-    expect(await pressTest(options, NO_API_SITE.sid)).toBe(text('piecesHashNoApi', names.get(NO_API_SITE.sid)!));
-    expect(await pressTest(options, RATE_LIMITED_SITE.sid)).toBe(text('piecesHashRateLimitedFor', names.get(RATE_LIMITED_SITE.sid)!, String(RATE_LIMIT_RETRY_AFTER)));
+    expect(await pressTest(options, WRONG_PASSKEY_SITE.sid), await testEvidence(options, WRONG_PASSKEY_SITE)).toBe(text('piecesHashWrongPasskey', names.get(WRONG_PASSKEY_SITE.sid)!));
+    expect(await pressTest(options, NO_API_SITE.sid), await testEvidence(options, NO_API_SITE)).toBe(text('piecesHashNoApi', names.get(NO_API_SITE.sid)!));
+    expect(await pressTest(options, RATE_LIMITED_SITE.sid), await testEvidence(options, RATE_LIMITED_SITE)).toBe(text('piecesHashRateLimitedFor', names.get(RATE_LIMITED_SITE.sid)!, String(RATE_LIMIT_RETRY_AFTER)));
     await readText('options after the failing Tests', options);
 
     const sites = await syncNow(options);

@@ -15,7 +15,7 @@ import type { CatalogSite } from '../../../utils/sites/site-types';
 import { catalogEntryOf } from '../../../utils/sites/pinning';
 import { downloadRuleOf } from '../../../utils/sites/download-rules';
 import { fieldLabel } from '../../../components/field-names';
-import { mirrorOf, parseOverride, type OverrideDraft } from './site-overrides';
+import { mirrorOf, parseOverride, shownOverride, type OverrideDraft } from './site-overrides';
 import { IDLE, StatusLine, type Status } from '../../../components/StatusLine';
 import { browser } from 'wxt/browser';
 import { piecesHashAddress } from '../../../utils/sites/pieces-hash-address';
@@ -267,19 +267,29 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
   };
   const editPiecesHash = (sid: number, change: Partial<AddressDraft['piecesHash']>) => edit(sid, { piecesHash: { ...draftFor(sid).piecesHash, ...change } });
   /**
-   * "Test": the typed path and passkey, one request with a random pieces hash. A host the manifest
-   * does not hold (a confirmed mirror) is asked for within the click, before anything awaits.
+   * "Test": one request with a random pieces hash, at the address the fieldset shows (its host,
+   * scheme and yes to a mirror, saved or not) with the typed path and passkey: never at an address
+   * the background still holds while a Save is on its way, nor at the saved one under an edited
+   * field. A host the manifest does not hold (a confirmed mirror) is asked for within the click,
+   * before anything awaits.
    */
   const testPiecesHash = (sid: number) => {
     const draft = draftFor(sid);
     const entry = entryOf(sid);
-    const address = entry && piecesHashAddress(entry, draft.piecesHash.path, saved[String(sid)]);
+    const show = (status: Status) => setTests((all) => ({ ...all, [sid]: status }));
+    const override = shownOverride(draft, entry);
+    if (override === 'invalid') {
+      // The fieldset shows no address a Test could go to: said as Save says it.
+      setErrors({ ...errors, [sid]: true });
+      show({ kind: 'problem', text: t('overrideBadHost') });
+      return;
+    }
+    const address = entry && piecesHashAddress(entry, draft.piecesHash.path, override);
     const host = address && 'endpoint' in address ? new URL(address.endpoint).hostname : undefined;
     const permission = address && 'endpoint' in address && host && !siteForHost(host) ? browser.permissions.request({ origins: [permissionPattern(address.endpoint)] }).catch(() => false) : Promise.resolve(true);
-    const show = (status: Status) => setTests((all) => ({ ...all, [sid]: status }));
     show({ kind: 'working', text: t('piecesHashTesting', nameOf(sid)) });
     void permission
-      .then(() => sendToBackground('pieces:test', { sid, path: draft.piecesHash.path, passkey: draft.passkey }))
+      .then(() => sendToBackground('pieces:test', { sid, path: draft.piecesHash.path, passkey: draft.passkey, override: override ?? null }))
       .then(
         (view) => show(piecesHashTestStatus(view, nameOf(sid))),
         () => show(piecesHashTestStatus(undefined, nameOf(sid))),
@@ -307,13 +317,10 @@ function SiteAddresses({ view, onSaved, list }: SectionProps & { list?: SiteList
     const badKey: Record<string, boolean> = {};
     for (const sid of held) {
       const draft = draftFor(sid);
-      const parsed = parseOverride(draft);
-      if (parsed === 'invalid') bad[sid] = true;
-      else if (parsed) {
-        // Downloads follow a mirror only on the user's yes for that exact host (utils/cross-seed-engine/source.ts).
-        const mirror = mirrorOf(parsed.host, entryOf(sid));
-        next[String(sid)] = mirror?.kind === 'mirror' && draft.confirm ? { ...parsed, confirmedHost: mirror.host } : parsed;
-      } else delete next[String(sid)];
+      const override = shownOverride(draft, entryOf(sid));
+      if (override === 'invalid') bad[sid] = true;
+      else if (override) next[String(sid)] = override;
+      else delete next[String(sid)];
       const passkey = draft.passkey.trim();
       if (passkey && !PASSKEY.test(passkey)) badKey[sid] = true;
       else if (passkey) keys[String(sid)] = passkey;

@@ -46,3 +46,16 @@ export function mirrorOf(host: string | undefined, entry: CatalogSite | undefine
   if (owner && owner === entry) return undefined;
   return { kind: owner ? 'other-site' : 'mirror', host };
 }
+
+/**
+ * The address override a site's fieldset shows, as it would be stored: the typed host and scheme,
+ * and the user's yes to a mirror (`confirm`) as `confirmedHost` for exactly that host. Save stores
+ * it; Test asks at it, so a Test goes where the fieldset says, saved or not.
+ */
+export function shownOverride(draft: OverrideDraft & { confirm: boolean }, entry: CatalogSite | undefined): SiteOverride | undefined | 'invalid' {
+  const parsed = parseOverride(draft);
+  if (!parsed || parsed === 'invalid') return parsed;
+  // Downloads follow a mirror only on the user's yes for that exact host (utils/cross-seed-engine/source.ts).
+  const mirror = mirrorOf(parsed.host, entry);
+  return mirror?.kind === 'mirror' && draft.confirm ? { ...parsed, confirmedHost: mirror.host } : parsed;
+}

@@ -49,6 +49,17 @@ export interface PiecesHashRequest {
   contentType?: string;
 }
 
+/** Every request the site was handed, whatever its path or method (what a failing test prints). */
+export interface PiecesHashSeen {
+  at: number;
+  method: string;
+  /** Scheme, host and path as the browser asked (`http://tjupt.org/api/pieces-hash`). */
+  url: string;
+  path: string;
+  /** What the site answered; 0 while it has not (or never: `hang`). */
+  status: number;
+}
+
 const NOT_FOUND_PAGE = '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>';
 const HOME_PAGE = '<!DOCTYPE html><html><head><title>NexusPHP :: 首页</title></head><body><table id="info_block"><tr><td>欢迎回来</td></tr></table></body></html>';
 
@@ -63,6 +74,8 @@ export class PiecesHashSite {
   /** Pieces hash → this site's torrent id. */
   readonly torrents = new Map<string, number>();
   readonly requests: PiecesHashRequest[] = [];
+  /** Every request handed to this site, API or not (`requests` holds only the API's). */
+  readonly seen: PiecesHashSeen[] = [];
   /** Changes a `ret: 0` answer's JSON before it is sent (an untidy site). */
   rewrite?: (answer: { ret: number; msg: string; data: unknown }) => unknown;
   /** Answers every API request with this status and a body echoing the request (a 500, a 403…). */
@@ -109,7 +122,10 @@ export class PiecesHashSite {
   /** The router's handler for this host. */
   readonly handle = (_req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest): void => {
     const url = new URL(recorded.path, `https://${this.host}`);
+    const seen: PiecesHashSeen = { at: this.now(), method: recorded.method, url: recorded.url, path: recorded.path, status: 0 };
+    this.seen.push(seen);
     const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
+      seen.status = status;
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
       res.end(body);
     };

@@ -69,6 +69,12 @@ export interface PiecesHashWorld {
   pairs: PiecesPair[];
   /** OurBits' torrents.php, with the copies as two of its rows. */
   listPage: ServedPage;
+  /**
+   * Every request a site's host got, in words, for a failing assertion's message: what the site was
+   * handed (method, scheme/host/path, status) and the HTTPS tunnels the router refused for that host
+   * (an https:// request never reaches the site).
+   */
+  requestsSeenBy(host: string): string;
   /** Writes the files and adds every source to the client, seeding at 100 %. */
   seed(client: TorrentClient, dataDir: string): Promise<void>;
   close(): Promise<void>;
@@ -157,6 +163,16 @@ export async function startPiecesHashWorld(options: PiecesHashWorldOptions = {})
   });
   for (const site of failing.values()) world.router.setHost(site.host, site.handle);
 
+  const requestsSeenBy = (host: string): string => {
+    const since = world.router.requests[0]?.time ?? Date.now();
+    const site = [api, ...failing.values()].find((candidate) => candidate.host === host);
+    // OurBits' host is tracker and API at once: there the router's log is the host's.
+    const handed = site && site !== api ? site.seen : world.router.requestsTo(host).filter((request) => request.via !== 'connect').map((request) => ({ at: request.time, method: request.method, url: request.url, status: request.status ?? 0 }));
+    const tunnels = world.router.requestsTo(host).filter((request) => request.via === 'connect').map((request) => ({ at: request.time, method: request.method, url: request.url, status: 502 }));
+    const lines = [...handed, ...tunnels].sort((a, b) => a.at - b.at).map((request) => `  +${request.at - since} ms ${request.method} ${request.url} → ${request.status || 'no answer'}`);
+    return `what ${host} got (${lines.length}):\n${lines.join('\n') || '  (nothing)'}`;
+  };
+
   return {
     world,
     page,
@@ -165,6 +181,7 @@ export async function startPiecesHashWorld(options: PiecesHashWorldOptions = {})
     failing,
     pairs,
     listPage,
+    requestsSeenBy,
     async seed(client, dataDir) {
       for (const pair of pairs) await addSeeding(client, pair.source, writeFolder(dataDir, pair.name, pair.files, pair.seed));
     },

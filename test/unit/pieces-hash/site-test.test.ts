@@ -72,6 +72,33 @@ describe('testPiecesHashSite against test NexusPHP sites', () => {
     expect(await test({ sid: PIGGO, passkey: piggo.passkey })).toEqual({ kind: 'works' });
   });
 
+  it('the address the options page shows (its override, maybe unsaved) comes before the saved one, moved by the saved one’s rule', async () => {
+    const hdsky = site('hdsky.me');
+    const mirror = site('mirror.example');
+    const urls = () => [...sites.router.requestsTo('hdsky.me'), ...sites.router.requestsTo('mirror.example')].map((request) => request.url);
+    const savedHttps = { siteOverrides: { [HDSKY]: { scheme: 'https' as const } } };
+    // http chosen in the form, https saved (or a Save still on its way): the form's.
+    expect(await test({ sid: HDSKY, passkey: hdsky.passkey, override: { scheme: 'http' } }, savedHttps)).toEqual({ kind: 'works' });
+    // No override in the form (null): the site's own address, whatever is saved.
+    expect(await test({ sid: HDSKY, passkey: hdsky.passkey, override: null }, { siteOverrides: { [HDSKY]: { scheme: 'http' } } })).toEqual({ kind: 'works' });
+    // None given at all (absent): the saved one, as before.
+    expect(await test({ sid: HDSKY, passkey: hdsky.passkey }, { siteOverrides: { [HDSKY]: { scheme: 'http' } } })).toEqual({ kind: 'works' });
+    // A mirror typed and not confirmed, or another site's host: the site's own host, as when saved.
+    expect(await test({ sid: HDSKY, passkey: hdsky.passkey, override: { host: 'mirror.example' } })).toEqual({ kind: 'works' });
+    expect(await test({ sid: HDSKY, passkey: hdsky.passkey, override: { host: 'ourbits.club', confirmedHost: 'ourbits.club' } })).toEqual({ kind: 'works' });
+    // The user's yes to exactly that mirror, in the form: the mirror.
+    expect(await test({ sid: HDSKY, passkey: mirror.passkey, override: { host: 'mirror.example', scheme: 'http', confirmedHost: 'mirror.example' } })).toEqual({ kind: 'works' });
+    expect(urls()).toEqual([
+      'http://hdsky.me/api/pieces-hash',
+      'https://hdsky.me/api/pieces-hash',
+      'http://hdsky.me/api/pieces-hash',
+      'https://hdsky.me/api/pieces-hash',
+      'https://hdsky.me/api/pieces-hash',
+      'http://mirror.example/api/pieces-hash',
+    ]);
+    expect(sites.router.requestsTo('ourbits.club')).toHaveLength(0);
+  });
+
   it('a wrong passkey: 401 is wrong-passkey (the site’s body echoing it is never read into the view)', async () => {
     const hdsky = site('hdsky.me');
     const wrong = 'a'.repeat(32);

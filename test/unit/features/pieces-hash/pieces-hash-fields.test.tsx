@@ -12,7 +12,7 @@ import { SitesSections } from '../../../../features/sites/ui/SitesSections';
 import { CLIENTS_KEY } from '../../../../features/clients/clients.storage';
 import { loadMessages } from '../../support/i18n';
 import { WithView } from '../../options/harness';
-import { $, click, mount, startOptionsWorld, storedSettings, text, type, waitFor, type OptionsWorld } from '../../options/support';
+import { $, choose, click, mount, startOptionsWorld, storedSettings, text, type, waitFor, type OptionsWorld } from '../../options/support';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RecordedRequest } from '../../../e2e/harness/host-router.ts';
@@ -166,6 +166,49 @@ describe("a site's pieces-hash switch", () => {
     expect(status()).toMatch(/Try again in \d+ s\.$/);
     // Nothing the site said, and no passkey, on the page.
     expect(page.textContent).not.toContain(hdsky.passkey);
+  });
+
+  it('Test asks at the address the fieldset shows: a scheme chosen and not saved, the site’s own again, and one saved in the same turn as the Test', async () => {
+    const page = await renderSites();
+    const works = en('piecesHashWorks', text(page, `fieldset[data-sid="${HDSKY}"] legend`));
+    const status = () => text(page, `#pieces-hash-test-status-${HDSKY}`);
+    const asked = () => hdsky.seen.map((request) => request.url);
+    const testAnswered = async (count: number) => {
+      await waitFor(() => asked().length === count && status() === works, `Test number ${count} answered (shown: "${status()}")`);
+    };
+    await type($(page, `#site-passkey-${HDSKY}`), hdsky.passkey);
+    // Nothing saved for HDSky (its own https); http chosen in the form, not saved.
+    await choose($<HTMLSelectElement>(page, `#override-scheme-${HDSKY}`), 'http');
+    await click($(page, `#pieces-hash-test-${HDSKY}`));
+    await testAnswered(1);
+    expect(asked()).toEqual(['http://hdsky.me/api/pieces-hash']);
+    // The Test saved nothing.
+    expect((await storedSettings()).siteOverrides ?? {}).toEqual({});
+
+    // Back to the site's own scheme in the form: https again, though nothing was saved between.
+    await choose($<HTMLSelectElement>(page, `#override-scheme-${HDSKY}`), '');
+    await click($(page, `#pieces-hash-test-${HDSKY}`));
+    await testAnswered(2);
+    expect(asked().at(-1)).toBe('https://hdsky.me/api/pieces-hash');
+
+    // http chosen, Save and Test pressed in one turn: the Test goes where the form says while the save is on its way.
+    await choose($<HTMLSelectElement>(page, `#override-scheme-${HDSKY}`), 'http');
+    $(page, '#overrides-save').click();
+    $(page, `#pieces-hash-test-${HDSKY}`).click();
+    await testAnswered(3);
+    await waitFor(() => page.querySelector('#overrides-status.ok'), 'saved');
+    expect(asked().at(-1)).toBe('http://hdsky.me/api/pieces-hash');
+    expect((await storedSettings()).siteOverrides).toEqual({ [HDSKY]: { scheme: 'http' } });
+  });
+
+  it('Test of a host the form cannot save says so, and sends nothing', async () => {
+    const page = await renderSites();
+    await type($(page, `#site-passkey-${HDSKY}`), hdsky.passkey);
+    await type($<HTMLInputElement>(page, `#override-host-${HDSKY}`), 'https://hdsky.me:8443/');
+    await click($(page, `#pieces-hash-test-${HDSKY}`));
+    await waitFor(() => text(page, `#pieces-hash-test-status-${HDSKY}`) === en('overrideBadHost'), 'the host refused');
+    expect($<HTMLInputElement>(page, `#override-host-${HDSKY}`).getAttribute('aria-invalid')).toBe('true');
+    expect(hdsky.seen).toEqual([]);
   });
 
   it('speaks Chinese: the switch, the hint, the path error and the Test’s answers', async () => {
