@@ -145,6 +145,14 @@ export interface TorrentClient {
   stop(hash: string): Promise<void>;
   /** Asks the client to verify the torrent's data on disk again (its hash check). */
   recheck(hash: string): Promise<void>;
+  /**
+   * Whether a recheck of a torrent added stopped is carried out when asked as soon as the client
+   * lists the add, while it still settles it (qBittorrent reads an add's resume data and lists it as
+   * checking until its next refresh, 1.5 s later), stopped again at the check's end whatever it
+   * found. Then the cross-seed engine asks for the check at once; absent or false, it waits for the
+   * add to settle first.
+   */
+  rechecksAtOnce?(): Promise<boolean>;
   /** Removes a torrent from the client, leaving its data on disk untouched. */
   remove(hash: string): Promise<void>;
   /**

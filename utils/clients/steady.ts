@@ -69,6 +69,8 @@ export function steadyClient(client: TorrentClient, options: SteadyOptions = {})
   if (piecesHash) steady.piecesHash = (hash, via) => again(() => piecesHash(hash, via));
   const liveState = client.liveState?.bind(client);
   if (liveState) steady.liveState = (hash) => again(() => liveState(hash));
+  const rechecksAtOnce = client.rechecksAtOnce?.bind(client);
+  if (rechecksAtOnce) steady.rechecksAtOnce = rechecksAtOnce;
   // A rename is not asked again: after a lost answer the old path may be gone, and a second rename would fail on it.
   const rename = client.rename?.bind(client);
   if (rename && client.renames) Object.assign(steady, { renames: client.renames, rename });

@@ -6,8 +6,9 @@
  * source's save path, its own layout, the source's category and tags plus `reseed-lens`).
  *
  * It is added STOPPED, so it can never download from the other site: the client checks the data
- * on disk (Transmission checks every new torrent; qBittorrent 4.5 and Deluge 2.0 do not check one
- * added stopped, so they are asked to), and only a check that ends at 100 % starts it (its end read
+ * on disk (Transmission checks every new torrent; qBittorrent and Deluge do not check one added
+ * stopped, so they are asked to: qBittorrent 4.5 and later as soon as it lists the add, others once
+ * the add has settled), and only a check that ends at 100 % starts it (its end read
  * live where the client's list lags it: qBittorrent's and Deluge's liveState). Anything
  * less is left stopped, tagged `reseed-lens-incomplete` where the client has tags, and the result
  * says how much was found. A torrent the client took under another hash than the one checked
@@ -463,7 +464,8 @@ const SETTLE_MS = 37_500;
 /**
  * Until the client is done with what it does on an add (qBittorrent reads resume data first, and
  * lists it so until its next 1.5 s refresh), briefly; asked at most every 500 ms, so the refresh is
- * seen within half a second.
+ * seen within half a second. Before a rename (qBittorrent renames a settled add), before a check
+ * where the client does not take it at once (rechecksAtOnce), and after a restart.
  */
 async function untilSettled(client: TorrentClient, hash: string): Promise<void> {
   const deadline = Date.now() + SETTLE_MS;
@@ -524,16 +526,34 @@ async function strayRemoved(client: TorrentClient, hash: string, clientHash: str
  */
 const CHECKS_ANYWAY: ReadonlySet<ClientKind> = new Set(['transmission', 'rtorrent', 'flood']);
 
-/** Added stopped: the client checks it; 100 % starts it, anything less leaves it stopped and tagged. */
+/**
+ * Added stopped (and listed): the client checks it; 100 % starts it, anything less leaves it
+ * stopped and tagged.
+ */
 async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal, always = false): Promise<CrossSeedResult> {
   // Transmission checks every new torrent; libtorrent's clients leave one added stopped unchecked.
   // A renamed copy is checked again whatever the client: its first check looked under the old names.
   if (always || client.kind !== 'transmission') {
-    await untilSettled(client, hash);
+    // The check is asked at once where the client takes it while it settles the add (qBittorrent
+    // 4.5 and later: rechecksAtOnce); elsewhere once the add has settled (~1.5 s on older qBittorrent).
+    if (!(await checksAtOnce(client))) await untilSettled(client, hash);
     await client.recheck(hash);
   }
   return startIfComplete(client, hash, added, signal);
 }
+
+/** Whether `client` takes a recheck of a stopped add it lists while it still settles it (TorrentClient.rechecksAtOnce); no answer is no. */
+async function checksAtOnce(client: TorrentClient): Promise<boolean> {
+  return (await client.rechecksAtOnce?.().catch(() => false)) === true;
+}
+
+/**
+ * How long a check's end is read every 100 ms before the pauses grow: a small copy's check
+ * usually ends within it (qBittorrent starts it at libtorrent's next auto-manage tick, every 0.5 s),
+ * and its end is then seen within 100 ms, not within the 225–500 ms the growing pauses reach by
+ * then. Two requests a reading on qBittorrent: 20 a second for at most 2 s a copy.
+ */
+const QUICK_CHECK_MS = 2_000;
 
 /**
  * The recheck just asked for of a stopped torrent, read live (liveState: the client runs it for the
@@ -541,8 +561,9 @@ async function checkThenStart(client: TorrentClient, hash: string, added: Client
  * verified; `incomplete` stopped with data missing; `gone`; `unfinished` when CHECK_WAIT ran out.
  */
 async function untilCheckedLive(client: TorrentClient, live: NonNullable<TorrentClient['liveState']>, hash: string, size: number, signal?: AbortSignal): Promise<'complete' | 'incomplete' | 'gone' | 'unfinished'> {
-  const deadline = Date.now() + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
-  for (let wait = 100; ; wait = nextPause(wait)) {
+  const asked = Date.now();
+  const deadline = asked + CHECK_WAIT.baseMs + size / CHECK_WAIT.bytesPerMs;
+  for (let wait = 100; ; wait = Date.now() - asked < QUICK_CHECK_MS ? 100 : nextPause(wait)) {
     const state = await live.call(client, hash);
     if (!state) return 'gone';
     if (state.stopped) return state.complete ? 'complete' : 'incomplete';

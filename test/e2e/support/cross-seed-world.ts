@@ -352,6 +352,11 @@ export interface CrossSeedWorldOptions {
   renamedCopy?: boolean;
   /** Every pair's candidate is its bytes under a renamed root folder, in place of the same names (the job bench's renamed copies). */
   renamedPairs?: boolean;
+  /**
+   * The announce URL of the pairs' candidates (default: the beta tracker's, loopback's discard
+   * port): a test that watches what a copy announces runs its own tracker (test/clients/announce-watch.ts).
+   */
+  candidateAnnounce?: string;
   service?: Omit<ReferenceOptions, 'data'>;
 }
 
@@ -363,7 +368,7 @@ export async function startCrossSeedWorld(options: CrossSeedWorldOptions = {}): 
     const spec = pairContent(index);
     const content = asContent(spec, '');
     const source = makeTorrent(content, TRACKERS.alpha);
-    const made = options.renamedPairs ? renamedCandidate(index).torrent : makeTorrent(content, TRACKERS.beta);
+    const made = options.renamedPairs ? renamedCandidate(index).torrent : makeTorrent(content, { ...TRACKERS.beta, ...(options.candidateAnnounce && { announce: options.candidateAnnounce }) });
     const sourceId = 1001 + index;
     const candidateId = 2001 + index;
     page.list(sourceId, source, spec.name);
