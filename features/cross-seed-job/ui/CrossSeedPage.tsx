@@ -706,7 +706,8 @@ function JobProgress({ job, siteName, onCommand, onTryAgain }: ProgressProps) {
             )}
           </div>
         </div>
-        {paused.length > 0 && (state === 'running' || state === 'paused') && (
+        {/* Also once cancelled or done: a torrent at its check in a paused client is finished only once it is resumed. */}
+        {paused.length > 0 && (
           <ul class="paused-clients" id="paused-clients">
             {paused.map((client) => (
               <PausedClient key={client.id} client={client} onResume={() => onCommand('job:resume', client.id)} />
