@@ -55,8 +55,16 @@ export interface SiteFinds {
   refused: Map<string, JobRefused>;
 }
 
-/** Where copies of `source`'s torrents go, by save path (many share one: asked once each). */
+/**
+ * Where copies of `source`'s torrents go, by save path: a client without "Copies go to" sends every
+ * one to the same place (itself, or nowhere if it only reads), asked once; one with it, once per
+ * save path (many torrents share one).
+ */
 function destinationsOf(source: StoredClient, clients: readonly StoredClient[]): (savePath: string) => CopyDestination {
+  if (!source.copiesTo) {
+    const same = whereCopyGoes(source, clients, '');
+    return () => same;
+  }
   const known = new Map<string, CopyDestination>();
   return (savePath) => {
     let destination = known.get(savePath);
@@ -172,11 +180,11 @@ export class JobPreviews {
           }
           placed?.add(place.torrentId);
           refusedAt?.delete(place.torrentId);
+          // One literal of one shape (no spread: a 100,000-find preview builds 100,000 of them).
           const torrent: JobTorrent = {
             sid,
             torrentId: place.torrentId,
             infoHash: place.hash,
-            ...(place.piecesHash && { piecesHash: place.piecesHash }),
             foundBy: place.foundBy,
             sourceHash: place.source.hash,
             sourceClientId: config.id,
@@ -184,6 +192,7 @@ export class JobPreviews {
             name: place.source.name,
             bytes: place.source.size,
           };
+          if (place.piecesHash) torrent.piecesHash = place.piecesHash;
           if (anyDecided && decided[decidedKey(torrent)]) {
             finds.decided++;
             continue;

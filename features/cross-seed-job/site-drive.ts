@@ -40,6 +40,8 @@ export class SiteDrives {
   private readonly drivers = new Map<number, Promise<void>>();
   /** Sleepers to wake (pause, cancel, resume, a pace change, a check's end). */
   private readonly sleepers = new Set<() => void>();
+  /** Sites asked to be driven while their loop was ending (it may have seen their torrents blocked just before a "Resume"): driven again once it has. */
+  private readonly again = new Set<number>();
   /** Items whose missing source was there again when looked for: tried once more, then decided (keys of sourceNotLoaded). */
   private readonly retried = new Set<string>();
 
@@ -66,11 +68,18 @@ export class SiteDrives {
     const job = this.state.current;
     if (this.state.halted || job?.state !== 'running') return;
     for (const site of job.sites) {
-      if (this.drivers.has(site.sid) || (site.state !== 'waiting' && site.state !== 'running')) continue;
+      if (site.state !== 'waiting' && site.state !== 'running') continue;
       const sid = site.sid;
+      if (this.drivers.has(sid)) {
+        this.again.add(sid);
+        continue;
+      }
       const driver = this.driveSite(sid)
         .catch(() => undefined)
-        .finally(() => this.drivers.delete(sid));
+        .finally(() => {
+          this.drivers.delete(sid);
+          if (this.again.delete(sid)) this.drive();
+        });
       this.drivers.set(sid, driver);
     }
   }
