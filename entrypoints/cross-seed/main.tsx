@@ -1,5 +1,5 @@
 /**
- * "Cross-seed your client" (issue 17): cross-seed.html, opened from the options page and the popup.
+ * "Cross-seed your clients" (issues 17 and 33): cross-seed.html, opened from the options page and the popup.
  * The static <title> is the English one; the user's language replaces it here.
  */
 import { render } from 'preact';

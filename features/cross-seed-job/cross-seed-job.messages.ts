@@ -1,6 +1,7 @@
 /**
- * "Cross-seed your client" (cross-seed.html): the preview of what the client can cross-seed from
- * its index, and the background job that does it, site by site at each site's pace. The job's
+ * "Cross-seed your clients" (cross-seed.html): the preview of what the user's clients can cross-seed
+ * from their indexes, and the background job that does it, site by site at each site's pace, each
+ * torrent into the client that holds its data (or that client's "Copies go to" client). The job's
  * state reaches the page as `job:status` (the whole view) and then once per change as `job:changed`
  * (what changed since the previous revision: features/cross-seed-job/job-change.ts); commands
  * answer nothing of it.
@@ -29,14 +30,42 @@ export type SiteReadiness =
   /** Could not be told now (the site did not answer); the job will try. */
   | { state: 'unknown' };
 
-/** One site of the preview: what the client could add from it, and whether it can be had now. */
+/** Torrents going from one client's data into one client (the same, or its "Copies go to" client): "NAS → Seedbox: 120". */
+export interface JobRoute {
+  sourceId: string;
+  sourceName: string;
+  targetId: string;
+  targetName: string;
+  count: number;
+  /** Their total size in bytes. */
+  bytes: number;
+}
+
+/** Why a client's finds go nowhere (features/clients/placement.ts whereCopyGoes), in the engine's words. */
+export type JobRefusal = Extract<CrossSeedResult, { kind: 'read-only' | 'no-folder-pair' | 'target-missing' }>;
+
+/** Finds of one client whose copies can go nowhere: counted and said, not queued. */
+export interface JobRefused {
+  clientId: string;
+  clientName: string;
+  kind: JobRefusal['kind'];
+  count: number;
+  /** The first of them, in the engine's words (a path under no folder pair is that torrent's). */
+  example: JobRefusal;
+}
+
+/** One site of the preview: what the clients could add from it, and whether it can be had now. */
 export interface JobSitePreview {
   sid: number;
   siteName: string;
   /** The site's home (links open it). */
   homeUrl?: string;
-  /** Torrents that could be added: on this site, not in the client, their source complete in the client, not decided before. */
+  /** Torrents that could be added: on this site, in none of the clients, their source complete in one, not decided before. */
   count: number;
+  /** `count` by where each goes (the user's order of clients). */
+  routes?: JobRoute[];
+  /** Finds whose copy can go nowhere (a client that only reads without "Copies go to", a path under no folder pair): not counted in `count`. */
+  refused?: number;
   /** Their total size in bytes (the source torrents' sizes). */
   bytes: number;
   /** Decided before (remembered outcomes), not counted in `count`; "Try again" forgets them. */
@@ -56,6 +85,10 @@ export interface JobPreview {
   problem?: 'no-client' | 'no-sites' | 'index-empty';
   client?: ClientSummary;
   sites: JobSitePreview[];
+  /** Over every site: what each client will do ("NAS → Seedbox: 120"), in the user's order. */
+  routes?: JobRoute[];
+  /** Over every site: finds a client can send nowhere, by client and why. */
+  refused?: JobRefused[];
   /** When the preview was computed (ms). */
   at: number;
 }
@@ -76,6 +109,12 @@ export interface JobTorrent {
   rename?: RenamePlan;
   /** The client torrent holding its data. */
   sourceHash: string;
+  /** The saved client holding that torrent complete (its id). Absent in a job stored before several clients: read as the first client's. */
+  sourceClientId?: string;
+  /** The client its copy goes to (its source's own, or its "Copies go to" client); once added, the client it was added to. */
+  targetClientId?: string;
+  /** A third client it waits for too: a run found its source nowhere and could not ask that client. */
+  waitsFor?: string;
   name: string;
   bytes: number;
   /** The candidate's details page on its site. */
@@ -108,6 +147,16 @@ export interface JobSiteView {
   msLeft: number;
 }
 
+/** Why one client's torrents wait: it stopped answering, or it answers listing none of its sources (just started, still loading them). */
+export type JobClientPause = { kind: 'client'; problem: ClientProblem } | { kind: 'sources-missing' };
+
+/** A client the job cross-seeds from or into, and whether its torrents wait for it ("Resume" for it). */
+export interface JobClientView {
+  id: string;
+  name: string;
+  paused?: JobClientPause;
+}
+
 export interface JobView {
   state: 'idle' | 'running' | 'paused' | 'done' | 'cancelled';
   /**
@@ -115,7 +164,13 @@ export interface JobView {
    * none of the job's sources (`sources-missing`: a client just restarted that has not loaded its
    * torrents yet); after a restart. "Resume" is offered.
    */
-  pausedBecause?: { kind: 'client'; problem: ClientProblem } | { kind: 'sources-missing' } | { kind: 'restart' };
+  pausedBecause?: JobClientPause | { kind: 'restart' };
+  /**
+   * The clients of the job, in the user's order, each with why its torrents wait, if they do: a
+   * client that goes down pauses only its own torrents (the job goes on with the others', and
+   * pauses whole only once nothing else is left).
+   */
+  clients?: JobClientView[];
   startedAt?: number;
   total: number;
   done: number;
@@ -152,7 +207,8 @@ export const crossSeedJobMessages = {
   /** "Start cross-seeding" the ticked sites. Command: the job's state comes as `job:changed`. */
   'job:start': message<void>()('extension', z.object({ sids: siteIds.min(1) })),
   'job:pause': message<void>()('extension', z.object({})),
-  'job:resume': message<void>()('extension', z.object({})),
+  /** "Resume": the job and every client's torrents; with `clientId`, that client's torrents only. */
+  'job:resume': message<void>()('extension', z.object({ clientId: z.string().min(1).max(200).optional() })),
   'job:cancel': message<void>()('extension', z.object({})),
   /** The job as it is now (query). */
   'job:status': message<JobView>()('extension', z.object({})),

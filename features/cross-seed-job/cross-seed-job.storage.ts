@@ -1,5 +1,5 @@
 /**
- * What "Cross-seed your client" keeps in storage.local (kept across a stopped service worker, a
+ * What "Cross-seed your clients" keeps in storage.local (kept across a stopped service worker, a
  * browser restart and an update): the job itself (each site's queue, the item in flight, the
  * torrents added stopped whose check is under way, the report so far), every outcome decided (by
  * site, torrent id and info-hash, across runs), the page's two switches, and how many finds the
@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { defineStoredFamily, defineStoredItem, setTogether, type StoredWrite } from '../../utils/stored-item';
-import type { JobOutcome, JobOutcomeGroup, JobSiteState, JobSwitches, JobTorrent, JobView } from './cross-seed-job.messages';
+import type { JobClientPause, JobOutcome, JobOutcomeGroup, JobSiteState, JobSwitches, JobTorrent, JobView } from './cross-seed-job.messages';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 
 /** A site of the job as stored: its queue (not yet tried, in order) and the item in flight. */
@@ -51,6 +51,13 @@ export interface StoredJobSite {
 export interface StoredJob {
   state: JobView['state'];
   pausedBecause?: JobView['pausedBecause'];
+  /**
+   * The clients of the job by id, each with its Name when the job started (the report's words), in
+   * the user's order. Absent in a job stored before several clients (job-state.ts migrates it).
+   */
+  clients?: Record<string, string>;
+  /** Clients whose torrents wait (it stopped answering, or lists none of its sources), by id: theirs alone wait, the rest go on. */
+  pausedClients?: Record<string, JobClientPause>;
   startedAt: number;
   revision: number;
   sites: StoredJobSite[];

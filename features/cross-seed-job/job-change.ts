@@ -14,6 +14,7 @@ function headerOf(view: JobView): Omit<JobView, 'sites' | 'outcomes' | 'revision
   return {
     state: view.state,
     ...(view.pausedBecause && { pausedBecause: view.pausedBecause }),
+    ...(view.clients && { clients: view.clients }),
     ...(view.startedAt !== undefined && { startedAt: view.startedAt }),
     total: view.total,
     done: view.done,

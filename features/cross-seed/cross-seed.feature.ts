@@ -68,7 +68,7 @@ export interface CrossSeedRequest {
    * checked, the add confirmed), before the client's check and the start at 100 % that end the run:
    * the job records it and lets its site go on. The run's outcome is still the whole result.
    */
-  onAddedStopped?: (added: { hash: string; savePath: string; rename?: RenamePlan }) => Promise<void>;
+  onAddedStopped?: (added: { hash: string; savePath: string; rename?: RenamePlan; clientId?: string }) => Promise<void>;
 }
 
 /** What one run gave: its result, and the id of the client it is in now (added, left stopped, or held already), if any. */
@@ -274,7 +274,7 @@ export class CrossSeeds {
           }
         };
         const onAddedStopped = request.onAddedStopped;
-        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: (added: { hash: string; savePath: string; rename?: RenamePlan }) => onAddedStopped(added) }) });
+        return crossSeed(request.sourceHash, request.candidate, { ...env, fetch, ...(onAddedStopped && { onAddedStopped: (added: { hash: string; savePath: string; rename?: RenamePlan; clientId?: string }) => onAddedStopped(added) }) });
       })
       .catch(unexpected)
       .then((result): CrossSeedOutcome => outcomeOf(result));

@@ -137,8 +137,9 @@ export interface CrossSeedEnvironment {
    * phase's end here. Not called when nothing was added, nor on the skip-the-check path (started at once).
    * A renamed copy is announced before its rename (the client settles an add for about 1.5 s before
    * it can rename, and the site need not wait for that), with the plan, for finishAddedStopped.
+   * `clientId`: the saved client it was added to (the placement's target), to finish it there.
    */
-  onAddedStopped?: (added: { hash: string; savePath: string; rename?: RenamePlan }) => Promise<void>;
+  onAddedStopped?: (added: { hash: string; savePath: string; rename?: RenamePlan; clientId?: string }) => Promise<void>;
 }
 
 export type CrossSeedResult =
@@ -772,7 +773,7 @@ async function downloadAndAdd(prepared: PreparedSource, candidate: CrossSeedCand
     if (!present) return { kind: 'not-confirmed', hash };
     if (skipCheck) return { kind: 'added', hash, savePath: present.savePath, client: client.kind, checked: false, state: present.state, progress: present.progress };
     // In the client, stopped: whoever goes on now (the job's next download) may; the check-then-start is the same for everyone.
-    await env.onAddedStopped?.({ hash, savePath: present.savePath }).catch(() => undefined);
+    await env.onAddedStopped?.({ hash, savePath: present.savePath, ...(target.id && { clientId: target.id }) }).catch(() => undefined);
     return await checkThenStart(client, hash, present, env.signal);
   } catch (error) {
     return addFailed(error);
@@ -850,7 +851,7 @@ async function addRenamed(client: TorrentClient, hash: string, bytes: Uint8Array
     if (added.status === 'duplicate') return { kind: 'already-in-client', hash, savePath: copy.savePath };
     const present = await readBack(client, hash);
     if (!present) return { kind: 'not-confirmed', hash };
-    await env.onAddedStopped?.({ hash, savePath: present.savePath, rename: plan }).catch(() => undefined);
+    await env.onAddedStopped?.({ hash, savePath: present.savePath, rename: plan, ...(copy.target.id && { clientId: copy.target.id }) }).catch(() => undefined);
     return withRenamed(await renameThenCheck(client, hash, present, plan, env.signal), plan);
   } catch (error) {
     return addFailed(error);

@@ -1,7 +1,8 @@
 /**
- * "Cross-seed your client" (cross-seed.html, issue 17): the preview per site from the index ("Find
- * what I can cross-seed"), each site's pace and readiness, "Start cross-seeding" the ticked sites,
- * the job's progress and its report, and the switches for new finds. The job's state comes once as
+ * "Cross-seed your clients" (cross-seed.html, issues 17 and 33): the preview per site and per client
+ * from the indexes ("Find what I can cross-seed": "NAS → Seedbox: 120"), each site's pace and
+ * readiness, "Start cross-seeding" the ticked sites, the job's progress (a client that stopped
+ * answering named, with "Resume" for it) and its report, and the switches for new finds. The job's state comes once as
  * `job:status` on open, then as `job:changed`, each what changed since the previous revision (a gap
  * asks `job:status` again); commands answer nothing of it. Everything a service or a site said is
  * rendered as text, never as HTML.
@@ -18,7 +19,11 @@ import { sendToBackground } from '../../send-to-background';
 import type {
   JobChange,
   JobChanged,
+  JobClientView,
+  JobOutcome,
   JobPreview,
+  JobRefused,
+  JobRoute,
   JobSitePreview,
   JobSiteState,
   JobSiteView,
@@ -28,7 +33,7 @@ import type {
   SiteReadiness,
 } from '../cross-seed-job.messages';
 import { applyJobChange } from '../job-change';
-import { GROUPS, formatBytes, groupOutcomes, onDiskText, outcomeLines, reportText, timeLeftText } from './job-text';
+import { GROUPS, formatBytes, groupOutcomes, onDiskText, outcomeClientText, outcomeLines, reportText, routeText, timeLeftText } from './job-text';
 import { FoundByTag } from '../../lookup/ui/FoundBy';
 import { CheckWithHint } from '../../../components/CheckWithHint';
 
@@ -169,10 +174,10 @@ export function CrossSeedPage() {
     }
   };
 
-  const command = async (type: 'job:pause' | 'job:resume' | 'job:cancel') => {
+  const command = async (type: 'job:pause' | 'job:resume' | 'job:cancel', clientId?: string) => {
     setStatus(IDLE);
     try {
-      await sendToBackground(type, {});
+      await sendToBackground(type, clientId ? { clientId } : {});
     } catch (error) {
       setStatus(failed(error));
     }
@@ -243,7 +248,7 @@ export function CrossSeedPage() {
       </section>
 
       {job && job.state !== 'idle' && (
-        <JobProgress job={job} siteName={siteName} onCommand={(type) => void command(type)} onTryAgain={() => void tryAgain(job.sites.map((site) => site.sid))} />
+        <JobProgress job={job} siteName={siteName} onCommand={(type, clientId) => void command(type, clientId)} onTryAgain={() => void tryAgain(job.sites.map((site) => site.sid))} />
       )}
 
       <Switches />
@@ -303,11 +308,14 @@ function PreviewTable({ preview, ticked, onTick, onTickAll, onPreview, onRefresh
   const bytes = chosen.reduce((sum, site) => sum + site.bytes, 0);
   const tickable = preview.sites.filter((site) => site.count > 0);
   const allTicked = tickable.length > 0 && tickable.every((site) => ticked.has(site.sid));
+  // Several clients (or a copy going to another client): each site's row says where its finds go too.
+  const byClient = (preview.routes?.length ?? 0) > 1 || !!preview.routes?.some((route) => route.sourceId !== route.targetId);
   return (
     <>
       <p class="pace-warning warn-text" id="pace-warning">
         {t('jobPaceWarning')}
       </p>
+      <ClientRoutes routes={preview.routes ?? []} refused={preview.refused ?? []} />
       <div class="table-wrap">
         <table class="job-sites" id="job-sites" aria-labelledby="preview-heading">
           <thead>
@@ -328,6 +336,7 @@ function PreviewTable({ preview, ticked, onTick, onTickAll, onPreview, onRefresh
               <SiteRow
                 key={site.sid}
                 site={site}
+                byClient={byClient}
                 ticked={ticked.has(site.sid)}
                 onTick={(on) => onTick(site.sid, on)}
                 onPreview={onPreview}
@@ -355,8 +364,34 @@ function PreviewTable({ preview, ticked, onTick, onTickAll, onPreview, onRefresh
   );
 }
 
+/** What each client will do over every site ("NAS → Seedbox: 120"), and the finds a client can send nowhere, in the engine's words. */
+function ClientRoutes({ routes, refused }: { routes: JobRoute[]; refused: JobRefused[] }) {
+  if (!routes.length && !refused.length) return null;
+  return (
+    <div class="job-clients" id="job-clients">
+      <h3 class="small">{t('jobRoutesHeading')}</h3>
+      <ul>
+        {routes.map((route) => (
+          <li key={`${route.sourceId}>${route.targetId}`} class="job-route" data-source={route.sourceId} data-target={route.targetId}>
+            <span class="route-text">{routeText(route.sourceName, route.targetName, route.sourceId === route.targetId, route.count)}</span>
+            <span class="muted small route-size"> ({formatBytes(route.bytes)})</span>
+          </li>
+        ))}
+        {refused.map((entry) => (
+          <li key={`${entry.clientId}:${entry.kind}`} class="job-refused" data-client={entry.clientId} data-reason={entry.kind}>
+            <span class="refused-text">{t('jobRefusedLine', entry.clientName, formatNumber(entry.count))}</span>
+            <span class="muted small refused-why"> — {crossSeedText(entry.example, '', 'client').join(' ')}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 interface RowProps {
   site: JobSitePreview;
+  /** Say in the row where its finds go (several clients, or copies going to another). */
+  byClient: boolean;
   ticked: boolean;
   onTick: (on: boolean) => void;
   onPreview: (preview: JobPreview | undefined) => void;
@@ -365,7 +400,7 @@ interface RowProps {
   onToggle: () => void;
 }
 
-function SiteRow({ site, ticked, onTick, onPreview, onRefresh, open, onToggle }: RowProps) {
+function SiteRow({ site, byClient, ticked, onTick, onPreview, onRefresh, open, onToggle }: RowProps) {
   const listId = `site-torrents-${site.sid}`;
   return (
     <>
@@ -384,6 +419,13 @@ function SiteRow({ site, ticked, onTick, onPreview, onRefresh, open, onToggle }:
         <td class="num count">
           {formatNumber(site.count)}{' '}
           {site.decided > 0 && <span class="small muted decided">{t('jobDecided', formatNumber(site.decided))}</span>}
+          {byClient &&
+            site.routes?.map((route) => (
+              <span key={`${route.sourceId}>${route.targetId}`} class="small muted site-route" data-source={route.sourceId} data-target={route.targetId}>
+                {routeText(route.sourceName, route.targetName, route.sourceId === route.targetId, route.count)}
+              </span>
+            ))}
+          {!!site.refused && <span class="small muted site-refused">{t('jobRefusedCount', formatNumber(site.refused))}</span>}
         </td>
         <td class="num size">{formatBytes(site.bytes)}</td>
         <td class="readiness">
@@ -397,7 +439,7 @@ function SiteRow({ site, ticked, onTick, onPreview, onRefresh, open, onToggle }:
       {open && (
         <tr class="site-torrents-row">
           <td colSpan={7}>
-            <SiteTorrents site={site} id={listId} />
+            <SiteTorrents site={site} id={listId} byClient={byClient} />
           </td>
         </tr>
       )}
@@ -547,7 +589,8 @@ function PaceFields({ site, onPreview }: { site: JobSitePreview; onPreview: (pre
 }
 
 /** One site's torrents of the preview, a page at a time, each linking to its details page. */
-function SiteTorrents({ site, id }: { site: JobSitePreview; id: string }) {
+function SiteTorrents({ site, id, byClient }: { site: JobSitePreview; id: string; byClient: boolean }) {
+  const names = new Map((site.routes ?? []).flatMap((route) => [[route.sourceId, route.sourceName] as const, [route.targetId, route.targetName] as const]));
   const [torrents, setTorrents] = useState<JobTorrent[]>([]);
   const [total, setTotal] = useState<number | undefined>();
   const [said, setSaid] = useState<Status>(IDLE);
@@ -570,6 +613,12 @@ function SiteTorrents({ site, id }: { site: JobSitePreview; id: string }) {
           <li key={`${torrent.torrentId}-${torrent.infoHash}`}>
             <TorrentLink torrent={torrent} />
             {foundByPieces(torrent) && <FoundByTag by={torrent.foundBy!} />}
+            {byClient && torrent.sourceClientId && (
+              <span class="muted small torrent-client" data-source={torrent.sourceClientId} data-target={torrent.targetClientId}>
+                {' '}
+                {outcomeClientText(names.get(torrent.sourceClientId), names.get(torrent.targetClientId ?? torrent.sourceClientId))}
+              </span>
+            )}
             <span class="muted small"> {formatBytes(torrent.bytes)}</span>
           </li>
         ))}
@@ -622,7 +671,8 @@ const JOB_STATE_KEYS: Record<Exclude<JobView['state'], 'idle'>, MessageKey> = {
 interface ProgressProps {
   job: JobView;
   siteName: (sid: number) => string;
-  onCommand: (type: 'job:pause' | 'job:resume' | 'job:cancel') => void;
+  /** A command; `clientId` with "Resume": that client's torrents only. */
+  onCommand: (type: 'job:pause' | 'job:resume' | 'job:cancel', clientId?: string) => void;
   onTryAgain: () => void;
 }
 
@@ -631,6 +681,8 @@ function JobProgress({ job, siteName, onCommand, onTryAgain }: ProgressProps) {
   const active = state === 'running' || state === 'paused';
   // Sites run in parallel: the job ends with its slowest site.
   const msLeft = Math.max(0, ...job.sites.filter((site) => site.state === 'running' || site.state === 'waiting').map((site) => site.msLeft));
+  // Clients whose torrents wait: each named with its own "Resume" (the job's "Resume" resumes them all).
+  const paused = (job.clients ?? []).filter((client) => client.paused);
   return (
     <>
       <section class="card" id="job-progress" aria-labelledby="progress-heading" data-state={state}>
@@ -654,7 +706,15 @@ function JobProgress({ job, siteName, onCommand, onTryAgain }: ProgressProps) {
             )}
           </div>
         </div>
-        {job.pausedBecause && state === 'paused' && (
+        {/* Also once cancelled or done: a torrent at its check in a paused client is finished only once it is resumed. */}
+        {paused.length > 0 && (
+          <ul class="paused-clients" id="paused-clients">
+            {paused.map((client) => (
+              <PausedClient key={client.id} client={client} onResume={() => onCommand('job:resume', client.id)} />
+            ))}
+          </ul>
+        )}
+        {job.pausedBecause && state === 'paused' && (job.pausedBecause.kind === 'restart' || !paused.length) && (
           <p class="notice warn paused-because" role="alert" data-kind={job.pausedBecause.kind}>
             {job.pausedBecause.kind === 'restart'
               ? t('jobPausedRestart')
@@ -678,6 +738,20 @@ function JobProgress({ job, siteName, onCommand, onTryAgain }: ProgressProps) {
       </section>
       <Report job={job} siteName={siteName} onTryAgain={onTryAgain} active={active} />
     </>
+  );
+}
+
+/** "NAS is not answering: its torrents wait." (or lists none of its sources), why, and "Resume NAS". */
+function PausedClient({ client, onResume }: { client: JobClientView; onResume: () => void }) {
+  const pause = client.paused!;
+  return (
+    <li class="notice warn client-paused" role="alert" data-client-id={client.id} data-kind={pause.kind}>
+      <span class="client-paused-text">{pause.kind === 'client' ? t('jobClientPaused', client.name) : t('jobClientSourcesMissing', client.name)}</span>
+      {pause.kind === 'client' && <span class="client-paused-detail muted"> ({clientProblemText(pause.problem)})</span>} <span class="client-paused-hint">{t('jobClientPausedHint')}</span>{' '}
+      <button type="button" class="resume-client" onClick={onResume}>
+        {t('jobResumeClient', client.name)}
+      </button>
+    </li>
   );
 }
 
@@ -715,6 +789,7 @@ const GROUP_ROWS = 100;
 
 function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName: (sid: number) => string; onTryAgain: () => void; active: boolean }) {
   const groups = useMemo(() => groupOutcomes(job.outcomes), [job.outcomes]);
+  const clientNames = useMemo(() => new Map((job.clients ?? []).map((client) => [client.id, client.name])), [job.clients]);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   return (
     <section class="card" id="job-report" aria-labelledby="report-heading">
@@ -750,8 +825,9 @@ function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName:
                 const lines = outcomeLines(outcome, site);
                 const disk = onDiskText(outcome);
                 return (
-                  <li key={`${outcome.sid}-${outcome.torrentId}-${outcome.infoHash}`} class="outcome">
+                  <li key={`${outcome.sid}-${outcome.torrentId}-${outcome.infoHash}`} class="outcome" data-client-id={outcome.targetClientId}>
                     <span class="outcome-site">{site}</span> <TorrentLink torrent={outcome} />
+                    <OutcomeClient outcome={outcome} names={clientNames} />
                     {foundByPieces(outcome) && <FoundByTag by={outcome.foundBy!} />}
                     {disk && <span class="on-disk muted"> · {disk}</span>}
                     {lines.length > 0 && <span class="outcome-words small muted"> — {lines[0]}</span>}
@@ -776,6 +852,12 @@ function Report({ job, siteName, onTryAgain, active }: { job: JobView; siteName:
       })}
     </section>
   );
+}
+
+/** The client of an outcome whose words name none (an added one says "Added to NAS" itself): "NAS", or "NAS → Seedbox". */
+function OutcomeClient({ outcome, names }: { outcome: JobOutcome; names: ReadonlyMap<string, string> }) {
+  const text = outcomeClientText(names.get(outcome.sourceClientId ?? ''), names.get(outcome.targetClientId ?? outcome.sourceClientId ?? ''), outcome);
+  return text ? <span class="outcome-client muted small"> · {text}</span> : null;
 }
 
 /** "Tell me when there is something new to cross-seed" and new finds starting by themselves. */

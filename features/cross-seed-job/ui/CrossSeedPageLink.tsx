@@ -1,4 +1,4 @@
-/** "Cross-seed your client": opens cross-seed.html in a tab of its own (from the options page and the popup). */
+/** "Cross-seed your clients": opens cross-seed.html in a tab of its own (from the options page and the popup). */
 import { browser } from 'wxt/browser';
 import { t } from '../../../utils/i18n';
 

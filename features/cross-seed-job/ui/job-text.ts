@@ -1,5 +1,5 @@
 /**
- * The words of "Cross-seed your client" that are not markup: sizes, the report's groups and the
+ * The words of "Cross-seed your clients" that are not markup: sizes, the report's groups and the
  * report as plain text (what "Copy report" copies). Rendered as text only, never as HTML.
  */
 import { formatDuration, formatNumber, t, uiLocale, type MessageKey } from '../../../utils/i18n';
@@ -56,6 +56,22 @@ export function groupOutcomes(outcomes: JobOutcome[]): Map<JobOutcomeGroup, JobO
   return groups;
 }
 
+/** What a client will do: "NAS → Seedbox: 120", or "NAS: 120" for copies into itself. */
+export function routeText(sourceName: string, targetName: string, own: boolean, count: number): string {
+  return own ? t('jobRouteOwn', sourceName, formatNumber(count)) : t('jobRouteTo', sourceName, targetName, formatNumber(count));
+}
+
+/**
+ * The client of a torrent: "NAS", or "NAS → Seedbox" when its copy goes to another. For an outcome
+ * whose words name a client already ("Added to NAS, seeding"), nothing; nothing either when the
+ * job knows no Name for it (a job from before several clients).
+ */
+export function outcomeClientText(sourceName: string | undefined, targetName: string | undefined, outcome?: JobOutcome): string | undefined {
+  if (outcome?.result && 'clientName' in outcome.result && outcome.result.clientName) return undefined;
+  if (!sourceName) return targetName;
+  return targetName && targetName !== sourceName ? t('jobRouteName', sourceName, targetName) : sourceName;
+}
+
 /** How much of a torrent left stopped is already on disk ("3.1 GB of 4 GB on disk"), when known. */
 export function onDiskText(outcome: JobOutcome): string | undefined {
   const result = outcome.result;
@@ -78,6 +94,7 @@ export function outcomeLines(outcome: JobOutcome, siteName: string): string[] {
 export function reportText(job: JobView, siteName: (sid: number) => string): string {
   const lines = [t('jobReportTitle'), t('jobProgress', formatNumber(job.done), formatNumber(job.total))];
   const groups = groupOutcomes(job.outcomes);
+  const names = new Map((job.clients ?? []).map((client) => [client.id, client.name]));
   for (const { group, key } of GROUPS) {
     const list = groups.get(group);
     if (!list?.length) continue;
@@ -86,7 +103,8 @@ export function reportText(job: JobView, siteName: (sid: number) => string): str
       const site = siteName(outcome.sid);
       const [sentence, ...more] = outcomeLines(outcome, site);
       const details = [sentence, onDiskText(outcome)].filter(Boolean).join(' ');
-      lines.push(`- ${site} #${outcome.torrentId} ${outcome.name}${outcome.detailsUrl ? ` <${outcome.detailsUrl}>` : ''}${details ? ` — ${details}` : ''}`);
+      const client = outcomeClientText(names.get(outcome.sourceClientId ?? ''), names.get(outcome.targetClientId ?? outcome.sourceClientId ?? ''), outcome);
+      lines.push(`- ${site} #${outcome.torrentId} ${outcome.name}${outcome.detailsUrl ? ` <${outcome.detailsUrl}>` : ''}${client ? ` [${client}]` : ''}${details ? ` — ${details}` : ''}`);
       // The differences and the renamed files, one per line under their torrent (a list, not a run-on sentence).
       for (const line of more) lines.push(`    ${line}`);
     }

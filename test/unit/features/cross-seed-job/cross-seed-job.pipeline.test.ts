@@ -14,7 +14,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { BackgroundApp } from '../../../../entrypoints/background/app';
 import { routeMessage } from '../../../../entrypoints/background/router';
 import type { JobChanged, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
-import { MAX_CHECKS_IN_FLIGHT } from '../../../../features/cross-seed-job/cross-seed-job.feature';
+import { MAX_CHECKS_IN_FLIGHT } from '../../../../features/cross-seed-job/job-checks';
 import { JobStore, type StoredJob } from '../../../../features/cross-seed-job/cross-seed-job.storage';
 
 /** The job as stored (its header, queues and outcomes read back as a new worker reads them). */

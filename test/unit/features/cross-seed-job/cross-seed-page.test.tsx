@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * "Cross-seed your client" (features/cross-seed-job/ui/CrossSeedPage.tsx): the index-off offer, the
+ * "Cross-seed your clients" (features/cross-seed-job/ui/CrossSeedPage.tsx): the index-off offer, the
  * preview table and its totals, the pace fields, what "Start cross-seeding" sends, the progress and
  * the report from the JobViews the background announces (`job:changed`, newest revision wins),
  * "Copy report", "Pause" / "Resume" / "Cancel", "Try again" and the switches. The background is
@@ -120,7 +120,7 @@ describe('the index', () => {
         return defaultSettings({ clientIndexEnabled: true });
       },
     });
-    expect(text(byId(root, 'page-title'))).toBe('Cross-seed your client');
+    expect(text(byId(root, 'page-title'))).toBe('Cross-seed your clients');
     const offer = await waitFor(() => byId(root, 'index-off'), 'the index-off offer');
     expect(text(offer)).toContain('The index of your client is off');
     expect(text(offer)).toContain('needs the index of your client');
@@ -145,15 +145,15 @@ describe('the index', () => {
     const html = readFileSync(join(process.cwd(), 'entrypoints/cross-seed/index.html'), 'utf8');
     const en = JSON.parse(readFileSync(join(process.cwd(), 'public/_locales/en/messages.json'), 'utf8'));
     const zh = JSON.parse(readFileSync(join(process.cwd(), 'public/_locales/zh_CN/messages.json'), 'utf8'));
-    expect(/<title>([^<]*)<\/title>/.exec(html)?.[1]).toBe('Cross-seed your client');
-    expect(en.crossSeedPageTitle.message).toBe('Cross-seed your client');
-    expect(zh.crossSeedPageTitle.message).toBe('辅种你的客户端');
+    expect(/<title>([^<]*)<\/title>/.exec(html)?.[1]).toBe('Cross-seed your clients');
+    expect(en.crossSeedPageTitle.message).toBe('Cross-seed your clients');
+    expect(zh.crossSeedPageTitle.message).toBe('辅种你的所有客户端');
   });
 
   it('is in Chinese for a Chinese browser', async () => {
     resetBrowser('zh_CN');
     const { root } = await open({ 'job:preview': () => preview([], { indexOff: true }) });
-    expect(text(byId(root, 'page-title'))).toBe('辅种你的客户端');
+    expect(text(byId(root, 'page-title'))).toBe('辅种你的所有客户端');
     await click(buttonNamed(root, '查找可辅种的内容'));
     await waitFor(() => byId(root, 'index-off'), 'the index-off offer');
     expect(buttonNamed(root, '开启索引')).not.toBeNull();
@@ -466,7 +466,7 @@ describe('the job', () => {
     await click(buttonNamed(report, 'Copy report'));
     const copied = await navigator.clipboard.readText();
     expect(copied.split('\n')).toEqual([
-      'Cross-seed your client: report',
+      'Cross-seed your clients: report',
       '10 of 10',
       '',
       'Added (1)',
@@ -524,6 +524,86 @@ describe('the job', () => {
   });
 });
 
+describe('several clients', () => {
+  const NAS = { id: 'nas-id', name: 'NAS' };
+  const SEEDBOX = { id: 'seedbox-id', name: 'Seedbox' };
+  const route = (source: typeof NAS, target: typeof NAS, count: number, bytes: number) => ({ sourceId: source.id, sourceName: source.name, targetId: target.id, targetName: target.name, count, bytes });
+
+  it('the preview says what each client will do over every site and in each site\'s row, and the finds a client can send nowhere', async () => {
+    const ourbits = site(9, 'OurBits', { count: 5, bytes: 5 * GiB, routes: [route(NAS, SEEDBOX, 3, 3 * GiB), route(SEEDBOX, SEEDBOX, 2, 2 * GiB)], refused: 4 });
+    const hdhome = site(7, 'HDHome', { count: 1, bytes: GiB, routes: [route(NAS, SEEDBOX, 1, GiB)] });
+    const { root } = await findWith({
+      'job:preview': () =>
+        preview([ourbits, hdhome], {
+          routes: [route(NAS, SEEDBOX, 4, 4 * GiB), route(SEEDBOX, SEEDBOX, 2, 2 * GiB)],
+          refused: [{ clientId: 'reader-id', clientName: 'Reader', kind: 'read-only', count: 4, example: { kind: 'read-only', clientName: 'Reader' } }],
+        }),
+    });
+    const clients = await waitFor(() => byId(root, 'job-clients'), 'what each client will do');
+    expect([...clients.querySelectorAll('li.job-route')].map((item) => [item.getAttribute('data-source'), item.getAttribute('data-target'), text(item)])).toEqual([
+      ['nas-id', 'seedbox-id', 'NAS → Seedbox: 4 (4 GB)'],
+      ['seedbox-id', 'seedbox-id', 'Seedbox: 2 (2 GB)'],
+    ]);
+    const refused = clients.querySelector('li.job-refused')!;
+    expect(refused.getAttribute('data-reason')).toBe('read-only');
+    expect(text(refused)).toMatch(/^Reader: 4 not sent — Reader only reads: nothing is added to it\./);
+    expect([...rowOf(root, 9).querySelectorAll('.site-route')].map(text)).toEqual(['NAS → Seedbox: 3', 'Seedbox: 2']);
+    expect(text(rowOf(root, 9).querySelector('.site-refused'))).toBe('4 not sent (see above)');
+    expect([...rowOf(root, 7).querySelectorAll('.site-route')].map(text)).toEqual(['NAS → Seedbox: 1']);
+  });
+
+  it('one client, into itself: no per-client words in the rows', async () => {
+    const { root } = await findWith({ 'job:preview': () => preview([site(9, 'OurBits', { count: 2, bytes: GiB, routes: [route(NAS, NAS, 2, GiB)] })], { routes: [route(NAS, NAS, 2, GiB)] }) });
+    const clients = await waitFor(() => byId(root, 'job-clients'), 'what the client will do');
+    expect(text(clients.querySelector('li.job-route'))).toBe('NAS: 2 (1 GB)');
+    expect(rowOf(root, 9).querySelector('.site-route')).toBeNull();
+  });
+
+  it('a client that stopped answering: its torrents wait, named with a "Resume" of its own; the others go on', async () => {
+    const { root, background } = await open({ 'job:resume': () => undefined });
+    const problem = { kind: 'unreachable' as const, detail: 'connection refused' };
+    await announce({ ...RUNNING, revision: 4, clients: [{ ...NAS, paused: { kind: 'client', problem } }, SEEDBOX] });
+    const notice = await waitFor(() => root.querySelector('#paused-clients li.client-paused'), 'the paused client');
+    expect(notice.getAttribute('data-client-id')).toBe('nas-id');
+    expect(notice.getAttribute('data-kind')).toBe('client');
+    expect(text(notice.querySelector('.client-paused-text'))).toBe('NAS is not answering: its torrents wait.');
+    expect(root.querySelectorAll('#paused-clients li')).toHaveLength(1);
+    // The job goes on: "Pause", no job-wide "Resume" and no job-wide notice.
+    expect(buttonNamed(root, 'Pause')).not.toBeNull();
+    expect(buttonNamed(root, 'Resume')).toBeNull();
+    expect(root.querySelector('.paused-because')).toBeNull();
+    await click(buttonNamed(root, 'Resume NAS'));
+    expect(background.sentOf('job:resume')).toEqual([{ type: 'job:resume', clientId: 'nas-id' }]);
+
+    // Nothing else left: the job pauses whole; the client still named, and the job's "Resume" resumes them all.
+    await announce({ ...RUNNING, state: 'paused', revision: 5, pausedBecause: { kind: 'sources-missing' }, clients: [{ ...NAS, paused: { kind: 'sources-missing' } }, SEEDBOX] });
+    await waitFor(() => root.querySelector('#paused-clients li[data-kind="sources-missing"]'), 'the client without its sources');
+    expect(text(root.querySelector('.client-paused-text'))).toMatch(/^NAS answers but lists none of the torrents this job cross-seeds from it .+: its torrents wait\.$/);
+    expect(root.querySelector('.paused-because')).toBeNull();
+    await click(buttonNamed(root, 'Resume'));
+    expect(background.sentOf('job:resume')[1]).toEqual({ type: 'job:resume' });
+  });
+
+  it('the report names the client of an outcome whose words do not, on the page and in the copied report', async () => {
+    const { root } = await open();
+    const added = outcome(9, 2001, 'added', { sourceClientId: NAS.id, targetClientId: SEEDBOX.id, result: { kind: 'added', hash: 'a'.repeat(40), savePath: '/data', client: 'qbittorrent', checked: true, state: 'seeding', progress: 1, clientName: 'Seedbox', clientId: SEEDBOX.id } });
+    const waiting = outcome(9, 2004, 'waiting-for-tomorrow', { sourceClientId: NAS.id, targetClientId: SEEDBOX.id });
+    const own = outcome(9, 2005, 'waiting-for-tomorrow', { sourceClientId: SEEDBOX.id, targetClientId: SEEDBOX.id });
+    await announce({ ...DONE, outcomes: [added, waiting, own], clients: [NAS, SEEDBOX] });
+    const report = await waitFor(() => byId(root, 'job-report'), 'the report');
+    const row = (id: number) => report.querySelector(`li.outcome a[href$="id=${id}"]`)!.closest('li')!;
+    expect(row(2001).getAttribute('data-client-id')).toBe('seedbox-id');
+    expect(text(row(2001).querySelector('.outcome-words'))).toContain('Added to Seedbox');
+    expect(row(2001).querySelector('.outcome-client')).toBeNull();
+    expect(text(row(2004).querySelector('.outcome-client'))).toBe('· NAS → Seedbox');
+    expect(text(row(2005).querySelector('.outcome-client'))).toBe('· Seedbox');
+    await click(buttonNamed(report, 'Copy report'));
+    const copied = (await navigator.clipboard.readText()).split('\n');
+    expect(copied.find((line) => line.includes('#2004'))).toMatch(/ \[NAS → Seedbox\] — /);
+    expect(copied.find((line) => line.includes('#2001'))).not.toContain('[');
+  });
+});
+
 describe('the switches', () => {
   it('are off by default, explained, and saved with job:switches', async () => {
     let stored = { ...SWITCHES_OFF };
@@ -544,13 +624,13 @@ describe('the switches', () => {
   });
 });
 
-describe('the link "Cross-seed your client"', () => {
+describe('the link "Cross-seed your clients"', () => {
   it('is in the popup\'s footer', async () => {
     answerBackground({ 'view:get': () => tabView() });
     const create = vi.spyOn(fakeBrowser.tabs, 'create').mockResolvedValue({} as never);
     const root = await show(<Popup tabId={TAB_ID} poppedOut={false} />);
     const link = await waitFor(() => root.querySelector('footer .cross-seed-page-link'), 'the link');
-    expect(text(link)).toBe('Cross-seed your client');
+    expect(text(link)).toBe('Cross-seed your clients');
     await click(link);
     expect(create).toHaveBeenCalledWith({ url: fakeBrowser.runtime.getURL('/cross-seed.html') });
   });
@@ -560,14 +640,14 @@ describe('the link "Cross-seed your client"', () => {
     answerBackground({ 'index:status': () => status });
     const root = await show(<ClientIndexSection serviceHost="api.iyuu.cn" />);
     const link = await waitFor(() => root.querySelector('#client-index-section .section-head .cross-seed-page-link'), 'the link');
-    expect(text(link)).toBe('Cross-seed your client');
+    expect(text(link)).toBe('Cross-seed your clients');
   });
 
   it('opens cross-seed.html in a tab', async () => {
     const create = vi.spyOn(fakeBrowser.tabs, 'create').mockResolvedValue({} as never);
     const root = await show(<CrossSeedPageLink />);
     const link = root.querySelector('a')!;
-    expect(text(link)).toBe('Cross-seed your client');
+    expect(text(link)).toBe('Cross-seed your clients');
     await click(link);
     expect(create).toHaveBeenCalledWith({ url: fakeBrowser.runtime.getURL('/cross-seed.html') });
   });

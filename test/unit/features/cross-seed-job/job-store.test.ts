@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { JOB_OUTCOMES_CHUNK, JobStore, jobStateItem, storedJobBytes, type StoredJob } from '../../../../features/cross-seed-job/cross-seed-job.storage';
-import { viewOf } from '../../../../features/cross-seed-job/cross-seed-job.feature';
+import { viewOf } from '../../../../features/cross-seed-job/job-view';
 import { applyJobChange, changeOf } from '../../../../features/cross-seed-job/job-change';
 import type { JobOutcome, JobTorrent, JobView } from '../../../../features/cross-seed-job/cross-seed-job.messages';
 
