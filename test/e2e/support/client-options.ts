@@ -61,8 +61,32 @@ export async function pressTestClient(options: HarnessPage): Promise<{ text: str
   return { text: after.text, said: after.said, ok: after.ok };
 }
 
-/** Presses Save client and waits until the list shows a default client. */
-export async function pressSaveClient(options: HarnessPage): Promise<void> {
+/**
+ * Presses Save client and gives what it then says ("Client saved.", or why not). There is no
+ * default client any more (issue 33): the outcome line is what tells this save is done. Watched from
+ * before the click, so the line a Test client left there is not taken for the save's.
+ */
+export async function pressSaveClient(options: HarnessPage): Promise<string> {
+  await options.evaluate(() => {
+    const status = document.querySelector('#client-status')!;
+    const page = window as unknown as { reseedLensSaveSaid?: string | null };
+    page.reseedLensSaveSaid = null;
+    let working = false;
+    const watch = new MutationObserver(() => {
+      if (status.classList.contains('working')) working = true;
+      // A refused permission says so without working first.
+      else if (status.classList.contains('problem') || (working && status.classList.contains('ok'))) {
+        page.reseedLensSaveSaid = status.querySelector('.client-outcome-text')?.textContent ?? '';
+        watch.disconnect();
+      }
+    });
+    watch.observe(status, { attributes: true, childList: true, subtree: true, characterData: true });
+  });
   await options.click('#save-client');
-  await options.waitForSelector('#client-list li.client.default', { timeoutMs: 30_000 });
+  return (await until(
+    () => options.evaluate(() => (window as unknown as { reseedLensSaveSaid?: string | null }).reseedLensSaveSaid ?? null),
+    (said) => said !== null,
+    'what Save client says',
+    30_000,
+  ))!;
 }
