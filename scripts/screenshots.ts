@@ -223,7 +223,7 @@ async function shootCrossSeed(lang: UiLanguage): Promise<void> {
     await options.fill('#client-username', daemon.username);
     await options.fill('#client-password', daemon.password);
     await options.click('#save-client');
-    await options.waitForSelector('#client-list li.client.default');
+    await options.waitForSelector('#client-list li.client');
     await options.click('#test-client');
     await options.waitForSelector('#client-status.ok', { timeoutMs: 30_000 });
     // A tab behind another is not painted: bring it forward. The clip is in the document's

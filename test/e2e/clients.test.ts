@@ -122,20 +122,22 @@ describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
     await fill(options, daemon);
     expect(await testClient(options)).toEqual({ text: `Connected: ${CLIENT_NAMES[clientKind]} ${daemon.version}, 2 torrents`, said: '' });
     await options.click('#save-client');
-    await options.waitForSelector('#client-list li.client.default');
+    await options.waitForSelector('#client-list li.client');
     expect(await options.textContent('#client-list .client-url')).toBe(daemon.url);
     await options.close();
 
+    // Its Name by default: its type and host.
+    const name = `${CLIENT_NAMES[clientKind]} on 127.0.0.1`;
     const popup = await popupFor(`http://hdsky.me/details.php?id=${PAGE_ID}&client=${clientKind}`, `client=${clientKind}`);
     await popup.waitForSelector('.client-status.in-client', { timeoutMs: 30_000 });
-    expect((await popup.textContent('.client-status .client-line'))?.replace(/\s+/g, ' ').trim()).toBe('In your client · seeding');
-    expect(await popup.textContent('.client-status .client-path code')).toBe(daemon.dataDir);
+    expect((await popup.textContent('.client-status .client-line'))?.replace(/\s+/g, ' ').trim()).toBe('In your client');
+    expect((await popup.textContent('.client-status .client-held-line'))?.replace(/\s+/g, ' ').trim()).toBe(`${name}: seeding, ${daemon.dataDir}`);
     // The candidate on OurBits is the other torrent the client holds; the one on SSD it does not.
     await popup.waitForSelector('li.torrent .tag.in-client');
     const marked = await popup.evaluate(() =>
       [...document.querySelectorAll('li.torrent')].map((row) => [row.querySelector('a.candidate-link')?.getAttribute('href') ?? '', row.querySelector('.tag.in-client')?.textContent ?? '']),
     );
-    expect(marked.find(([href]) => href!.endsWith(`id=${HELD_ID}`))?.[1]).toBe('In your client');
+    expect(marked.find(([href]) => href!.endsWith(`id=${HELD_ID}`))?.[1]).toBe(`In ${name}`);
     expect(marked.find(([href]) => href!.endsWith(`id=${ABSENT_ID}`))?.[1]).toBe('');
     expect(torrents.absent.hash).not.toBe(torrents.held.hash);
     await popup.close();
@@ -153,7 +155,7 @@ describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
   });
 
   it('a stopped client: Test client and the popup say it cannot be reached', async () => {
-    // The default client now is the last one set up (Transmission).
+    // The only client now is the last one set up (Transmission).
     const { daemon } = daemons.transmission!;
     await daemon.stop();
     const options = await optionsPage();
@@ -162,9 +164,9 @@ describe.each(BROWSER_KINDS)('%s: torrent clients', (kind) => {
     await options.close();
 
     const popup = await popupFor(`http://hdsky.me/details.php?id=${PAGE_ID}&stopped=1`, 'stopped=1');
-    await popup.waitForSelector('.client-status.client-problem', { timeoutMs: 30_000 });
-    expect(await popup.textContent('.client-problem .notice-title')).toBe('Your client could not be asked');
-    expect(await popup.evaluate(() => document.querySelector('.client-problem')?.getAttribute('data-kind'))).toBe('unreachable');
+    await popup.waitForSelector('.client-problems .client-unanswered.problem', { timeoutMs: 30_000 });
+    expect(await popup.textContent('.client-problems .notice-title')).toBe('Your client could not be asked');
+    expect(await popup.evaluate(() => document.querySelector('.client-unanswered.problem')?.getAttribute('data-kind'))).toBe('unreachable');
     expect(await popup.evaluate(() => document.querySelector('.tag.in-client'))).toBeNull();
     await popup.close();
   });

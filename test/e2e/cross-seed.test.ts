@@ -143,14 +143,18 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
     return { tab, popup, tabId, view };
   }
 
-  /** The popup's "In your client" for the page's torrent: its line and save path. */
-  async function inYourClient(popup: HarnessPage): Promise<{ line: string; path: string | null }> {
+  /** The popup's "In your client" for the page's torrent: its heading, and one line per client holding it ("<Name>: seeding, <save path>"). */
+  async function inYourClient(popup: HarnessPage): Promise<{ line: string; held: string[] }> {
     await popup.waitForSelector('.client-status.in-client', { timeoutMs: 30_000 });
     return {
       line: ((await popup.textContent('.client-status .client-line')) ?? '').replace(/\s+/g, ' ').trim(),
-      path: await popup.textContent('.client-status .client-path code'),
+      held: await popup.evaluate(() => [...document.querySelectorAll('.client-status .client-held-line')].map((line) => (line.textContent ?? '').replace(/\s+/g, ' ').trim())),
     };
   }
+
+  /** A client's Name as the form gives it by default: its type and host. */
+  const defaultName = (client: Kind, host = '127.0.0.1') => `${NAMES[client]} on ${host}`;
+  const added = (client: Kind) => `Added to ${defaultName(client)}, seeding: its check found every file on disk.`;
 
   const row = candidateRow;
   const outcomeOf = (popup: HarnessPage, torrentId: number) => crossSeedOutcomeOf(popup, torrentId);
@@ -177,14 +181,14 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         const pair = cs.pairs[1]!;
         const before = downloads(cs.candidate).length;
         const { tab, popup } = await openPage(1, `one=${client}`);
-        expect(await inYourClient(popup)).toEqual({ line: 'In your client · seeding', path: daemons[client].dataDir });
+        expect(await inYourClient(popup)).toEqual({ line: 'In your client', held: [`${defaultName(client)}: seeding, ${daemons[client].dataDir}`] });
         // Nothing downloaded on opening the page or the popup: only a click does.
         await popup.waitForSelector(`${row(pair.candidateId)} button.cross-seed`, { timeoutMs: 30_000 });
         expect(downloads(cs.candidate).length).toBe(before);
 
         await pressCrossSeed(popup, pair.candidateId);
         const outcome = await outcomeOf(popup, pair.candidateId);
-        expect(outcome).toMatchObject({ kind: 'added', ok: true, sentence: `Added to ${NAMES[client]}: its check found every file on disk, and it is seeding.` });
+        expect(outcome).toMatchObject({ kind: 'added', ok: true, sentence: added(client) });
         expect(downloads(cs.candidate).slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
         // The client's own API: there, beside the source, complete — nothing could be downloaded (no peers).
         await expectCrossSeeded(client, pair.candidate.hash, pair.source.hash);
@@ -213,7 +217,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         // The panel's click only opens the extension's confirmation (issue 15): nothing downloaded yet.
         const confirmation = await confirmationFor(browser, tabId);
         expect(downloads(cs.candidate).length).toBe(before);
-        expect(await confirmCrossSeed(confirmation)).toBe(`Added to ${NAMES[client]}: its check found every file on disk, and it is seeding.`);
+        expect(await confirmCrossSeed(confirmation)).toBe(added(client));
         await expectCrossSeeded(client, pair.candidate.hash, pair.source.hash);
         // The panel says so, as generated content only.
         const words = await until(
@@ -221,7 +225,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
           (found) => !!found?.length && !found[0]!.startsWith('Cross-seeding'),
           'the outcome in the panel',
         );
-        expect(words).toEqual([`Added to ${NAMES[client]}: its check found every file on disk, and it is seeding.|`]);
+        expect(words).toEqual([`${added(client)}|`]);
         await confirmation.close();
         await tab.close();
       });
@@ -272,7 +276,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         const outcome = await outcomeOf(popup, pair.candidateId);
         expect(outcome).toMatchObject({ kind: 'left-stopped', ok: false });
         expect(outcome.sentence).toBe(
-          `Left stopped in ${NAMES[client]}: its check found only ${Math.round(found * 1000) / 10}% of the data on disk, and started it would download the rest from the other site. Tagged “reseed-lens-incomplete”.`,
+          `Left stopped in ${defaultName(client)}: its check found only ${Math.round(found * 1000) / 10}% of the data on disk, and started it would download the rest from the other site. Tagged “reseed-lens-incomplete”.`,
         );
         // The client's own API: there, stopped at that share, tagged; nothing is downloading.
         const held = (await readers[client].lookup([pair.candidate.hash])).get(pair.candidate.hash);
@@ -325,7 +329,7 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
           const pair = cs.pairs[3]!;
           const seen = cs.world.router.requestsTo(NAS_HOST).length;
           const { tab, popup } = await openPage(3, 'nas=1');
-          expect(await inYourClient(popup)).toEqual({ line: 'In your client · seeding', path: daemon.dataDir });
+          expect(await inYourClient(popup)).toEqual({ line: 'In your client', held: [`${defaultName(client, NAS_HOST)}: seeding, ${daemon.dataDir}`] });
           await pressCrossSeed(popup, pair.candidateId);
           expect(await outcomeOf(popup, pair.candidateId)).toMatchObject({ kind: 'added', ok: true });
           await expectCrossSeeded(client, pair.candidate.hash, pair.source.hash);
@@ -345,10 +349,10 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
           const { tab, popup } = await openPage(1, `wrong=${client}`);
           const pair = cs.pairs[1]!;
           // The client cannot be asked: the popup says so, the button is there, and its click says why it fails.
-          await popup.waitForSelector('.client-status.client-problem', { timeoutMs: 30_000 });
-          expect(await popup.textContent('.client-problem .notice-title')).toBe('Your client could not be asked');
+          await popup.waitForSelector('.client-problems .client-unanswered.problem', { timeoutMs: 30_000 });
+          expect(await popup.textContent('.client-problems .notice-title')).toBe('Your client could not be asked');
           await pressCrossSeed(popup, pair.candidateId);
-          expect(await outcomeOf(popup, pair.candidateId)).toMatchObject({ kind: 'client-failed', ok: false, sentence: 'Your client refused the user name or password: check them in the settings.' });
+          expect(await outcomeOf(popup, pair.candidateId)).toMatchObject({ kind: 'client-failed', ok: false, sentence: `${defaultName(client)} refused the user name or password: check them in the settings.` });
           await popup.close();
           await tab.close();
         } finally {
@@ -361,10 +365,10 @@ describe.each(BROWSER_KINDS)('%s: Cross-seed', (kind) => {
         const { tab, popup } = await openPage(1, `stopped=${client}`);
         const pair = cs.pairs[1]!;
         const before = downloads(cs.candidate).length;
-        await popup.waitForSelector('.client-status.client-problem', { timeoutMs: 30_000 });
-        expect(await popup.textContent('.client-problem .notice-title')).toBe('Your client could not be asked');
+        await popup.waitForSelector('.client-problems .client-unanswered.problem', { timeoutMs: 30_000 });
+        expect(await popup.textContent('.client-problems .notice-title')).toBe('Your client could not be asked');
         await pressCrossSeed(popup, pair.candidateId);
-        expect(await outcomeOf(popup, pair.candidateId)).toMatchObject({ kind: 'client-failed', ok: false, sentence: 'Your client did not answer: is it running?' });
+        expect(await outcomeOf(popup, pair.candidateId)).toMatchObject({ kind: 'client-failed', ok: false, sentence: `${defaultName(client)} did not answer: is it running?` });
         expect(downloads(cs.candidate).length).toBe(before);
         await popup.close();
         await tab.close();

@@ -185,7 +185,7 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
     expect(await confirmation.url()).toContain(`torrentId=${pair.candidateId}`);
     expect(downloadsOf(cs.candidate, pair.candidateId).slice(before)).toEqual([]);
 
-    expect(await confirmCrossSeed(confirmation)).toBe('Added to qBittorrent: its check found every file on disk, and it is seeding.');
+    expect(await confirmCrossSeed(confirmation)).toBe('Added to qBittorrent on 127.0.0.1, seeding: its check found every file on disk.');
     expect(downloadsOf(cs.candidate, pair.candidateId).slice(before)).toEqual([expect.objectContaining({ served: true })]);
     expect(await untilSeeding(readBack, pair.candidate.hash)).toMatchObject({ savePath: daemon.dataDir, progress: 1 });
     // The panel tells it too, as generated content.
@@ -194,7 +194,7 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
       (found) => !!found?.length && !found[0]!.startsWith('Cross-seeding'),
       'the outcome in the panel',
     );
-    expect(words).toEqual(['Added to qBittorrent: its check found every file on disk, and it is seeding.']);
+    expect(words).toEqual(['Added to qBittorrent on 127.0.0.1, seeding: its check found every file on disk.']);
 
     // The panel's "Cross-seed" on the other candidate: the same window shows it (one per tab), nothing downloaded.
     const other = downloadsOf(cs.candidate, cs.differentFiles.id).length;

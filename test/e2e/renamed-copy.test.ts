@@ -100,7 +100,7 @@ describe.each(BROWSER_KINDS)('%s: a renamed copy', (kind) => {
     await setRenamedCopies(true);
     const sourceFiles = await reader.files(cs.pairs[0]!.source.hash);
     const outcome = await crossSeedFromPopup('renamed=on');
-    expect(outcome).toMatchObject({ kind: 'added', sentence: 'Added (renamed to match your files) to qBittorrent: its check found every file on disk, and it is seeding.' });
+    expect(outcome).toMatchObject({ kind: 'added', sentence: 'Added to qBittorrent on 127.0.0.1, seeding (renamed to match your files): its check found every file on disk.' });
     const main = cs.pairs[0]!;
     expect(outcome.details).toEqual(main.files.map((file) => `Renamed: ${cs.renamed!.name}/${file.path} → ${main.name}/${file.path}`));
     const added = await untilSeeding(reader, cs.renamed!.torrent.hash);

@@ -61,9 +61,9 @@ export function crossSeedWords(result: CrossSeedResult, site: string, compared: 
     }
     case 'left-stopped': {
       const client = result.clientName ?? CLIENT_NAMES[result.client];
+      // Less than 100 % through a folder pair (nothing at all, even before a check said so): the "Copies go to" client looked in the wrong folder.
+      if (result.viaPair && (result.checkFinished || result.progress === 0)) return words('crossSeedPairNotSeen', client, result.savePath, percent(result.progress));
       if (!result.checkFinished) return words('crossSeedCheckUnfinished', client, percent(result.progress));
-      // Less than 100 % through a folder pair: the "Copies go to" client looked in the wrong folder.
-      if (result.viaPair) return words('crossSeedPairNotSeen', client, result.savePath, percent(result.progress));
       return words(result.tagged ? 'crossSeedLeftStopped' : 'crossSeedLeftStoppedNoTags', client, percent(result.progress));
     }
     case 'already-in-client':

@@ -5,6 +5,9 @@ import { t } from '../../../utils/i18n';
 import { browser } from 'wxt/browser';
 import type { ClientPreview, ImportPreview, PreviewValue, SettingsView } from '../settings.messages';
 import { sendToBackground } from '../../send-to-background';
+import { clientRuleText } from '../../clients/ui/client-text';
+import type { ClientRule } from '../../clients/client-rules';
+import type { CopiesSetting } from '../../clients/client-import';
 import { CLIENT_NAMES } from '../../../utils/clients/client-types';
 import { siteForSid } from '../../../utils/sites/catalog';
 import { fieldLabel, fieldList, listOf } from '../../../components/field-names';
@@ -84,7 +87,7 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
    * Apply, on the user's click: a new service address and the clients' addresses not granted yet
    * get their permission asked first, within the click, in one prompt.
    */
-  const apply = (data: unknown, preview: ImportPreview, keepCredentials: boolean, confirmSiteHosts: number[]) => {
+  const apply = (data: unknown, preview: ImportPreview, keepCredentials: boolean, confirmSiteHosts: number[], confirmClientTargets: string[]) => {
     const service = preview.service;
     const origins = [
       ...(service && !service.known && !service.granted ? [permissionPattern(service.baseUrl)] : []),
@@ -98,7 +101,7 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
       }
       setImportProblem(undefined);
       setOutcome({ kind: 'working' });
-      const answer = (await sendToBackground('settings:import', { data, apply: true, keepCredentials, confirmSiteHosts })) ?? {
+      const answer = (await sendToBackground('settings:import', { data, apply: true, keepCredentials, confirmSiteHosts, confirmClientTargets })) ?? {
         imported: [],
         skipped: [],
         error: 'unreadable',
@@ -151,7 +154,7 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
         <ImportPreviewCard
           answer={outcome.answer}
           problem={importProblem}
-          onApply={(keepCredentials, confirmSiteHosts) => apply(outcome.data, outcome.answer.preview, keepCredentials, confirmSiteHosts)}
+          onApply={(keepCredentials, confirmSiteHosts, confirmClientTargets) => apply(outcome.data, outcome.answer.preview, keepCredentials, confirmSiteHosts, confirmClientTargets)}
           onCancel={() => {
             setImportProblem(undefined);
             setOutcome({ kind: 'none' });
@@ -168,6 +171,20 @@ export function BackupSection({ onImported }: { onImported: (view: SettingsView)
 function shownClient(client: ClientPreview): string {
   const notes = [client.username, client.hasPassword ? t('valueSet') : t('clientNoPassword'), client.readOnly ? t('clientReadOnlyTag') : ''].filter(Boolean);
   return `${client.name}: ${CLIENT_NAMES[client.type] ?? client.type} ${client.url} (${notes.join(', ')})`;
+}
+
+/** Where a client's copies go, as an import preview shows it: "This client", or "Seedbox (/downloads → /mnt/nas/downloads)". */
+function shownCopies(setting: CopiesSetting): string {
+  if (!setting.copiesTo) return t('clientCopiesToThis');
+  const pairs = setting.folderPairs.map((pair) => `${pair.from} → ${pair.to}`).join('; ');
+  return pairs ? `${setting.copiesTo} (${pairs})` : setting.copiesTo;
+}
+
+/** What an import repaired in the file's clients, in words. */
+function importRepairText(rule: ClientRule): string {
+  if (rule.rule === 'same-name') return t('importClientRenamed', rule.name);
+  if (rule.rule === 'copies-target-missing') return t('importClientTargetDropped', rule.client);
+  return `${clientRuleText(rule)} ${t('importClientTargetKept')}`;
 }
 
 /** A settings value in the user's words, as plain text. */
@@ -205,17 +222,21 @@ function ImportPreviewCard({
 }: {
   answer: ImportAnswer & { preview: ImportPreview };
   problem?: string;
-  onApply: (keepCredentials: boolean, confirmSiteHosts: number[]) => void;
+  onApply: (keepCredentials: boolean, confirmSiteHosts: number[], confirmClientTargets: string[]) => void;
   onCancel: () => void;
 }) {
   const [keep, setKeep] = useState(false);
   // Each site's new address waits for its own yes: none is ticked to begin with.
   const [confirmed, setConfirmed] = useState<number[]>([]);
+  // So does each client's new "Copies go to" or folder pairs (by the client's Name).
+  const [targetsConfirmed, setTargetsConfirmed] = useState<string[]>([]);
   const { preview } = answer;
   const service = preview.service;
   const carried = preview.carriedCredentials.length > 0;
   const moves = preview.siteHosts ?? [];
-  const anything = preview.changes.length > 0 || moves.length > 0;
+  const targets = preview.clientTargets ?? [];
+  const repairs = preview.clientRepairs ?? [];
+  const anything = preview.changes.length > 0 || moves.length > 0 || targets.length > 0;
   return (
     <div class="notice info import-preview" id="import-result" role="region" aria-labelledby="import-preview-title">
       <strong class="notice-title" id="import-preview-title">
@@ -254,7 +275,38 @@ function ImportPreviewCard({
               </dd>
             </div>
           ))}
+          {targets.map((change, index) => (
+            <div key={`client-target-${change.client}`} class="import-change client-target" data-field="clientTarget" data-client={change.client}>
+              <dt>{t('importClientTargetLabel')}</dt>
+              <dd>
+                <span class="client">{change.client}</span>: <span class="before">{shownCopies(change.before)}</span> → <span class="after">{shownCopies(change.after)}</span>
+                {change.refused ? (
+                  <p class="warn-text client-target-refused">{clientRuleText(change.refused)}</p>
+                ) : (
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      id={`import-client-target-${index}`}
+                      checked={targetsConfirmed.includes(change.client)}
+                      onChange={(event) => {
+                        const on = (event.currentTarget as HTMLInputElement).checked;
+                        setTargetsConfirmed((list) => (on ? [...list.filter((name) => name !== change.client), change.client] : list.filter((name) => name !== change.client)));
+                      }}
+                    />
+                    {t('importClientTargetConfirm', change.client)}
+                  </label>
+                )}
+              </dd>
+            </div>
+          ))}
         </dl>
+      )}
+      {repairs.length > 0 && (
+        <ul class="import-client-repairs warn-text">
+          {repairs.map((repair, index) => (
+            <li key={index}>{importRepairText(repair)}</li>
+          ))}
+        </ul>
       )}
       {answer.skipped.length > 0 && <p class="import-skipped">{t('importSkipped', fieldList(answer.skipped))}</p>}
       {service && (
@@ -274,7 +326,7 @@ function ImportPreviewCard({
         </p>
       )}
       <div class="buttons">
-        <button type="button" class="primary" id="import-apply" onClick={() => onApply(carried && keep, confirmed)} disabled={!anything}>
+        <button type="button" class="primary" id="import-apply" onClick={() => onApply(carried && keep, confirmed, targetsConfirmed)} disabled={!anything}>
           {t('importApply')}
         </button>
         <button type="button" id="import-cancel" onClick={onCancel}>

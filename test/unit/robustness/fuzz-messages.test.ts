@@ -25,7 +25,7 @@ const CONTENT_TYPES = ['page:reading', 'page:refresh', 'panel:hide-on-site', 'pa
 const PAGE_TYPES = [
   'view:get', 'view:refresh', 'view:hash-from-torrent', 'view:read-once', 'recommended:get', 'connection:test', 'site:enable', 'site:disable',
   'settings:get', 'settings:save', 'settings:export', 'settings:import', 'sites:list', 'profile:get', 'account:bind',
-  'clients:list', 'clients:save', 'clients:remove', 'clients:set-default', 'clients:test', 'client:status',
+  'clients:list', 'clients:save', 'clients:remove', 'clients:move', 'clients:test', 'client:status',
 ];
 
 let app: BackgroundApp;

@@ -327,6 +327,9 @@ describe('torrent clients in the file', () => {
   const QB = { id: 'qb-1', type: 'qbittorrent', url: 'http://127.0.0.1:8080', username: 'admin', password: 'qb-secret-pass', isDefault: true, skipCheckWhenFilesMatch: true };
   const NAS = { type: 'transmission', url: 'http://nas.example.lan:9091', username: 'seed', isDefault: false, skipCheckWhenFilesMatch: false };
 
+  /** What the options page sends, through the router as the background gets it. */
+  const fromPage = (message: Record<string, unknown>) => fakeBrowser.runtime.sendMessage(message);
+
   async function clientsStored() {
     return readClients((await fakeBrowser.storage.local.get(CLIENTS_KEY))[CLIENTS_KEY]).clients;
   }
@@ -373,6 +376,48 @@ describe('torrent clients in the file', () => {
     } finally {
       fakeBrowser.permissions.request = request;
     }
+  });
+
+  it('carry Names, order, "Only read", "Copies go to" and folder pairs; a new target is its own change, unticked, applied only when ticked; what the file gets wrong is repaired or refused in words', async () => {
+    const BOX = { id: 'tr-1', type: 'transmission', url: 'http://127.0.0.1:9091', username: 'seed', password: 'box-pass', name: 'Seedbox' };
+    const NASQB = { ...QB, name: 'NAS' };
+    world = await startOptionsWorld({ storage: { [CLIENTS_KEY]: { version: 2, clients: [NASQB, BOX] } } });
+    const page = await openOptions();
+    // The export names the target, not this browser's id.
+    await fromPage({ type: 'clients:save', client: { id: QB.id, type: 'qbittorrent', url: QB.url, username: 'admin', password: '', name: 'NAS', copiesTo: BOX.id, folderPairs: [{ from: '/downloads', to: '/mnt/nas' }] } });
+    const file = await exported(page);
+    expect(file.clients).toEqual([
+      { type: 'qbittorrent', url: QB.url, name: 'NAS', username: 'admin', skipCheckWhenFilesMatch: true, readOnly: false, copiesTo: 'Seedbox', folderPairs: [{ from: '/downloads', to: '/mnt/nas' }] },
+      { type: 'transmission', url: BOX.url, name: 'Seedbox', username: 'seed', skipCheckWhenFilesMatch: false, readOnly: false },
+    ]);
+    await fromPage({ type: 'clients:save', client: { id: QB.id, type: 'qbittorrent', url: QB.url, username: 'admin', password: '', name: 'NAS', copiesTo: '' } });
+
+    // The same file back: NAS's target is a change of its own, not ticked; the order, names and "Only read" are the list's change.
+    const changed = { ...file, clients: [{ ...(file.clients as object[])[1], readOnly: false }, (file.clients as object[])[0], { type: 'deluge', url: 'http://127.0.0.1:8112', username: '', name: 'seedbox', readOnly: true }] };
+    await importFile(page, JSON.stringify(changed));
+    const row = $(page, '#import-preview .client-target[data-client="NAS"]');
+    expect(text(row, 'dd').startsWith(`NAS: ${en.clientCopiesToThis!.message} → Seedbox (/downloads → /mnt/nas)`)).toBe(true);
+    expect($<HTMLInputElement>(row, 'input[type="checkbox"]').checked).toBe(false);
+    // The third client's Name is Seedbox's, case aside: numbered, and said.
+    expect(text(page, '.import-client-repairs')).toBe(en.importClientRenamed!.message.replace('$1', 'seedbox'));
+    await applyImport(page);
+    expect((await clientsStored()).map((client) => [client.name, client.readOnly, client.copiesTo ?? ''])).toEqual([
+      ['Seedbox', false, ''],
+      ['NAS', false, ''],
+      ['seedbox (2)', true, ''],
+    ]);
+    // Ticked this time: applied.
+    await importFile(page, JSON.stringify(changed));
+    await click($(page, '#import-preview .client-target[data-client="NAS"] input[type="checkbox"]'));
+    await applyImport(page);
+    expect((await clientsStored()).find((client) => client.name === 'NAS')).toMatchObject({ copiesTo: BOX.id, folderPairs: [{ from: '/downloads', to: '/mnt/nas' }] });
+
+    // A file whose targets make a loop, or send copies to a client that only reads: refused, said, nothing to tick.
+    const loop = { app: 'reseed-lens', clients: [{ ...(file.clients as object[])[0] }, { ...(file.clients as object[])[1], copiesTo: 'NAS', folderPairs: [{ from: '/x', to: '/y' }] }] };
+    await importFile(page, JSON.stringify(loop));
+    const refused = $(page, '#import-preview .client-target[data-client="Seedbox"]');
+    expect(text(refused, '.client-target-refused')).toBe(en.clientRuleLoop!.message.replace('$1', 'Seedbox').replace('$2', 'NAS'));
+    expect(refused.querySelector('input[type="checkbox"]')).toBeNull();
   });
 
   it('a client list with an unreadable entry is skipped whole and named', async () => {
