@@ -1,11 +1,16 @@
 /**
- * Feature: the index of the user's default torrent client (issue #10), wired into the extension.
+ * Feature: the index of every torrent client the user saved (issue #10; issue 33: each client its
+ * own index), wired into the extension.
  *
  * - Opt-in (`clientIndexEnabled`, off by default: a sync sends the hash of every torrent in the
- *   client to the lookup service). Turned on: a first sync starts; turned off: the index is deleted.
- * - A sync reads the default client once and asks the service, through the one Lookup, only for
- *   hashes it has not answered yet (utils/client-index/sync.ts): "Sync now", the alarm every six
- *   hours, and the default client changing all sync the default client's index.
+ *   clients to the lookup service). Turned on: a first sync of every client starts; turned off:
+ *   every index is deleted.
+ * - A sync reads a client once and asks the service, through the one Lookup, only for hashes its
+ *   index has not answered yet (utils/client-index/sync.ts): "Sync now", the alarm every six hours
+ *   and the index turned on sync every client, side by side (sync-runs.ts: one lane to the
+ *   service for all of them, paced and batched together; a hash another client's index answered is
+ *   not asked again); a client added, or whose kind or address changed (another index), syncs its
+ *   own. A client removed: its index is closed (its records go when its slot is taken again).
  * - Placing: the service never names a queried torrent's own page, so a torrent the client holds
  *   from one site only is "in the client" on that site's list only once one of its copies' hashes
  *   has been asked about too. That costs lookups beyond the sync's (about one per 200 such
@@ -13,12 +18,17 @@
  *   torrent waits to be placed, and "Find them now" does it on the user's word. A sync alone never
  *   places: its cost is exactly the client's new hashes (≤ 50 requests for 10,000 torrents, one
  *   for ten new ones, none when nothing is new), and placing is counted and shown on its own.
- * - List pages: a tab's list rows are answered from the index in memory, with no service request,
- *   for the popup (`index:page`, the badge's can-cross-seed count) and, only on hosts where the user
- *   turned row marks on, for the page itself (`index:marks` to its content script). A page on any
- *   other host gets nothing at all about the index: no message, no change in what it is sent.
- * - "Cross-seed" on a row: the row from the tab's view, its candidate from the index, run by the
- *   cross-seed feature's one way in (CrossSeeds.run: its de-duplication, pace and site fetch).
+ * - List pages: a tab's list rows are answered from every client's index together (merge-rows.ts),
+ *   with no service request, for the popup (`index:page`: which client holds a row, or holds its
+ *   data and where its copy would go; the badge counts the rows any client can cross-seed) and,
+ *   only on hosts where the user turned row marks on, for the page itself (`index:marks` to its
+ *   content script). A page on any other host gets nothing at all about the index: no message, no
+ *   change in what it is sent, nothing that depends on the user's clients.
+ * - "Cross-seed" on a row: the row from the tab's view, its candidate from the indexes, run by the
+ *   cross-seed feature's one way in (CrossSeeds.run: its de-duplication, pace and site fetch; its
+ *   placement decides where the copy goes). Every cross-seed that lands is noted in the index of
+ *   the client it landed in, and a client that cannot be asked is taken at its index's word
+ *   (Clients.lastKnownHeld).
  *
  * The parts, one job each: sync-runs.ts (runs, their record, the alarm's job, the options page's
  * status), list-pages.ts (the popup's list-page answers, the badge, the row cross-seed),
@@ -26,8 +36,7 @@
  * them, answers the messages and reacts to the user's settings and clients.
  */
 import { ClientIndexes, MAX_INDEXED_CLIENTS, type ClientIndex } from '../../utils/client-index/indexes-by-client.ts';
-import type { TorrentClient } from '../../utils/clients/client-types';
-import type { IndexJob, IndexPageAnswer, IndexRunView, IndexStatusView } from './client-index.messages';
+import type { IndexJob, IndexPageAnswer, IndexStatusView } from './client-index.messages';
 import type { clientIndexMessages } from './client-index.messages';
 import type { Handlers } from '../../utils/messaging/protocol';
 import type { Settings } from '../../utils/settings';
@@ -38,7 +47,7 @@ import type { PiecesPlace } from '../lookup/candidates';
 import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import { ListPages } from './list-pages';
 import { MarksToPages } from './marks-to-pages';
-import { SyncRuns, type SyncRunOptions } from './sync-runs';
+import { SyncRuns, type ClientRun, type SyncRunOptions } from './sync-runs';
 import type { RepeatedJob, Shared } from '../context';
 
 export { INDEX_JOB, INDEX_RUNS_KEY, INDEX_SYNC_EVERY_MINUTES } from './sync-runs';
@@ -78,18 +87,29 @@ export class ClientIndexFeature {
     this.indexes = new ClientIndexes({ settings: () => shared.settings.get(), now: shared.now });
     this.marks = new MarksToPages(shared);
     this.lists = new ListPages(shared, clients, this.indexes, this.marks, crossSeeds);
-    this.runs = new SyncRuns(shared, clients, this.indexes, { pauseMs: options.pauseMs, batchSize: options.batchSize, pieces: options.pieces, afterRun: async () => {
-        await this.lists.refreshTabs();
+    this.runs = new SyncRuns(shared, clients, this.indexes, {
+      pauseMs: options.pauseMs,
+      batchSize: options.batchSize,
+      pieces: options.pieces,
+      // Each client's run that changed its index: the open list pages are answered again at once.
+      afterClientRun: () => this.lists.refreshTabs(),
+      afterRun: async () => {
         for (const listener of this.afterSync) await listener().catch(() => undefined);
-      } });
-    this.repeatedJob = this.runs.repeatedJob;
-    // Every cross-seed that lands (a page's, a list row's, the job's): the index holds it at its place from now on.
-    crossSeeds.landed.add(async ({ candidate, hash, clientId }) => {
-      const open = await this.defaultIndex();
-      if (!open || open.id !== clientId) return;
-      const held = (await open.client.lookup([hash]).catch(() => undefined))?.get(hash);
-      if (held) await open.index.noteAdded(held, { sid: candidate.sid, torrentId: candidate.torrentId });
+      },
     });
+    this.repeatedJob = this.runs.repeatedJob;
+    // Every cross-seed that lands (a page's, a list row's, the job's): the index of the client it
+    // landed in holds it at its place from now on.
+    crossSeeds.landed.add(async ({ candidate, hash, clientId }) => {
+      const handle = await this.clients.handle(clientId);
+      const index = handle && (await this.indexes.open(clientIdentity(handle.config)).catch(() => undefined));
+      if (!handle || !index) return;
+      const held = (await handle.client.lookup([hash]).catch(() => undefined))?.get(hash);
+      if (held) await index.noteAdded(held, { sid: candidate.sid, torrentId: candidate.torrentId });
+    });
+    // A client that cannot be asked now is taken at its index's word: what it held at its last sync
+    // (placement.ts never adds a copy of what it holds into another client).
+    clients.lastKnownHeld = (config, hashes) => this.indexes.held(clientIdentity(config), hashes);
     shared.tabs.badgeSource = (view) => this.lists.badge(view);
     shared.tabs.onChange((view) => this.lists.viewChanged(view));
     shared.settings.onChange((next, previous) => this.settingsChanged(next, previous));
@@ -118,19 +138,36 @@ export class ClientIndexFeature {
     return this.runs.wake();
   }
 
-  /** A sync or placing of the default client's index (sync-runs.ts); a run under way is joined. */
-  run(job: IndexJob): Promise<IndexRunView | undefined> {
-    return this.runs.run(job);
+  /**
+   * A sync or placing of every client's index, side by side (sync-runs.ts; `clients`: only these,
+   * by clientKey); a client's run under way is joined. Resolves once all have ended.
+   */
+  run(job: IndexJob, options: { clients?: readonly string[] } = {}): Promise<ClientRun[]> {
+    return this.runs.run(job, options);
   }
 
   /**
-   * The places sites asked by pieces hash named for these torrents of the client (a details page's
-   * hash in the client): for the popup's candidates only. Nothing while the index is off.
+   * The places sites asked by pieces hash named for these torrents of the clients (a details page's
+   * hash in a client), from every client's index: for the popup's candidates only. Nothing while
+   * the index is off, or while no site is switched on to be asked by pieces hash (then no index
+   * holds any such place, and none is loaded for it: a page after a restart does not wait for that).
    */
   async piecesPlaces(hashes: readonly string[]): Promise<PiecesPlace[]> {
-    const index = (await this.defaultIndex())?.index;
-    if (!index) return [];
-    return hashes.flatMap((hash) => index.piecesPlaces(hash).map((place) => ({ forHash: hash, ...place })));
+    const settings = await this.shared.settings.get();
+    if (!settings.clientIndexEnabled || !PiecesHash.switchedOn(settings).length) return [];
+    const places: PiecesPlace[] = [];
+    const seen = new Set<string>();
+    for (const { index } of await this.clientIndexes()) {
+      for (const hash of hashes) {
+        for (const place of index.piecesPlaces(hash)) {
+          const key = `${hash}:${place.sid}:${place.torrentId}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          places.push({ forHash: hash, ...place });
+        }
+      }
+    }
+    return places;
   }
 
   /**
@@ -146,14 +183,7 @@ export class ClientIndexFeature {
     return indexed;
   }
 
-  /** The default client's index, with the client (nothing while the index is off or no client is set up). */
-  private async defaultIndex(): Promise<{ index: ClientIndex; client: TorrentClient; id: string } | undefined> {
-    const [chosen] = await this.clients.handles();
-    const index = chosen && (await this.indexes.open(clientIdentity(chosen.config)).catch(() => undefined));
-    return index && { index, client: chosen.client, id: chosen.config.id };
-  }
-
-  /** The options page's view of the index. */
+  /** The options page's view of the indexes. */
   status(): Promise<IndexStatusView> {
     return this.runs.status();
   }
@@ -188,8 +218,7 @@ export class ClientIndexFeature {
     if (next.clientIndexEnabled && piecesChanged) {
       const dropped = piecesBefore.filter((sid) => !piecesNow.includes(sid));
       if (dropped.length) {
-        const index = (await this.defaultIndex())?.index;
-        for (const sid of dropped) await index?.forgetFound(sid);
+        for (const { index } of await this.clientIndexes()) for (const sid of dropped) await index.forgetFound(sid);
       }
       if (piecesNow.some((sid) => !piecesBefore.includes(sid))) void this.run('sync');
     }
@@ -200,14 +229,25 @@ export class ClientIndexFeature {
     }
   }
 
+  /**
+   * The saved clients changed. A client removed, or whose kind or address changed (another index):
+   * its run stops, its index is closed and its records of runs go (what its index stored goes when
+   * its slot is taken again). A client added (or changed): its first sync. Anything else (order,
+   * Names, "Only read", "Copies go to"): the list pages are answered again, as the options page is.
+   */
   private async clientsChanged(next: StoredClient[], previous: StoredClient[]): Promise<void> {
-    const before = clientKey(previous[0]);
-    const after = clientKey(next[0]);
-    if (before === after) return;
-    // The run under way is for the old client: it stops, and the next one is the new client's.
-    await this.runs.stop();
+    const indexedNow = next.slice(0, MAX_INDEXED_CLIENTS);
+    const keysNow = indexedNow.map(clientKey);
+    const keysBefore = previous.slice(0, MAX_INDEXED_CLIENTS).map(clientKey);
+    const gone = keysBefore.filter((key) => !keysNow.includes(key));
+    const added = keysNow.filter((key) => !keysBefore.includes(key));
+    this.indexes.keepOnly(indexedNow.map(clientIdentity));
+    if (gone.length) {
+      await this.runs.stop(gone);
+      await this.runs.keepRecordsOf(keysNow);
+    }
     await this.lists.refreshTabs();
     this.runs.announce();
-    if (after && (await this.shared.settings.get()).clientIndexEnabled) void this.run('sync');
+    if (added.length && (await this.shared.settings.get()).clientIndexEnabled) void this.run('sync', { clients: added });
   }
 }

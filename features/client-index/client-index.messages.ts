@@ -1,7 +1,8 @@
-/** The index of the user's default client, and what it says about list pages (rows in the client, rows to cross-seed, marks). */
+/** The index of every client the user saved (one per client), and what they say about list pages (rows in a client, rows to cross-seed, marks). */
 import { z } from 'zod';
 import { event, message } from '../../utils/messaging/protocol';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine/cross-seed';
+import type { CopyDestination } from '../clients/placement';
 import type { ServiceFailure } from '../../utils/iyuu/service-errors';
 import type { ClientProblem, ClientSummary, HeldTorrent } from '../clients/clients.messages';
 import { tabId } from '../../utils/messaging/fields';
@@ -94,42 +95,73 @@ export interface IndexCounts {
   toPlace: number;
 }
 
-/** The index as the options page shows it. */
-export interface IndexStatusView {
-  enabled: boolean;
-  /** The default client, which the index is of. */
-  client?: ClientSummary;
-  /** Why no sync can run now (no client set up), when known without trying. */
+/** One client's index as the options page shows it (issue 33: every saved client has its own). */
+export interface IndexClientView {
+  /** The client, by its Name. */
+  client: ClientSummary;
+  /** Why no run of this client's index can go now (no token and no pieces-hash source it can use). */
   problem?: IndexProblem;
   counts?: IndexCounts;
-  /** Whether the index could be stored in IndexedDB (no room on the disk or in the quota, or refused: it lives in memory until the browser restarts; the settings are elsewhere). */
+  /** Whether its index could be stored in IndexedDB (no room on the disk or in the quota, or refused: it lives in memory until the browser restarts; the settings are elsewhere). */
   storage?: 'ok' | 'full' | 'failed';
-  /** Every write of the index done: records, pack, compaction (tests and the bench wait for it). */
+  /** Every write of its index done: records, pack, compaction (tests and the bench wait for it). */
   settled?: boolean;
   running?: IndexProgressView;
   lastSync?: IndexRunView;
   lastPlacing?: IndexRunView;
+  /** Whether it gives pieces hashes (qBittorrent does; Transmission and Deluge give none over their APIs), when a site is switched on to be asked by them. */
+  pieces?: 'supported' | 'unsupported';
+}
+
+/** The index as the options page shows it: every client's, in the user's order, and the whole. */
+export interface IndexStatusView {
+  enabled: boolean;
+  /** Every indexed client, in the user's order (the first MAX_INDEXED_CLIENTS). */
+  clients?: IndexClientView[];
+  /** Why no sync can run now (no client set up; no token while no client can be indexed without one), when known without trying. */
+  problem?: IndexProblem;
+  /**
+   * The whole index, over every client: torrents, answered and toPlace add up; a place counts once,
+   * in a client when any client holds it, else to cross-seed when a client can (whichever client's index knows it).
+   */
+  counts?: IndexCounts;
+  /** Every client's index settled (tests and the bench wait for it). */
+  settled?: boolean;
+  /** A run under way: the first client's in the user's order that has one (each client's is in `clients`). */
+  running?: IndexProgressView;
+  /**
+   * Every client's last sync together: 'done' only when each client's last sync is done; else the
+   * first client's (in the user's order) that is not; the torrents, hashes and requests added up.
+   */
+  lastSync?: IndexRunView;
+  /** Likewise the last placing runs. */
+  lastPlacing?: IndexRunView;
   /** Hosts with row marks on. */
   markHosts: string[];
-  /**
-   * The second source: sites switched on to be asked by pieces hash, and whether the default client
-   * gives pieces hashes (qBittorrent does; Transmission and Deluge give none over their APIs).
-   */
-  pieces?: { sites: number[]; client: 'supported' | 'unsupported' };
+  /** The second source: sites switched on to be asked by pieces hash (each client says whether it gives pieces hashes). */
+  pieces?: { sites: number[] };
   /** Increases with every status the background gives: the higher one is the newer. */
   revision?: number;
 }
 
-/** A list row the index knows, with the client torrent it is about. */
+/** A list row the indexes know, with the client torrent it is about. */
 export interface IndexRowView {
   /** The site's torrent id of the row. */
   id: string;
   /** The row's title, where the page shows one. */
   title?: string;
-  /** in-client: the row's torrent itself; can-cross-seed: the complete client torrent holding its data. */
+  /** in-client: the row's torrent itself (in the first client holding it); can-cross-seed: the complete client torrent holding its data. */
   clientTorrent: HeldTorrent;
   /** Who named this place: the lookup service, a site asked by pieces hash, or both (absent: the row shows its own hash). */
   foundBy?: 'iyuu' | 'pieces' | 'both';
+  /** in-client: the clients holding it, by Name, in the user's order. */
+  heldBy?: string[];
+  /** can-cross-seed (and a refused row): the client holding its data complete, by Name. */
+  from?: string;
+  /** can-cross-seed: where its copy would go (placement.ts's whereCopyGoes): the client by Name, the save path there, whether through a folder pair. */
+  into?: { name: string; savePath: string; viaPair: boolean };
+  /** A row whose data a client holds but whose copy could go nowhere (a client that only reads, no folder pair, its target gone): why. */
+  refused?: Extract<CopyDestination, { ok: false }>['result'];
 }
 
 /**
@@ -152,7 +184,10 @@ export type IndexPageAnswer =
       /** How many rows the page has (what was asked). */
       rows: number;
       inClient: IndexRowView[];
+      /** Rows a client can cross-seed whose copy has somewhere to go (the badge counts them). */
       canCrossSeed: IndexRowView[];
+      /** Rows whose data a client holds but whose copy could go nowhere (each says why); not counted. */
+      refused?: IndexRowView[];
       /** Row marks are on for this site. */
       marks: boolean;
       /** The index holds no answer from the service yet: a first sync is needed (or under way). */
@@ -186,16 +221,16 @@ export interface IndexMarks {
 }
 
 export const clientIndexMessages = {
-  /** Options page: the index of the user's default client, its counts, last sync and any sync under way. */
+  /** Options page: every client's index, its counts, last sync and any sync under way. */
   'index:status': message<IndexStatusView>()('extension', z.object({})),
   /**
-   * "Sync now": starts a sync of the index (or joins the one under way). A command: its answer says
+   * "Sync now": starts a sync of every client's index (joining any under way). A command: its answer says
    * nothing; the run's state is delivered once, as `index:changed` (so is every command's below).
    */
   'index:sync': message<void>()('extension', z.object({})),
-  /** "Find them now": finds the pages of the client's torrents held from one site only (lookups of their copies' hashes). */
+  /** "Find them now": finds the pages of the clients' torrents held from one site only (lookups of their copies' hashes), for every client. */
   'index:place': message<void>()('extension', z.object({})),
-  /** Stops the run under way before its next batch (what was answered is kept); answered once it stopped. */
+  /** Stops every run under way before its next batch (what was answered is kept); answered once they stopped. */
   'index:cancel': message<void>()('extension', z.object({})),
   /** Popup on a list page: its rows the client holds and those it can cross-seed, from the index alone (no service request). */
   'index:page': message<IndexPageAnswer>()('extension', z.object({ tabId })),

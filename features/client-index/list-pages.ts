@@ -1,11 +1,13 @@
 /**
- * List pages answered from the client index: a tab's list rows, from the index in memory with no
- * service request, for the popup (`index:page`), the badge (the can-cross-seed count) and, only on
- * hosts where the user turned row marks on, the page itself (marks-to-pages.ts). And "Cross-seed"
- * on a row: the row from the tab's view, its candidate from the index, run by the cross-seed
- * feature's one way in (CrossSeeds.run: its de-duplication, pace and site fetch).
+ * List pages answered from the clients' indexes (every client's, merged: merge-rows.ts): a tab's
+ * list rows, with no service request, for the popup (`index:page`: each row says which client holds
+ * it, or which client holds its data and where its copy would go), the badge (the rows any client
+ * can cross-seed) and, only on hosts where the user turned row marks on, the page itself
+ * (marks-to-pages.ts). And "Cross-seed" on a row: the row from the tab's view, its candidate from
+ * the indexes, run by the cross-seed feature's one way in (CrossSeeds.run: its de-duplication,
+ * pace and site fetch; its placement decides the client the copy goes to).
  */
-import type { ClientIndexes, RowMatch } from '../../utils/client-index/indexes-by-client.ts';
+import { MAX_INDEXED_CLIENTS, type ClientIndexes } from '../../utils/client-index/indexes-by-client.ts';
 import type { CrossSeedResult } from '../../utils/cross-seed-engine';
 import type { HeldTorrent } from '../clients/clients.messages';
 import type { IndexCrossSeedAnswer, IndexPageAnswer, IndexRowView } from './client-index.messages';
@@ -14,13 +16,19 @@ import type { ListRow } from '../../utils/pages/page-types';
 import type { Settings } from '../../utils/settings';
 import { sidForHost, siteName } from '../lookup/candidates';
 import type { Clients, StoredClient } from '../clients/clients.feature';
+import { mergeRows, type MergedRow } from './merge-rows';
 import { clientIdentity } from '../clients/client-identity';
 import type { CrossSeeds } from '../cross-seed/cross-seed.feature';
 import type { MarksToPages, RowMarks } from './marks-to-pages';
 import type { Shared } from '../context';
 
 function sameSource(a: NonNullable<ListAnswer['from']>, b: NonNullable<ListAnswer['from']>): boolean {
-  return a.settings === b.settings && a.config === b.config && a.sid === b.sid && a.changes === b.changes;
+  return a.settings === b.settings && a.clients === b.clients && a.sid === b.sid && a.changes === b.changes;
+}
+
+/** What of the saved clients a list page's answer depends on (their order, Names, "Only read", "Copies go to", pairs), as one string. */
+function clientsKey(clients: readonly StoredClient[]): string {
+  return JSON.stringify(clients.map(({ id, type, url, name, readOnly, copiesTo, folderPairs }) => [id, type, url, name, readOnly, copiesTo ?? '', folderPairs]));
 }
 
 /** What the index says about one tab's list page, kept until the page's rows or the index change. */
@@ -31,14 +39,22 @@ interface ListAnswer {
   /** Row id → mark, for the page itself where the user asked for marks. */
   marks: RowMarks;
   /** What it was worked out from: while all of it is the same, so is the answer (answer()). */
-  from?: { settings: Settings; config: StoredClient; sid: number; changes: number };
+  from?: { settings: Settings; clients: string; sid: number; changes: number };
 }
 
 /** Everything a list page's answer needs, or why there is none. */
 type PageContext =
   | { state: 'off' | 'no-client' | 'not-a-list' }
   | { state: 'unknown-site'; host?: string }
-  | { state: 'ready'; settings: Settings; config: StoredClient; sid: number; host: string; view: TabView & { rows: ListRow[] } };
+  | {
+      state: 'ready';
+      settings: Settings;
+      /** Every saved client, in the user's order; the first MAX_INDEXED_CLIENTS are indexed. */
+      clients: StoredClient[];
+      sid: number;
+      host: string;
+      view: TabView & { rows: ListRow[] };
+    };
 
 /** What a list page is, for knowing when its answer is stale: its URL and its rows (ids and hashes). */
 function pageKey(view: TabView): string {
@@ -83,13 +99,27 @@ export class ListPages {
     if (!view || view.kind !== 'list' || !view.rows?.length) return { state: 'not-a-list' };
     const settings = await this.shared.settings.get();
     if (!settings.clientIndexEnabled) return { state: 'off' };
-    const found = (await this.clients.handles())[0];
-    if (!found) return { state: 'no-client' };
+    const clients = (await this.clients.handles()).map((handle) => handle.config);
+    if (!clients.length) return { state: 'no-client' };
     // The id the service's list as stored gives the host's site (never fetched here): the catalog's
     // sid may be an old one (the service renumbers), and a site only the service lists needs it.
     const sid = sidForHost(view.host, view.host ? await this.shared.directory.sites.peek(settings.baseUrl) : undefined);
     if (sid === undefined || !view.host) return { state: 'unknown-site', host: view.host };
-    return { state: 'ready', settings, config: found.config, sid, host: view.host, view: view as TabView & { rows: ListRow[] } };
+    return { state: 'ready', settings, clients, sid, host: view.host, view: view as TabView & { rows: ListRow[] } };
+  }
+
+  /** The rows as every indexed client's index answers them together; undefined while the index is off. */
+  private async merged(context: Extract<PageContext, { state: 'ready' }>, rows: readonly ListRow[]): Promise<{ merged: Map<string, MergedRow>; answered: boolean } | undefined> {
+    const indexed = context.clients.slice(0, MAX_INDEXED_CLIENTS);
+    // After a restart this reads only the page's rows from IndexedDB, for every client in one read: it does not wait for the whole indexes.
+    const answers = await this.indexes.rowsOfEach(indexed.map(clientIdentity), context.sid, rows);
+    if (!answers) return undefined;
+    const merged = mergeRows(
+      answers.map((answer, at) => ({ config: indexed[at]!, rows: answer })),
+      context.clients,
+      rows.map((row) => row.id),
+    );
+    return { merged, answered: answers.some((answer) => answer.answered) };
   }
 
   /** Answers a tab's list page from the index. */
@@ -97,27 +127,31 @@ export class ListPages {
     const key = view ? pageKey(view) : '';
     const context = await this.context(view);
     if (context.state !== 'ready') return { key, answer: context.state === 'unknown-site' ? { state: 'unknown-site', host: context.host } : { state: context.state }, marks: {} };
-    // The tab's answer from the same settings, client, site and index is still the answer: the
+    // The tab's answer from the same settings, clients, site and indexes is still the answer: the
     // popup opened on a page whose badge was just worked out gets it without reading again.
-    const from = { settings: context.settings, config: context.config, sid: context.sid, changes: this.indexes.changes };
+    const from = { settings: context.settings, clients: clientsKey(context.clients), sid: context.sid, changes: this.indexes.changes };
     const known = view && this.pages.get(view.tabId);
     if (known?.key === key && known.from && sameSource(known.from, from)) return known;
-    // After a restart this reads only the page's rows from IndexedDB: it does not wait for the whole index.
-    const rows = await this.indexes.rows(clientIdentity(context.config), context.sid, context.view.rows);
-    if (!rows) return { key, answer: { state: 'off' }, marks: {} };
-    const { matches } = rows;
+    const found = await this.merged(context, context.view.rows);
+    if (!found) return { key, answer: { state: 'off' }, marks: {} };
     const inClient: IndexRowView[] = [];
     const canCrossSeed: IndexRowView[] = [];
+    const refused: IndexRowView[] = [];
     const marks: RowMarks = {};
     for (const row of context.view.rows) {
-      const match: RowMatch | undefined = matches.get(row.id);
-      if (!match) continue;
-      const entry: IndexRowView = { id: row.id, ...(row.title && { title: row.title }), clientTorrent: heldTorrent(match.clientTorrent), ...(match.foundBy && { foundBy: match.foundBy }) };
-      if (match.kind === 'in-client') inClient.push(entry);
-      else canCrossSeed.push(entry);
-      marks[row.id] = match.kind === 'in-client' ? 'i' : 'c';
+      const merged = found.merged.get(row.id);
+      if (!merged) continue;
+      const { match } = merged;
+      const common = { id: row.id, ...(row.title && { title: row.title }), ...(match.foundBy && { foundBy: match.foundBy }) };
+      if (merged.kind === 'in-client') {
+        inClient.push({ ...common, clientTorrent: heldTorrent(merged.holders[0]!.torrent), heldBy: merged.holders.map((holder) => holder.config.name) });
+        marks[row.id] = 'i';
+      } else if (merged.kind === 'can-cross-seed') {
+        const { destination } = merged;
+        canCrossSeed.push({ ...common, clientTorrent: heldTorrent(merged.source.torrent), from: merged.source.config.name, into: { name: destination.target.name, savePath: destination.savePath, viaPair: destination.viaPair } });
+        marks[row.id] = 'c';
+      } else refused.push({ ...common, clientTorrent: heldTorrent(merged.source.torrent), from: merged.source.config.name, refused: merged.result });
     }
-    const empty = !rows.answered;
     return {
       key,
       marks,
@@ -129,8 +163,9 @@ export class ListPages {
         rows: context.view.rows.length,
         inClient,
         canCrossSeed,
+        ...(refused.length && { refused }),
         marks: context.settings.indexMarkHosts.includes(context.host),
-        empty,
+        empty: !found.answered,
       },
     };
   }
@@ -210,12 +245,19 @@ export class ListPages {
     const row = context.view.rows.find((candidate) => candidate.id === rowId);
     if (!row) return answerWith({ kind: 'bad-request', detail: 'no such row on this page' });
     const name = context.view.siteName ?? siteName(context.sid, undefined).name;
-    const index = await this.indexes.open(clientIdentity(context.config));
-    if (!index) return answerWith({ kind: 'bad-request', detail: 'no index answer for this page (off)' }, name);
-    const match = index.query(context.sid, [row]).get(row.id);
-    if (match?.kind === 'in-client') return answerWith({ kind: 'already-in-client', hash: match.candidateHash, savePath: match.clientTorrent.savePath }, name);
-    if (!match) return answerWith({ kind: 'bad-request', detail: 'the index knows no cross-seed for this row' }, name);
+    const found = await this.merged(context, [row]);
+    if (!found) return answerWith({ kind: 'bad-request', detail: 'no index answer for this page (off)' }, name);
+    const merged = found.merged.get(row.id);
+    if (merged?.kind === 'in-client') {
+      const [holder] = merged.holders;
+      return answerWith({ kind: 'already-in-client', hash: merged.match.candidateHash, savePath: holder!.torrent.savePath, clientName: holder!.config.name, clientId: holder!.config.id }, name);
+    }
+    // Its data is held, but its copy could go nowhere: said, and nothing is fetched.
+    if (merged?.kind === 'refused') return answerWith(merged.result, name);
+    if (!merged) return answerWith({ kind: 'bad-request', detail: 'the index knows no cross-seed for this row' }, name);
+    const { match } = merged;
     // No tab record: the answer goes to the popup alone (a list page hears nothing of the index).
+    // The placement asks every client and decides the source and the client the copy goes to.
     const { result, clientId } = await this.crossSeeds.run({
       sourceHash: match.clientTorrent.hash,
       candidate: { sid: context.sid, torrentId: Number(row.id), infoHash: match.candidateHash, ...(match.candidatePieces && { piecesHash: match.candidatePieces }) },

@@ -1,22 +1,29 @@
 /**
- * The runs of the client index (issue #10): a sync reads the default client once and asks the
- * service, through the one Lookup, only for hashes it has not answered yet (utils/client-index/sync.ts);
- * placing asks about copies of the torrents held from one site only, on its own (see
- * client-index.feature.ts for why). One run at a time; its progress and its end are announced to
- * the extension's pages, and the last sync and the last placing are kept for the options page.
+ * The runs of the client indexes (issue #10; every client, issue 33): a sync reads one client once
+ * and asks the service, through the one Lookup, only for hashes its index has not answered yet
+ * (utils/client-index/sync.ts); placing asks about copies of the torrents held from one site only,
+ * on its own (see client-index.feature.ts for why).
+ *
+ * Every saved client has its own index and its own runs, side by side: one run at a time per
+ * client. Their lookups go through one lane (utils/client-index/index-asker.ts): paced and batched
+ * together as one client's were, and a hash another client's index has a fresh answer for is not
+ * sent again. A client that fails (down, a wrong password) fails alone, in words; the others go on.
+ * Each run's progress and end are announced to the extension's pages; each client's last sync and
+ * last placing, and its run under way (a stop of the worker goes on with it), are kept per client.
  */
 import { browser } from 'wxt/browser';
-import { ClientIndexError, type ClientIndex, type ClientIndexes, type SyncProgress } from '../../utils/client-index/indexes-by-client.ts';
+import { ClientIndexError, ClientIndexes, MAX_INDEXED_CLIENTS, type ClientIndex, type SyncProgress } from '../../utils/client-index/indexes-by-client.ts';
+import { IndexAsker } from '../../utils/client-index/index-asker';
 import { clientOrigin } from '../../utils/clients/csrf';
 import { ClientError, toClientFailure } from '../../utils/clients/client-errors';
-import type { IndexChanged, IndexJob, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from './client-index.messages';
+import type { IndexChanged, IndexClientView, IndexCounts, IndexJob, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView } from './client-index.messages';
 import { ServiceError, toFailure } from '../../utils/iyuu/service-errors';
 import { lookupMode } from '../../utils/settings';
-import { summaryOf, type Clients } from '../clients/clients.feature';
+import { summaryOf, type ClientHandle, type Clients, type StoredClient } from '../clients/clients.feature';
 import { clientIdentity, clientKey } from '../clients/client-identity';
 import type { RepeatedJob, Shared } from '../context';
 import { announceToPages } from '../announce';
-import { indexRunsItem, indexSyncUnderWayItem, type StoredRuns } from './client-index.storage';
+import { forgetAllRuns, forgetRunsUnderWay, indexRunsItem, indexSyncUnderWayItem, keepClientRuns, setClientRuns, setRunUnderWay, type RunUnderWay } from './client-index.storage';
 import { PiecesHash } from '../pieces-hash/pieces-hash.feature';
 import { siteName } from '../lookup/candidates';
 
@@ -30,7 +37,9 @@ export interface SyncRunOptions {
   pauseMs?: number;
   /** Hashes per lookup (the service's 200 when absent). */
   batchSize?: number;
-  /** After a run that changed the index: the open list pages are answered again. */
+  /** After a client's run that changed its index: the open list pages are answered again. */
+  afterClientRun: () => Promise<void>;
+  /** After every run of the indexes (all the clients a sync or placing was asked for): "Cross-seed your client"'s new finds. */
   afterRun: () => Promise<void>;
   /** The second source (sites asked by pieces hash): what a sync of a client asks them, and the run's report in the options page's terms. */
   pieces?: Pick<PiecesHash, 'stepFor' | 'runView'>;
@@ -38,6 +47,7 @@ export interface SyncRunOptions {
 
 interface Running {
   job: IndexJob;
+  /** The client's key (clientKey: kind and address), which its index, records and run under way go by. */
   client: string;
   controller: AbortController;
   progress: IndexProgressView;
@@ -65,6 +75,12 @@ export function secondsLeft(start: { at: number; done: number }, progress: { don
   return Math.ceil(((elapsed / done) * (progress.total - progress.done)) / 1000);
 }
 
+/** One client's run as it ended (what SyncRuns.run resolves with). */
+export interface ClientRun {
+  client: StoredClient;
+  view: IndexRunView;
+}
+
 /** A failure of a run in the user's terms: the client's, the service's, or the token's. */
 function problemOf(error: unknown): IndexProblem | undefined {
   if (error instanceof ClientIndexError) return error.kind === 'needs-token' ? { kind: 'needs-token' } : undefined;
@@ -74,96 +90,134 @@ function problemOf(error: unknown): IndexProblem | undefined {
 }
 
 export class SyncRuns {
-  private current: Running | undefined;
+  /** The runs under way, by client (clientKey). */
+  private readonly current = new Map<string, Running>();
   private announcing: Promise<void> | undefined;
   private announceAgain = false;
   /** Raised by every announced change (announce() is called on each). */
   private stateRevision = 0;
+  /** The indexes' one lane to the service: every client's lookups, paced and batched together. */
+  readonly asker: IndexAsker;
 
   constructor(
     private readonly shared: Shared,
     private readonly clients: Clients,
     private readonly indexes: ClientIndexes,
     private readonly options: SyncRunOptions,
-  ) {}
+  ) {
+    this.asker = new IndexAsker(shared.lookup, { pauseMs: options.pauseMs, batchSize: options.batchSize });
+  }
 
-  /** The alarm's job: a sync, then placing when a torrent waits to be placed. */
+  /** The alarm's job: a sync of every client, then placing for the clients whose sync went through with a torrent waiting to be placed. */
   readonly repeatedJob: RepeatedJob = {
     periodInMinutes: INDEX_SYNC_EVERY_MINUTES,
     run: async () => {
       if (!(await this.shared.settings.get()).clientIndexEnabled) return;
       const synced = await this.run('sync');
-      if (synced?.outcome !== 'done') return;
-      const status = await this.status();
-      if (status.counts?.toPlace) await this.run('place');
+      const toPlace: string[] = [];
+      for (const { client, view } of synced) {
+        if (view.outcome !== 'done') continue;
+        const index = await this.indexes.open(clientIdentity(client)).catch(() => undefined);
+        if (index?.status().toPlace) toPlace.push(clientKey(client));
+      }
+      if (toPlace.length) await this.run('place', { clients: toPlace });
     },
   };
 
+  /** The saved clients that are indexed: the first MAX_INDEXED_CLIENTS in the user's order. */
+  private async indexed(): Promise<ClientHandle[]> {
+    return (await this.clients.handles()).slice(0, MAX_INDEXED_CLIENTS);
+  }
+
   /**
    * Runs a sync (the client's hashes the service has not answered) or placing (the pages of the
-   * client's torrents held from one site only) of the default client's index. A run under way is
-   * joined. Resolves with the run as the options page shows it; undefined when nothing ran (off).
+   * client's torrents held from one site only) of every indexed client's index (`clients`: only
+   * these, by clientKey), side by side. A client's run under way is joined. Resolves, once all have
+   * ended, with each client's run as the options page shows it; none while the index is off.
    */
-  run(job: IndexJob, resumed = false): Promise<IndexRunView | undefined> {
-    if (this.current) return this.current.promise;
+  async run(job: IndexJob, options: { clients?: readonly string[] } = {}): Promise<ClientRun[]> {
+    if (!(await this.shared.settings.get()).clientIndexEnabled) return [];
+    const handles = (await this.indexed()).filter((handle) => !options.clients || options.clients.includes(clientKey(handle.config)));
+    return this.runAll(handles.map((handle) => this.runClient(handle, job)));
+  }
+
+  /** Waits for these clients' runs, then (when any was started here) what follows every run. */
+  private async runAll(runs: { promise: Promise<IndexRunView | undefined>; client: StoredClient; started: boolean }[]): Promise<ClientRun[]> {
+    const views = await Promise.all(runs.map(async (run) => ({ client: run.client, view: await run.promise.catch(() => undefined) })));
+    if (runs.some((run) => run.started) && (await this.shared.settings.get()).clientIndexEnabled) await this.options.afterRun().catch(() => undefined);
+    return views.flatMap((run) => (run.view ? [{ client: run.client, view: run.view }] : []));
+  }
+
+  /** One client's run, started (or the one under way joined). */
+  private runClient(handle: ClientHandle, job: IndexJob, resumed?: RunUnderWay): { promise: Promise<IndexRunView | undefined>; client: StoredClient; started: boolean } {
+    const key = clientKey(handle.config);
+    const known = this.current.get(key);
+    if (known) return { promise: known.promise, client: handle.config, started: false };
     const running: Running = {
       job,
-      client: '',
+      client: key,
       controller: new AbortController(),
-      progress: { job, phase: 'reading-client', done: 0, total: 0, requests: 0, ...(resumed && { resumed }) },
+      progress: { job, phase: 'reading-client', done: 0, total: 0, requests: 0, ...(resumed && { resumed: true }) },
       promise: Promise.resolve(undefined),
-      resumed,
+      resumed: !!resumed,
     };
-    this.current = running;
-    running.promise = this.runNow(running).finally(() => {
-      if (this.current === running) this.current = undefined;
+    this.current.set(key, running);
+    running.promise = this.runNow(running, handle, resumed).finally(() => {
+      if (this.current.get(key) === running) this.current.delete(key);
       this.announce();
     });
     this.announce();
-    return running.promise;
+    return { promise: running.promise, client: handle.config, started: true };
   }
 
   /**
-   * At every start of the background (and on the job alarm): a run that a stop of the worker or the
-   * browser cut short goes on where it was, without reading the client again when it had read it,
-   * and without asking anything it had asked (the answers were stored batch by batch).
+   * At every start of the background (and on the job alarm): each client's run that a stop of the
+   * worker or the browser cut short goes on where it was, without reading the client again when it
+   * had read it, and without asking anything it had asked (the answers were stored batch by batch).
+   * A run of a client no longer saved (or changed), or cut short too long ago, is forgotten.
    */
   async wake(): Promise<void> {
-    if (this.current) return;
     const underWay = await indexSyncUnderWayItem.get().catch(() => undefined);
     if (!underWay) return;
     const settings = await this.shared.settings.get();
-    const found = settings.clientIndexEnabled ? (await this.clients.handles())[0] : undefined;
-    if (!found || clientKey(found.config) !== underWay.client || this.shared.now() - underWay.startedAt > RESUME_WITHIN_MS) {
-      await indexSyncUnderWayItem.remove().catch(() => undefined);
-      return;
+    const handles = settings.clientIndexEnabled ? await this.indexed() : [];
+    const resumed: { promise: Promise<IndexRunView | undefined>; client: StoredClient; started: boolean }[] = [];
+    for (const [key, run] of Object.entries(underWay.clients)) {
+      if (this.current.has(key)) continue;
+      const handle = handles.find((candidate) => clientKey(candidate.config) === key);
+      if (!handle || this.shared.now() - run.startedAt > RESUME_WITHIN_MS) {
+        await setRunUnderWay(key, undefined);
+        continue;
+      }
+      resumed.push(this.runClient(handle, run.job, run));
     }
-    if (this.current) return;
-    void this.run(underWay.job, true);
+    if (resumed.length) void this.runAll(resumed);
   }
 
-  /** The run under way stops before its next batch; resolves once it has. */
-  async stop(): Promise<void> {
-    const stopped = this.current;
-    stopped?.controller.abort();
-    await stopped?.promise.catch(() => undefined);
+  /** The runs under way (`clients`: only these clientKeys') stop before their next batch; resolves once they have. */
+  async stop(clients?: readonly string[]): Promise<void> {
+    const stopped = [...this.current.values()].filter((running) => !clients || clients.includes(running.client));
+    for (const running of stopped) running.controller.abort();
+    await Promise.all(stopped.map((running) => running.promise.catch(() => undefined)));
   }
 
-  /** The run under way stops before its next batch (not waited for). */
+  /** Every run under way stops before its next batch (not waited for). */
   abort(): void {
-    this.current?.controller.abort();
+    for (const running of this.current.values()) running.controller.abort();
   }
 
-  /** The record of the last runs goes (with the index it was about). */
+  /** The record of the last runs, and of runs under way, go (with the index they were about). */
   async forgetRecords(): Promise<void> {
-    await indexRunsItem.remove().catch(() => undefined);
+    await Promise.all([forgetAllRuns(), forgetRunsUnderWay()]);
   }
 
-  private async runNow(running: Running): Promise<IndexRunView | undefined> {
+  /** Only these clients' records are kept (the others are no longer saved, or are other indexes now). */
+  async keepRecordsOf(clients: readonly string[]): Promise<void> {
+    await keepClientRuns(clients);
+  }
+
+  private async runNow(running: Running, found: ClientHandle, resumed: RunUnderWay | undefined): Promise<IndexRunView | undefined> {
     if (!(await this.shared.settings.get()).clientIndexEnabled) return undefined;
-    const found = (await this.clients.handles())[0];
-    if (!found) return undefined;
-    running.client = clientKey(found.config);
     const at = this.shared.now();
     const failed = (problem: IndexProblem | undefined, torrents = 0): IndexRunView => ({
       job: running.job,
@@ -176,10 +230,9 @@ export class SyncRuns {
       // Where it stopped, for "stopped while reading your client…" (never a bare "failed").
       ...(problem && { phase: running.progress.phase, progress: { done: running.progress.done, total: running.progress.total } }),
     });
-    const underWay = running.resumed ? await indexSyncUnderWayItem.get().catch(() => undefined) : undefined;
-    const resumeListed = underWay?.client === running.client && underWay.job === running.job ? underWay.listed : undefined;
-    const startedAt = underWay?.client === running.client ? underWay.startedAt : at;
-    await indexSyncUnderWayItem.set({ client: running.client, job: running.job, startedAt, ...(resumeListed && { listed: resumeListed }) }).catch(() => undefined);
+    const resumeListed = resumed?.job === running.job ? resumed.listed : undefined;
+    const startedAt = resumed?.startedAt ?? at;
+    await setRunUnderWay(running.client, { job: running.job, startedAt, ...(resumeListed && { listed: resumeListed }) });
     let view: IndexRunView;
     let index: ClientIndex | undefined;
     if (!(await this.clients.reachable(found.config))) {
@@ -187,7 +240,7 @@ export class SyncRuns {
     } else {
       index = await this.indexes.open(clientIdentity(found.config));
       if (!index) {
-        await indexSyncUnderWayItem.remove().catch(() => undefined);
+        await setRunUnderWay(running.client, undefined);
         return undefined;
       }
       /** Requests spent before placing began (a placing run asks any new hash first). */
@@ -198,12 +251,12 @@ export class SyncRuns {
         const report = await index.sync(found.client, this.shared.lookup, {
           signal: running.controller.signal,
           locate: running.job === 'place',
+          asker: this.asker,
           ...(pieces.step && { pieces: pieces.step }),
-          ...(this.options.pauseMs !== undefined && { pauseMs: this.options.pauseMs }),
           ...(this.options.batchSize !== undefined && { batchSize: this.options.batchSize }),
           ...(resumeListed && { listed: resumeListed }),
           onListed: async (listed) => {
-            await indexSyncUnderWayItem.set({ client: running.client, job: running.job, startedAt, listed }).catch(() => undefined);
+            await setRunUnderWay(running.client, { job: running.job, startedAt, listed });
           },
           onProgress: (progress: SyncProgress) => {
             if (progress.phase === 'locating' && beforePlacing === undefined) beforePlacing = progress.requests;
@@ -231,38 +284,34 @@ export class SyncRuns {
         // The service failed and the sites were asked all the same: the run failed, with what they answered.
         if (report.serviceFailure) {
           view = failed(problemOf(report.serviceFailure), report.torrents);
-          console.warn(`Reseed Lens: the client index's ${running.job} could not ask the lookup service: ${report.serviceFailure.message}`);
+          console.warn(`Reseed Lens: the client index's ${running.job} of ${found.config.name} could not ask the lookup service: ${report.serviceFailure.message}`);
         }
         const piecesView = await this.options.pieces?.runView(report.pieces, pieces.unusable);
         if (piecesView) view.pieces = piecesView;
       } catch (error) {
-        await indexSyncUnderWayItem.remove().catch(() => undefined);
+        await setRunUnderWay(running.client, undefined);
         // Turned off meanwhile: the index is gone, and nothing is recorded.
         if (error instanceof ClientIndexError && error.kind === 'disabled') return undefined;
         view = failed(problemOf(error), index.status().torrents);
         // The background's console says it too, with the detail the options page leaves out.
-        console.warn(`Reseed Lens: the client index's ${running.job} stopped while ${running.progress.phase} (${running.progress.done} of ${running.progress.total}): ${error instanceof Error ? error.message : String(error)}`);
+        console.warn(`Reseed Lens: the client index's ${running.job} of ${found.config.name} stopped while ${running.progress.phase} (${running.progress.done} of ${running.progress.total}): ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    await indexSyncUnderWayItem.remove().catch(() => undefined);
-    if (!(await this.shared.settings.get()).clientIndexEnabled || this.current !== running) return view;
+    await setRunUnderWay(running.client, undefined);
+    if (!(await this.shared.settings.get()).clientIndexEnabled || this.current.get(running.client) !== running) return view;
+    // A client removed (or changed) while its run went on: its records are not kept.
+    if (!(await this.indexed()).some((handle) => clientKey(handle.config) === running.client)) return view;
     await this.recordRun(running.client, view);
-    await this.options.afterRun();
+    await this.options.afterClientRun();
     return view;
   }
 
-  private async runs(client: string): Promise<StoredRuns | undefined> {
-    const stored = await indexRunsItem.get();
-    return stored?.client === client ? stored : undefined;
-  }
-
   private async recordRun(client: string, run: IndexRunView): Promise<void> {
-    const stored = (await this.runs(client)) ?? { client };
-    await indexRunsItem.set({ ...stored, [run.job]: run }).catch(() => undefined);
+    await setClientRuns(client, (runs) => ({ ...runs, [run.job]: run }));
   }
 
   /**
-   * The options page's view of the index, numbered by the state it started from: every change is
+   * The options page's view of the indexes, numbered by the state it started from: every change is
    * announced, and each announcement raises the number before its status is read, so an answer
    * begun before a run ended carries a lower number than the announcement of its end, and a page
    * that keeps the highest number drops it however late it arrives.
@@ -276,35 +325,51 @@ export class SyncRuns {
     const settings = await this.shared.settings.get();
     const base: IndexStatusView = { enabled: settings.clientIndexEnabled, markHosts: settings.indexMarkHosts };
     if (!settings.clientIndexEnabled) return base;
-    const found = (await this.clients.handles())[0];
-    if (!found) return { ...base, problem: { kind: 'no-client' } };
-    const key = clientKey(found.config);
-    const view: IndexStatusView = { ...base, client: summaryOf(found.config) };
+    const handles = await this.indexed();
+    if (!handles.length) return { ...base, problem: { kind: 'no-client' } };
     const piecesSites = PiecesHash.switchedOn(settings);
-    // Without a token the sites asked by pieces hash may fill the index alone (when the client gives pieces hashes).
-    const piecesClient = found.config.type === 'qbittorrent' ? 'supported' : 'unsupported';
-    if (piecesSites.length) view.pieces = { sites: piecesSites, client: piecesClient };
-    if (lookupMode(settings) !== 'token' && !(piecesSites.length && piecesClient === 'supported')) view.problem = { kind: 'needs-token' };
-    const index = await this.indexes.open(clientIdentity(found.config)).catch(() => undefined);
-    if (index) {
-      const status = index.status();
-      view.counts = {
-        torrents: status.torrents,
-        answered: status.answered,
-        places: status.places,
-        inClient: status.inClient,
-        canCrossSeed: status.canCrossSeed,
-        toPlace: status.toPlace,
-      };
-      view.storage = status.storage;
-      view.settled = index.settled;
+    const withToken = lookupMode(settings) === 'token';
+    const stored = (await indexRunsItem.get().catch(() => undefined))?.clients ?? {};
+    const views: IndexClientView[] = [];
+    const open: ClientIndex[] = [];
+    for (const handle of handles) {
+      const key = clientKey(handle.config);
+      const view: IndexClientView = { client: summaryOf(handle.config) };
+      // Without a token the sites asked by pieces hash may fill an index alone (when the client gives pieces hashes).
+      const piecesClient = handle.config.type === 'qbittorrent' ? 'supported' : 'unsupported';
+      if (piecesSites.length) view.pieces = piecesClient;
+      if (!withToken && !(piecesSites.length && piecesClient === 'supported')) view.problem = { kind: 'needs-token' };
+      const index = await this.indexes.open(clientIdentity(handle.config)).catch(() => undefined);
+      if (index) {
+        open.push(index);
+        const status = index.status();
+        view.counts = { torrents: status.torrents, answered: status.answered, places: status.places, inClient: status.inClient, canCrossSeed: status.canCrossSeed, toPlace: status.toPlace };
+        view.storage = status.storage;
+        view.settled = index.settled;
+      }
+      const running = this.current.get(key);
+      if (running) view.running = running.progress;
+      const runs = stored[key];
+      if (runs?.sync) view.lastSync = runs.sync;
+      if (runs?.place) view.lastPlacing = runs.place;
+      views.push(view);
     }
-    // A run that has not read the default client yet is this one's.
-    if (this.current && (this.current.client === '' || this.current.client === key)) view.running = this.current.progress;
-    const runs = await this.runs(key);
-    if (runs?.sync) view.lastSync = runs.sync;
-    if (runs?.place) view.lastPlacing = runs.place;
-    return view;
+    const status: IndexStatusView = { ...base, clients: views };
+    if (piecesSites.length) status.pieces = { sites: piecesSites };
+    // No client can be indexed without a token: said once, for all.
+    if (views.every((view) => view.problem?.kind === 'needs-token')) status.problem = { kind: 'needs-token' };
+    if (open.length) {
+      const counts = ClientIndexes.countsOver(open);
+      status.counts = { torrents: counts.torrents, answered: counts.answered, places: counts.places, inClient: counts.inClient, canCrossSeed: counts.canCrossSeed, toPlace: counts.toPlace } satisfies IndexCounts;
+      status.settled = views.every((view) => view.settled !== false);
+    }
+    const running = views.find((view) => view.running)?.running;
+    if (running) status.running = running;
+    const lastSync = together(views.map((view) => view.lastSync));
+    if (lastSync) status.lastSync = lastSync;
+    const lastPlacing = together(views.map((view) => view.lastPlacing));
+    if (lastPlacing) status.lastPlacing = lastPlacing;
+    return status;
   }
 
   /** Tells the extension's open pages (the options page) how the index is now; one at a time, the last state always sent. */
@@ -324,4 +389,19 @@ export class SyncRuns {
       .catch(() => undefined)
       .finally(() => (this.announcing = undefined));
   }
+}
+
+/**
+ * Several clients' last runs as one (IndexStatusView.lastSync): none until every client has one;
+ * 'done' only when each is done, else the first (in the user's order) that is not. The torrents,
+ * hashes and requests add up; `at` is the latest.
+ */
+function together(runs: readonly (IndexRunView | undefined)[]): IndexRunView | undefined {
+  const known = runs.filter((run): run is IndexRunView => !!run);
+  if (!known.length || known.length < runs.length) return undefined;
+  const first = known.find((run) => run.outcome !== 'done') ?? known[0]!;
+  const sum = (pick: (run: IndexRunView) => number | undefined) => known.reduce((total, run) => total + (pick(run) ?? 0), 0);
+  const view: IndexRunView = { ...first, at: Math.max(...known.map((run) => run.at)), torrents: sum((run) => run.torrents), asked: sum((run) => run.asked), requests: sum((run) => run.requests) };
+  if (known.some((run) => run.located !== undefined)) view.located = sum((run) => run.located);
+  return view;
 }

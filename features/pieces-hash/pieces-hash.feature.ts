@@ -69,6 +69,11 @@ export class PiecesHash {
   /** Per site, when its last answer came and the batch it takes: the pace holds across syncs. */
   private readonly lastAnswerAt = new Map<number, number>();
   private readonly batchSize = new Map<number, number>();
+  /**
+   * Per site, its asking under way: the syncs of several qBittorrents go side by side, and each
+   * asks the same sites; one site is asked by one of them at a time, so its pace holds.
+   */
+  private readonly siteTurn = new Map<number, Promise<unknown>>();
 
   constructor(
     private readonly shared: Shared,
@@ -114,35 +119,48 @@ export class PiecesHash {
         const fromSid = sidOfTracker(tracker, list);
         return fromSid === undefined ? { hash: result.piecesHash } : { hash: result.piecesHash, fromSid };
       },
-      ask: async (site, hashes, onBatch, signal) => {
-        const end = await askSite(
-          { endpoint: site.endpoint, passkey: site.passkey, hashes },
-          {
-            fetch: this.options.fetch,
-            paceMs: this.options.paceMs ?? DEFAULT_PIECES_HASH_PACE_MS,
-            signal,
-            onBatch,
-            previousRequestAt: this.lastAnswerAt.get(site.sid),
-            batchSize: this.batchSize.get(site.sid),
-            now: this.shared.now,
-          },
-        );
-        if (end.lastRequestAt !== undefined) this.lastAnswerAt.set(site.sid, end.lastRequestAt);
-        this.batchSize.set(site.sid, end.batchSize);
-        const result: PiecesSiteEnd = { kind: end.kind, requests: end.requests, asked: end.asked, found: end.found };
-        if (end.kind === 'stopped') {
-          const { answer } = end;
-          result.answer = {
-            kind: answer.kind,
-            ...('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined && { retryAfterSeconds: answer.retryAfterSeconds }),
-            ...('status' in answer && { status: answer.status }),
-            ...('ret' in answer && { ret: answer.ret }),
-          };
-        }
-        return result;
-      },
+      ask: (site, hashes, onBatch, signal) => this.inTurn(site.sid, () => this.askNow(site, hashes, onBatch, signal)),
     };
     return { step, unusable };
+  }
+
+  /** `work` once the site's asking before it has ended (see siteTurn). */
+  private inTurn<T>(sid: number, work: () => Promise<T>): Promise<T> {
+    const turn = (this.siteTurn.get(sid) ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.siteTurn.set(sid, turn);
+    void turn.finally(() => {
+      if (this.siteTurn.get(sid) === turn) this.siteTurn.delete(sid);
+    }).catch(() => undefined);
+    return turn;
+  }
+
+  /** Asks one site about `hashes` at its pace (held across syncs and clients). */
+  private async askNow(site: PiecesSite, hashes: readonly string[], onBatch: Parameters<PiecesStep['ask']>[2], signal: AbortSignal | undefined): Promise<PiecesSiteEnd> {
+    const end = await askSite(
+      { endpoint: site.endpoint, passkey: site.passkey, hashes },
+      {
+        fetch: this.options.fetch,
+        paceMs: this.options.paceMs ?? DEFAULT_PIECES_HASH_PACE_MS,
+        signal,
+        onBatch,
+        previousRequestAt: this.lastAnswerAt.get(site.sid),
+        batchSize: this.batchSize.get(site.sid),
+        now: this.shared.now,
+      },
+    );
+    if (end.lastRequestAt !== undefined) this.lastAnswerAt.set(site.sid, end.lastRequestAt);
+    this.batchSize.set(site.sid, end.batchSize);
+    const result: PiecesSiteEnd = { kind: end.kind, requests: end.requests, asked: end.asked, found: end.found };
+    if (end.kind === 'stopped') {
+      const { answer } = end;
+      result.answer = {
+        kind: answer.kind,
+        ...('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined && { retryAfterSeconds: answer.retryAfterSeconds }),
+        ...('status' in answer && { status: answer.status }),
+        ...('ret' in answer && { ret: answer.ret }),
+      };
+    }
+    return result;
   }
 
   /** A run's report of the second source in the options page's terms (site names, kinds only). */

@@ -12,9 +12,13 @@
  *   list and search pages, byte for byte the DOM of a browser without the extension: no panel,
  *   issue 15), and only with the site's row-marks switch on do those two rows get their marks
  *   (gone again when it is off).
+ * - Both clients are indexed (issue 33), each its own index, synced side by side: they hold the
+ *   same torrents, and each hash reaches the service once. Each popup row says which client holds
+ *   it or its data, and where its copy would go.
  * - "Cross-seed" on a row downloads its .torrent from the test tracker with the user's session and
- *   adds it to the client beside its data: read back through the client's own API, seeding at 100 %.
- * - The default client changes to Transmission: its own sync, and a cross-seed into it.
+ *   adds it to the client beside its data (the first in the user's order holding it): read back
+ *   through the client's own API, seeding at 100 %.
+ * - Transmission moved first in the user's order: no sync, and the next row's copy goes into it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -174,11 +178,11 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
       // The test tracker serves http: the user's own override for the site, as a person behind such a site would set.
       siteOverrides: { [String(OURBITS_SID)]: { scheme: 'http' } },
     });
-    // Both clients saved (qBittorrent the default), as the options page saves them.
-    for (const { daemon } of [qbittorrent, transmission]) {
+    // Both clients saved, NAS (qBittorrent) first in the user's order, as the options page saves them.
+    for (const [{ daemon }, name] of [[qbittorrent, 'NAS'], [transmission, 'Seedbox']] as const) {
       const answer = await browser.evaluateInExtension(
         (api, client) => api.runtime.sendMessage({ type: 'clients:save', client }) as Promise<ClientsAnswer | { problem: unknown }>,
-        { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password },
+        { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password, name },
       );
       if ('problem' in answer) throw new Error(`${daemon.kind} not saved: ${JSON.stringify(answer.problem)}`);
     }
@@ -250,32 +254,51 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
     }
   });
 
-  it('turned on in the options page: the sync shows its progress, every client hash reaches the service once, and "Sync now" again sends nothing', async () => {
+  it('turned on in the options page: each client\'s sync shows its progress, every client hash reaches the service once (both clients hold them), and "Sync now" again sends nothing', async () => {
     const before = lookups().length;
     const options = await browser.openExtensionPage('options.html#client-index-heading');
     await options.bringToFront();
     await options.waitForSelector('#index-enabled', { state: 'visible' });
+    expect(await options.textContent('#client-index-heading')).toBe('Index of your clients');
+    expect(await options.evaluate(() => document.querySelector('#index-enabled')?.closest('label')?.textContent?.trim())).toBe('Keep an index of my clients');
     expect(await options.textContent('#index-enabled-hint')).toContain('sends the info-hash of every torrent in your client to the lookup service');
-    // The service holds its answer until the progress of the one request has been seen.
+    // The service holds its answer until the progress of both clients has been seen.
     const release = world.service.control.hold(LOOKUP_PATH);
     try {
       await options.click('#index-enabled');
-      await options.waitForSelector('#index-progress progress', { timeoutMs: 30_000 });
-      const progress = await until(() => options.textContent('#index-progress'), (text) => !!text?.includes('Looking up hashes'), 'the progress', 30_000);
-      expect(progress).toBe('Looking up hashes: 0 of 18 (requests: 0)…');
+      const progress = await until(
+        () => options.evaluate(() => [...document.querySelectorAll('.index-client-row')].map((row) => [row.getAttribute('data-client-name'), row.querySelector('.index-progress-text')?.textContent ?? ''])),
+        (rows) => rows.length === 2 && rows.every(([, text]) => text.includes('Looking up hashes')),
+        'both clients looking up',
+        30_000,
+      );
+      expect(progress).toEqual([
+        ['NAS', 'Looking up hashes: 0 of 18 (requests: 0)…'],
+        ['Seedbox', 'Looking up hashes: 0 of 18 (requests: 0)…'],
+      ]);
     } finally {
       release();
     }
-    await options.waitForSelector('#index-last-sync[data-outcome=done]', { timeoutMs: 60_000 });
+    await until(() => options.evaluate(() => document.querySelectorAll('.index-client-row .index-last-sync[data-outcome=done]').length), (done) => done === 2, 'both first syncs', 60_000);
+    // Both clients hold the same 18 torrents: one lookup carried them, the other client took its answers from the first one's index.
     const synced = lookups().slice(before);
     expect(synced).toHaveLength(1);
-    // Every hash in the client reached the service exactly once: in this sync, or earlier for a row that showed it.
+    // Every hash in the clients reached the service exactly once: in this sync, or earlier for a row that showed it.
     expect([...clientHashesIn(lookups())].sort()).toEqual([...CLIENT_HASHES].sort());
-    expect(await options.textContent('#index-counts')).toBe('Torrents indexed: 18 · torrents on sites already in your client: 12 · you can cross-seed: 6');
+    expect(await options.evaluate(() => [...document.querySelectorAll('.index-client-row .index-counts')].map((line) => line.textContent))).toEqual([
+      'Torrents indexed: 18 · torrents on sites already in your client: 12 · you can cross-seed: 6',
+      'Torrents indexed: 18 · torrents on sites already in your client: 12 · you can cross-seed: 6',
+    ]);
+    expect(await options.textContent('#index-counts')).toBe('All your clients together: Torrents indexed: 36 · torrents on sites already in your client: 12 · you can cross-seed: 6');
 
     expect((await options.textContent('#index-sync'))?.trim()).toBe('Sync now');
     await options.click('#index-sync');
-    await until(() => options.textContent('#index-last-sync'), (text) => /hashes sent: 0, requests: 0/.test(text ?? ''), 'the second sync', 30_000);
+    await until(
+      () => options.evaluate(() => [...document.querySelectorAll('.index-client-row .index-last-sync')].map((line) => line.textContent ?? '')),
+      (lines) => lines.length === 2 && lines.every((line) => /hashes sent: 0, requests: 0/.test(line)),
+      'the second syncs',
+      30_000,
+    );
     expect(lookups().length).toBe(before + 1);
     await options.close();
   });
@@ -294,9 +317,12 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
       canCrossSeed: [...document.querySelectorAll('ul.can-cross-seed li.index-row')].map((row) => row.getAttribute('data-row-id')),
       buttons: [...document.querySelectorAll('ul.can-cross-seed button')].map((button) => button.textContent?.trim()),
       inClient: [...document.querySelectorAll('ul.in-client li.index-row')].map((row) => row.getAttribute('data-row-id')),
+      route: [...document.querySelectorAll('ul.can-cross-seed .index-route')].map((route) => route.textContent),
+      heldBy: [...document.querySelectorAll('ul.in-client .index-held-by')].map((held) => held.textContent?.trim()),
       marks: (document.querySelector('#index-row-marks') as HTMLInputElement | null)?.checked,
     }));
-    expect(listed).toEqual({ heading: 'Can cross-seed on this page (1)', canCrossSeed: [page.can], buttons: ['Cross-seed'], inClient: [page.held], marks: false });
+    // Both clients hold the row's data and the held row: the copy is NAS's (first in the user's order), into itself.
+    expect(listed).toEqual({ heading: 'Can cross-seed on this page (1)', canCrossSeed: [page.can], buttons: ['Cross-seed'], inClient: [page.held], route: ['from NAS → NAS'], heldBy: ['· in NAS, Seedbox'], marks: false });
     expect(await badge(tabId)).toBe(String(listed.canCrossSeed.length));
 
     // The site's row marks on, from the popup: exactly those two rows are marked in the page.
@@ -321,10 +347,12 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
     const popup = await browser.openExtensionPage(`popup.html?tabId=${tabId}`);
     const button = `li[data-row-id="${page.can}"] button.index-cross-seed`;
     await popup.waitForSelector(button, { timeoutMs: 30_000 });
+    // The row says where its copy goes: the first client in the user's order holding its data.
+    expect(await popup.textContent(`li[data-row-id="${page.can}"] .index-route`)).toBe(`from ${clientName} → ${clientName}`);
     const downloads = ourbits.downloads.length;
     await popup.click(button);
     await popup.waitForSelector(`li[data-row-id="${page.can}"] .index-outcome`, { timeoutMs: 60_000 });
-    expect(await popup.textContent(`li[data-row-id="${page.can}"] .index-outcome`)).toBe(`Added to ${clientName}: its check found every file on disk, and it is seeding.`);
+    expect(await popup.textContent(`li[data-row-id="${page.can}"] .index-outcome`)).toBe(`Added to ${clientName}, seeding: its check found every file on disk.`);
     // One .torrent, with the user's session, for that row.
     expect(ourbits.downloads.slice(downloads)).toEqual([expect.objectContaining({ id: Number(page.can), served: true })]);
     // In the client, beside its data, complete.
@@ -335,25 +363,23 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
     await tab.close();
   }
 
-  it('"Cross-seed" on a row adds it to qBittorrent beside its source, seeding at 100 %', async () => {
+  it('"Cross-seed" on a row adds it to NAS (qBittorrent, first in the user\'s order) beside its source, seeding at 100 %', async () => {
     const { daemon, client } = daemons.qbittorrent;
-    await crossSeedRow(pages.find((page) => page.key === 'NexusPHP search')!, daemon, client, 'qBittorrent');
+    await crossSeedRow(pages.find((page) => page.key === 'NexusPHP search')!, daemon, client, 'NAS');
   });
 
-  it('Transmission made the default: the next sync is its own, and "Cross-seed" adds to it', async () => {
+  it('Seedbox (Transmission) moved first in the user\'s order: nothing is synced again, and "Cross-seed" adds the next row to it', async () => {
     const { daemon, client } = daemons.transmission;
     const before = lookups().length;
     const { clients } = await message<ClientsAnswer>({ type: 'clients:list' });
-    await message({ type: 'clients:set-default', id: clients.find((saved) => saved.url === daemon.url)!.id });
-    const status = await until(
-      () => message<IndexStatusView>({ type: 'index:status' }),
-      (seen) => seen.client?.type === ('transmission' satisfies ClientKind) && !seen.running && seen.lastSync?.outcome === 'done',
-      'the sync of Transmission',
-      60_000,
-    );
-    expect(status.counts?.torrents).toBe(18);
-    // Its own index: the hashes were asked for again, once.
-    expect(lookups().length).toBe(before + 1);
-    await crossSeedRow(pages.find((page) => page.key === 'NexusPHP torrents.php')!, daemon, client, 'Transmission');
+    await message({ type: 'clients:move', id: clients.find((saved) => saved.url === daemon.url)!.id, index: 0 });
+    const status = await message<IndexStatusView>({ type: 'index:status' });
+    expect(status.clients?.map((view) => [view.client.name, view.counts?.torrents])).toEqual([
+      ['Seedbox', 18],
+      ['NAS', 19],
+    ]);
+    await crossSeedRow(pages.find((page) => page.key === 'NexusPHP torrents.php')!, daemon, client, 'Seedbox');
+    // No client hash was asked again (the pages' own lookups aside).
+    expect(clientHashesIn(lookups().slice(before))).toEqual([]);
   });
 });

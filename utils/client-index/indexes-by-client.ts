@@ -18,7 +18,7 @@ import type { ClientKind, ClientTorrent, TorrentClient } from '../clients/client
 import type { Lookup } from '../lookup/lookup';
 import type { Settings } from '../settings';
 import { BUCKET_COUNT, decodeBucket, decodeRecord, encodeRecord, indexMetaSchema, packHash, placeKey, storedBytes, type IndexMeta, type LastSync, type StoredRecord } from './codec';
-import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type Opportunity, type RowKey, type RowMatch } from './model';
+import { IndexModel, type IndexBound, type IndexRecord, type IndexedTorrent, type Located, type Opportunity, type RowKey, type RowMatch, type ServiceAnswer } from './model';
 import { ANSWERS_PART, IndexStore, isRoomError, PACK_RECORDS, TORRENT_PART, type RecordWrite } from './store';
 import { legacyBucketId, legacyIndexBuckets, legacyIndexMetaItem } from './legacy-storage';
 import { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type SyncTarget } from './sync';
@@ -127,6 +127,17 @@ export interface RowsAnswer {
   answered: boolean;
 }
 
+/**
+ * One client's answer for a list page (ClientIndexes.rowsOfEach), and which torrents it holds
+ * among those the page's answers name: a place another client's index offers to cross-seed may be
+ * this client's own torrent (held here, though this index does not know its place).
+ */
+export interface ClientRows extends RowsAnswer {
+  holds(hash: string): IndexedTorrent | undefined;
+}
+
+const NOTHING_YET: ClientRows = { matches: new Map(), answered: false, holds: () => undefined };
+
 function identityKey(identity: ClientIdentity): string {
   let url: string;
   try {
@@ -230,49 +241,184 @@ export class ClientIndexes {
    * the popup's answer for the same page up to 290 ms; what needs the whole index opens it.
    */
   async rows(identity: ClientIdentity, sid: number, rows: readonly RowKey[]): Promise<RowsAnswer | undefined> {
-    if (!(await this.enabled())) return undefined;
-    const key = identityKey(identity);
-    const current = this.open_.get(key);
-    if (current?.ready) return current.ready.rows(sid, rows);
-    try {
-      const meta = await this.readMeta();
-      const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
-      // Nothing stored for this client yet: its first sync has not answered anything.
-      return entry ? await this.asPageRead(() => this.rowsFromStore(entry.slot, sid, rows)) : { matches: new Map<string, RowMatch>(), answered: false };
-    } catch {
-      // IndexedDB failing: the index in memory answers (loaded without it).
-      return (await this.start(identity).index).rows(sid, rows);
-    }
+    const [answer] = (await this.rowsOfEach([identity], sid, rows)) ?? [];
+    return answer && { matches: answer.matches, answered: answer.answered };
   }
 
-  private async rowsFromStore(slot: number, sid: number, rows: readonly RowKey[]): Promise<RowsAnswer> {
+  /**
+   * rows() for several clients at once (in the order given): each client's own answer, from memory
+   * where its index is loaded; the others' from IndexedDB in ONE read over all their slots (a list
+   * page after a restart costs one transaction however many clients are indexed), which also reads,
+   * in every slot, the torrents the page's answers name, so each answer says which of them its
+   * client holds.
+   */
+  async rowsOfEach(identities: readonly ClientIdentity[], sid: number, rows: readonly RowKey[]): Promise<ClientRows[] | undefined> {
+    if (!(await this.enabled())) return undefined;
+    const answers: (ClientRows | undefined)[] = identities.map((identity) => {
+      const ready = this.open_.get(identityKey(identity))?.ready;
+      return ready && { ...ready.rows(sid, rows), holds: (hash: string) => ready.torrent(hash) };
+    });
+    const unread = identities.flatMap((identity, at) => (answers[at] ? [] : [{ identity, at }]));
+    if (!unread.length) return answers as ClientRows[];
+    try {
+      const meta = await this.readMeta();
+      const slots = new Map<number, number>();
+      for (const { identity, at } of unread) {
+        const key = identityKey(identity);
+        const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
+        // Nothing stored for this client yet: its first sync has not answered anything.
+        if (entry) slots.set(entry.slot, at);
+        else answers[at] = NOTHING_YET;
+      }
+      if (slots.size) {
+        // The loaded indexes' cross-seeds: whether an index not loaded holds one is read with the rest.
+        const offered: string[] = [];
+        for (const answer of answers) for (const match of answer?.matches.values() ?? []) if (match.kind === 'can-cross-seed' && match.candidateHash) offered.push(match.candidateHash);
+        const read = await this.asPageRead(() => this.rowsFromStore([...slots.keys()], sid, rows, offered));
+        for (const [slot, at] of slots) answers[at] = read.get(slot)!;
+      }
+    } catch {
+      // IndexedDB failing: the indexes in memory answer (loaded without it).
+      for (const { identity, at } of unread) {
+        if (answers[at]) continue;
+        const index = await this.start(identity).index;
+        answers[at] = { ...index.rows(sid, rows), holds: (hash: string) => index.torrent(hash) };
+      }
+    }
+    return answers as ClientRows[];
+  }
+
+  private async rowsFromStore(slots: readonly number[], sid: number, rows: readonly RowKey[], offered: readonly string[]): Promise<Map<number, ClientRows>> {
     const places: string[] = [];
     const rowHashes: string[] = [];
     for (const row of rows) {
       const id = typeof row === 'object' ? row.id : row;
-      places.push(placeKey(slot, sid, id));
+      for (const slot of slots) places.push(placeKey(slot, sid, id));
       const packed = typeof row === 'object' && row.hash ? packHash(row.hash.toLowerCase()) : undefined;
       if (packed) rowHashes.push(packed);
     }
-    const values = await this.store.readPlaces(places, slot, (found) => {
-      // The other members of the groups found (the client may hold them), and the rows' own hashes.
+    for (const hash of offered) {
+      const packed = packHash(hash);
+      if (packed) rowHashes.push(packed);
+    }
+    const read = await this.store.readPlacesOfSlots(slots, places, (found) => {
+      // The other members of the groups found, in any slot (some client may hold them), and the rows' own hashes.
       const hashes = [...rowHashes];
-      for (const value of found) {
-        const answer = (value as Partial<StoredRecord>).r?.[5];
-        if (!Array.isArray(answer)) continue;
-        for (let i = 4; i < answer.length; i += 3) if (typeof answer[i] === 'string') hashes.push(answer[i] as string);
+      for (const values of found.values()) {
+        for (const value of values) {
+          const answer = (value as Partial<StoredRecord>).r?.[5];
+          if (!Array.isArray(answer)) continue;
+          for (let i = 4; i < answer.length; i += 3) if (typeof answer[i] === 'string') hashes.push(answer[i] as string);
+        }
       }
       return hashes;
     });
     // A model of just these records answers these rows as the whole one would: every record that
     // names a row's place is here, and so is every torrent of their groups that the client holds.
-    const model = new IndexModel();
-    for (const value of values) {
-      const record = decodeRecord(value, slot);
-      if (record) model.restore(record);
+    const answers = new Map<number, ClientRows>();
+    for (const slot of slots) {
+      const model = new IndexModel();
+      for (const value of read.values.get(slot) ?? []) {
+        const record = decodeRecord(value, slot);
+        if (record) model.restore(record);
+      }
+      const matches = model.query(sid, rows);
+      answers.set(slot, { matches, answered: matches.size > 0 || model.anyAnswered() || read.answered.has(slot), holds: (hash) => model.torrent(hash.toLowerCase()) });
     }
-    const matches = model.query(sid, rows);
-    return { matches, answered: matches.size > 0 || model.anyAnswered() || (await this.store.anyAnswered(slot)) };
+    return answers;
+  }
+
+  /**
+   * Which of these hashes a client held at its index's last sync (what placement.ts takes for a
+   * client that cannot be asked now): from memory once its index is loaded, else from IndexedDB
+   * (those keys only, without loading the whole index). Empty while the index is off or has nothing of it.
+   */
+  async held(identity: ClientIdentity, hashes: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    if (!(await this.enabled())) return held;
+    const key = identityKey(identity);
+    const ready = this.open_.get(key)?.ready;
+    if (ready) {
+      for (const hash of hashes) if (ready.torrent(hash)) held.add(hash);
+      return held;
+    }
+    try {
+      const meta = await this.readMeta();
+      const entry = meta.clients.find((client) => identityKey({ type: client.type as ClientKind, url: client.url }) === key);
+      if (!entry) return held;
+      const packed = new Map<string, string>();
+      for (const hash of hashes) {
+        const pack = packHash(hash.toLowerCase());
+        if (pack) packed.set(pack, hash);
+      }
+      for (const pack of await this.store.holds(entry.slot, [...packed.keys()])) held.add(packed.get(pack)!);
+    } catch {
+      const index = await this.start(identity).index.catch(() => undefined);
+      for (const hash of hashes) if (index?.torrent(hash)) held.add(hash);
+    }
+    return held;
+  }
+
+  /**
+   * What the other clients' loaded indexes know of a torrent with the same info-hash as one of
+   * `self`'s: their fresh answer, and where it sits (a sync takes them rather than asking again).
+   */
+  elsewhere(self: ClientIndex): { answer(hash: string): ServiceAnswer | undefined; located(hash: string): Located | undefined } {
+    const others = () => [...this.open_.values()].flatMap((current) => (current.ready && current.ready !== self && !current.ready.isClosed ? [current.ready] : []));
+    return {
+      answer: (hash) => {
+        let best: ServiceAnswer | undefined;
+        const now = this.now();
+        for (const index of others()) {
+          const answer = index.answerOf(hash);
+          if (IndexModel.answerFresh(answer, now) && (!best || answer.at > best.at)) best = answer;
+        }
+        return best;
+      },
+      located: (hash) => {
+        for (const index of others()) {
+          const located = index.locatedOf(hash);
+          if (IndexModel.locatedFresh(located, this.now())) return located;
+        }
+        return undefined;
+      },
+    };
+  }
+
+  /**
+   * The whole index's counts over several clients' indexes: torrents, answered and toPlace add up;
+   * a place counts once, in a client when any of them holds its torrent (one client's answers may
+   * name a torrent another client holds), else to cross-seed when any of them can.
+   */
+  static countsOver(indexes: readonly ClientIndex[]): Omit<IndexStatus, 'client' | 'storage' | 'lastSync' | 'syncing'> {
+    const statuses = indexes.map((index) => index.status());
+    const total = { torrents: 0, answered: 0, waiting: 0, places: 0, inClient: 0, canCrossSeed: 0, toPlace: 0 };
+    for (const status of statuses) {
+      total.torrents += status.torrents;
+      total.answered += status.answered;
+      total.waiting += status.waiting;
+      total.toPlace += status.toPlace;
+    }
+    if (indexes.length === 1) return { ...total, places: statuses[0]!.places, inClient: statuses[0]!.inClient, canCrossSeed: statuses[0]!.canCrossSeed };
+    /** sid → torrent id → 2 in a client, 1 to cross-seed, 0 known only. */
+    const places = new Map<number, Map<number, number>>();
+    for (const index of indexes) {
+      index.forEachPlace((sid, torrentId, hash, canCrossSeed) => {
+        const state = hash && indexes.some((other) => other.holds(hash)) ? 2 : canCrossSeed ? 1 : 0;
+        let site = places.get(sid);
+        if (!site) places.set(sid, (site = new Map()));
+        const known = site.get(torrentId);
+        if (known === undefined || state > known) site.set(torrentId, state);
+      });
+    }
+    for (const site of places.values()) {
+      for (const state of site.values()) {
+        total.places++;
+        if (state === 2) total.inClient++;
+        else if (state === 1) total.canCrossSeed++;
+      }
+    }
+    return total;
   }
 
   /** Deletes every stored index and closes the open one (a running sync stops at its next step). */
@@ -539,6 +685,26 @@ export class ClientIndex {
     return this.closed ? undefined : this.model.torrent(hash.toLowerCase());
   }
 
+  /** Every place the index knows (IndexModel.forEachPlace); none once closed. */
+  forEachPlace(each: (sid: number, torrentId: number, hash: string, canCrossSeed: boolean) => void): void {
+    if (!this.closed) this.model.forEachPlace(each);
+  }
+
+  /** Whether the client holds this torrent (by the index). */
+  holds(hash: string): boolean {
+    return !this.closed && this.model.records.has(hash);
+  }
+
+  /** What the service answered for one of the client's torrents (another client's sync may take it). */
+  answerOf(hash: string): ServiceAnswer | undefined {
+    return this.closed ? undefined : this.model.records.get(hash)?.answer;
+  }
+
+  /** Where one of the client's torrents sits, as placing learnt it. */
+  locatedOf(hash: string): Located | undefined {
+    return this.closed ? undefined : this.model.records.get(hash)?.located;
+  }
+
   /**
    * A torrent just added to the client (a cross-seed), at its place on its site when known: the
    * index knows it holds it from now on, without asking the service; the next sync asks the
@@ -622,6 +788,7 @@ export class ClientIndex {
         this.lastSync = lastSync;
         if (!this.closed) await this.owner.recordSync(this.slot, lastSync);
       },
+      elsewhere: this.owner.elsewhere(this),
     };
     running.promise = syncIndex(target, client, lookup, options).finally(() => {
       if (this.running === running) this.running = undefined;

@@ -344,6 +344,50 @@ export class IndexModel {
     return { fresh, due: due.slice(0, Math.max(0, maxRecheck)).map(([hash]) => hash) };
   }
 
+  /**
+   * Whether an answer still counts (toAsk's rule): asked again only once its wait is over, or when
+   * it is dated in the future (the clock was changed).
+   */
+  static answerFresh(answer: ServiceAnswer | undefined, now: number): answer is ServiceAnswer {
+    if (!answer) return false;
+    const wait = RECHECK_AFTER_MS[Math.min(Math.max(answer.times, 1), RECHECK_AFTER_MS.length) - 1]!;
+    return now - answer.at < wait && answer.at <= now + DAY_MS;
+  }
+
+  /** Whether a torrent's own place was asked about recently enough not to ask again (toLocate's rule). */
+  static locatedFresh(located: Located | undefined, now: number): located is Located {
+    return !!located && now - located.at < LOCATE_AGAIN_AFTER_MS && located.at <= now + DAY_MS;
+  }
+
+  /**
+   * Another client's index answered for the same torrent (many users hold one torrent in two
+   * clients): its answer is taken as it is, with its date and count, so it is asked again when it
+   * would have been. False when the torrent is not held here or nothing changed.
+   */
+  adoptAnswer(hash: string, answer: ServiceAnswer): boolean {
+    const record = this.records.get(hash);
+    if (!record) return false;
+    const previous = record.answer;
+    if (previous && previous.at === answer.at && previous.times === answer.times && sameMembers(previous.members, answer.members)) return false;
+    const same = previous !== undefined && sameMembers(previous.members, answer.members);
+    record.answer = { at: answer.at, times: answer.times, members: answer.members.map((member) => ({ ...member })) };
+    if (!same) this.invalidate();
+    return true;
+  }
+
+  /** Another client's index learnt where this torrent sits (placing): taken as it is. False when nothing changed. */
+  adoptLocated(hash: string, located: Located): boolean {
+    const record = this.records.get(hash);
+    if (!record) return false;
+    const known = record.located;
+    const places = [...(known?.places ?? [])];
+    for (const place of located.places) if (!places.some((other) => other.sid === place.sid && other.torrentId === place.torrentId)) places.push({ sid: place.sid, torrentId: place.torrentId });
+    if (known && known.at >= located.at && places.length === known.places.length) return false;
+    record.located = { at: Math.max(known?.at ?? 0, located.at), places };
+    if (places.length !== (known?.places.length ?? 0)) this.invalidate();
+    return true;
+  }
+
   /** Records the service's answers for client hashes; returns the hashes whose record changed. */
   applyAnswers(answers: ReadonlyMap<string, readonly Candidate[]>, at: number): string[] {
     const changed: string[] = [];
@@ -582,6 +626,17 @@ export class IndexModel {
   anyAnswered(): boolean {
     for (const record of this.records.values()) if (record.answer || record.found?.length) return true;
     return false;
+  }
+
+  /**
+   * Every place the index knows, with the info-hash there ('' when only a pieces-hash answer named
+   * it) and whether the client can cross-seed it (a complete client torrent holds its content): what
+   * the whole index's counts over several clients merge (a place another client holds is in that client).
+   */
+  forEachPlace(each: (sid: number, torrentId: number, hash: string, canCrossSeed: boolean) => void): void {
+    for (const [sid, site] of this.siteMap()) {
+      for (const [torrentId, entry] of site) each(sid, torrentId, entry.hash, !!entry.sources && !!this.bestSource(entry.sources));
+    }
   }
 
   /** How much the index knows, for the options page. */

@@ -245,33 +245,65 @@ export class IndexStore {
    * only those keys, one request each.
    */
   async readPlaces(places: readonly string[], slot: number, more: (values: unknown[]) => string[]): Promise<unknown[]> {
+    const read = await this.readPlacesOfSlots([slot], places, (found) => more(found.get(slot) ?? []), false);
+    return read.values.get(slot) ?? [];
+  }
+
+  /**
+   * readPlaces over several clients' slots at once, in ONE transaction (a list page after a restart
+   * costs one read however many clients are indexed): `places` are place keys of any of `slots`
+   * (codec.ts's placeKey names the slot); `more` gives, from what was found in every slot, packed
+   * hashes to read in EACH slot (a torrent one client's answer names may be held by another). With
+   * `answered`, whether the service has answered anything for each slot is read in it too.
+   */
+  async readPlacesOfSlots(
+    slots: readonly number[],
+    places: readonly string[],
+    more: (found: ReadonlyMap<number, unknown[]>) => string[],
+    answered = true,
+  ): Promise<{ values: Map<number, unknown[]>; answered: Set<number> }> {
     const db = await this.open();
-    const found: unknown[] = [];
-    await transact(db, [TORRENTS], 'readonly', (tx) => {
+    const values = new Map<number, unknown[]>(slots.map((slot) => [slot, []]));
+    const anyAnswered = new Set<number>();
+    await transact(db, answered ? [TORRENTS, ANSWERS] : [TORRENTS], 'readonly', (tx) => {
       const store = tx.objectStore(TORRENTS);
       const byPlace = store.index('place');
       let pending = places.length;
       const seen = new Set<string>();
-      const take = (value: unknown) => {
-        const hash = (value as { h?: unknown } | undefined)?.h;
-        if (typeof hash !== 'string' || seen.has(hash)) return;
-        seen.add(hash);
+      const take = (value: unknown): boolean => {
+        const { s: slot, h: hash } = (value ?? {}) as { s?: unknown; h?: unknown };
+        const found = typeof slot === 'number' ? values.get(slot) : undefined;
+        if (typeof hash !== 'string' || !found || seen.has(`${slot}:${hash}`)) return false;
+        seen.add(`${slot}:${hash}`);
         found.push(value);
+        return true;
       };
       const second = () => {
-        for (const hash of more(found)) {
-          if (seen.has(hash)) continue;
-          seen.add(hash);
-          const req = store.get([slot, hash]);
-          req.onsuccess = () => {
-            const joined = req.result === undefined ? undefined : joinParts(req.result, undefined);
-            if (joined === undefined) return;
-            this.recordsRead++;
-            this.placeRecordsRead++;
-            found.push(joined);
-          };
+        for (const hash of new Set(more(values))) {
+          for (const slot of slots) {
+            if (seen.has(`${slot}:${hash}`)) continue;
+            seen.add(`${slot}:${hash}`);
+            const req = store.get([slot, hash]);
+            req.onsuccess = () => {
+              const joined = req.result === undefined ? undefined : joinParts(req.result, undefined);
+              if (joined === undefined) return;
+              this.recordsRead++;
+              this.placeRecordsRead++;
+              values.get(slot)!.push(joined);
+            };
+          }
         }
       };
+      if (answered) {
+        for (const slot of slots) {
+          for (const name of [TORRENTS, ANSWERS]) {
+            const req = tx.objectStore(name).index('answered').getKey(slot);
+            req.onsuccess = () => {
+              if (req.result !== undefined) anyAnswered.add(slot);
+            };
+          }
+        }
+      }
       if (!pending) second();
       for (const place of places) {
         const req = byPlace.getAll(place);
@@ -283,7 +315,23 @@ export class IndexStore {
         };
       }
     });
-    return found;
+    return { values, answered: anyAnswered };
+  }
+
+  /** Which of these packed hashes the slot holds a record of (what a client held at its last sync), in one transaction. */
+  async holds(slot: number, hashes: readonly string[]): Promise<Set<string>> {
+    const db = await this.open();
+    const held = new Set<string>();
+    await transact(db, [TORRENTS], 'readonly', (tx) => {
+      const store = tx.objectStore(TORRENTS);
+      for (const hash of new Set(hashes)) {
+        const req = store.getKey([slot, hash]);
+        req.onsuccess = () => {
+          if (req.result !== undefined) held.add(hash);
+        };
+      }
+    });
+    return held;
   }
 
   /** How many records the slot's pack holds; undefined when it has none (tests and diagnostics). */

@@ -22,7 +22,8 @@ import type { Candidate } from '../iyuu/answer-schemas';
 import { lookupMode, type Settings } from '../settings';
 import { abortableWait as pause } from '../abortable-wait';
 import type { LastSync } from './codec';
-import type { IndexBound, IndexModel } from './model';
+import { IndexModel, type IndexBound, type Located, type ServiceAnswer } from './model';
+import type { IndexAsker } from './index-asker';
 
 export type ClientIndexErrorKind =
   | 'disabled' // the user has not turned the index on (or turned it off during the sync)
@@ -68,6 +69,12 @@ export interface SyncOptions {
   listed?: { leftOut: number };
   /** The client's list is in the index and stored: a sync cut short from here on can go on with `listed`. */
   onListed?: (listed: { leftOut: number }) => Promise<void>;
+  /**
+   * The indexes' one lane to the service (index-asker.ts), shared by the syncs of every client:
+   * its pause and batches are across clients. Absent: this sync paces itself (`pauseMs`) and asks
+   * the Lookup directly.
+   */
+  asker?: IndexAsker;
 }
 
 /** A site to ask by pieces hash, as the background resolved it (its address checked to be the site's own). */
@@ -122,6 +129,8 @@ export interface SyncReport {
   leftOut: number;
   /** Client hashes sent to the Lookup (new ones and answers due again). */
   asked: number;
+  /** Client hashes answered without being sent for this client: another client's index had a fresh answer, or its sync asked it at the same time. */
+  borrowed?: number;
   /** Candidates' hashes looked up to find where the client's own torrents sit. */
   locateAsked: number;
   /** Client torrents whose own place was found that way. */
@@ -152,6 +161,11 @@ export interface SyncTarget {
   flush(): Promise<void>;
   progress(progress: SyncProgress): void;
   finished(lastSync: LastSync): Promise<void>;
+  /**
+   * What the other clients' indexes know of a torrent with the same info-hash (many users hold a
+   * torrent in two clients): their fresh answer, and where it sits. What they have is not asked again.
+   */
+  elsewhere?: { answer(hash: string): ServiceAnswer | undefined; located(hash: string): Located | undefined };
 }
 
 const DEFAULT_PAUSE_MS = 2000;
@@ -180,6 +194,15 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
   };
 
   let batchesSent = 0;
+  const elsewhere = target.elsewhere;
+  /** Another client's fresh answer for this client hash, taken in; false when there is none. */
+  const borrowAnswer = (hash: string, taken: string[]): boolean => {
+    const answer = elsewhere?.answer(hash);
+    if (!IndexModel.answerFresh(answer, target.now())) return false;
+    target.model.adoptAnswer(hash, answer);
+    taken.push(hash);
+    return true;
+  };
   /** Asks the service for `hashes`, batch by batch; each batch's answers go to `apply` and are stored. */
   const ask = async (
     phase: 'asking' | 'locating',
@@ -189,16 +212,38 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
     const counter = phase === 'asking' ? 'asked' : 'locateAsked';
     progress(phase, 0, hashes.length);
     for (let start = 0; start < hashes.length; start += batchSize) {
-      if (batchesSent++ > 0) await pause(options.pauseMs ?? DEFAULT_PAUSE_MS, signal);
+      const { asker } = options;
+      if (!asker && batchesSent++ > 0) await pause(options.pauseMs ?? DEFAULT_PAUSE_MS, signal);
       if (signal?.aborted) return false;
       await mayGoOn();
-      const batch = hashes.slice(start, start + batchSize);
-      const outcome = await lookup.answers(batch, { cache: false });
-      report[counter] += batch.length;
-      report.requests += outcome.requests;
-      report.unanswered += outcome.unanswered?.length ?? 0;
-      target.changed(apply(candidatesOf(outcome.answers)), 'answers');
+      let batch = hashes.slice(start, start + batchSize);
+      /** Client hashes another client's index answered: taken, not sent. */
+      const taken: string[] = [];
+      let answers: Map<string, Candidate[]>;
+      let cancelled = false;
+      if (asker) {
+        const outcome = await asker.ask(batch, { signal, ...(phase === 'asking' && elsewhere && { borrow: (hash: string) => borrowAnswer(hash, taken) }) });
+        answers = outcome.answers;
+        cancelled = !!outcome.cancelled;
+        report[counter] += answers.size + outcome.unanswered.length - outcome.shared.length;
+        if (phase === 'asking') report.borrowed = (report.borrowed ?? 0) + outcome.shared.length;
+        report.requests += outcome.requests;
+        report.unanswered += outcome.unanswered.length;
+      } else {
+        if (phase === 'asking' && elsewhere) batch = batch.filter((hash) => !borrowAnswer(hash, taken));
+        const outcome = batch.length ? await lookup.answers(batch, { cache: false }) : { answers: new Map(), requests: 0, unanswered: [] };
+        answers = candidatesOf(outcome.answers);
+        report[counter] += batch.length;
+        report.requests += outcome.requests;
+        report.unanswered += outcome.unanswered?.length ?? 0;
+      }
+      if (taken.length) {
+        report.borrowed = (report.borrowed ?? 0) + taken.length;
+        target.changed(taken, 'answers');
+      }
+      target.changed(apply(answers), 'answers');
       await target.flush();
+      if (cancelled) return false;
       progress(phase, Math.min(start + batchSize, hashes.length), hashes.length);
     }
     return true;
@@ -248,7 +293,22 @@ export async function syncIndex(target: SyncTarget, client: TorrentClient, looku
     }
 
     if (complete && withService && !serviceFailure && options.locate !== false) {
-      const asks = target.model.toLocate(target.now());
+      let asks = target.model.toLocate(target.now());
+      // Where another client's index recently learnt a torrent of this one sits (the same info-hash): taken, not asked again.
+      if (elsewhere && asks.size) {
+        const taken: string[] = [];
+        for (const placing of asks.values()) {
+          for (const hash of placing) {
+            const located = elsewhere.located(hash);
+            if (IndexModel.locatedFresh(located, target.now()) && target.model.adoptLocated(hash, located)) taken.push(hash);
+          }
+        }
+        if (taken.length) {
+          target.changed(taken, 'answers');
+          await target.flush();
+          asks = target.model.toLocate(target.now());
+        }
+      }
       // In the order of the client torrents they place, so a batch rewrites few storage buckets.
       const candidates = [...asks].sort((a, b) => (a[1][0]! < b[1][0]! ? -1 : a[1][0]! > b[1][0]! ? 1 : 0)).map(([hash]) => hash);
       const before = placedCount(target.model);

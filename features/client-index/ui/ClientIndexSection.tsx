@@ -1,13 +1,15 @@
 /**
- * "Index of your client" (issue #10): the opt-in switch (it sends every client torrent's hash to
- * the lookup service: said plainly, off by default), "Sync now" and its progress for a large
- * client, the last sync and what the index holds, why a sync could not run, and the sites where
- * the user turned row marks on (each can be turned off here; they are turned on from the popup).
+ * "Index of your clients" (issue #10; every client, issue 33): the opt-in switch (it sends every
+ * client torrent's hash to the lookup service: said plainly, off by default), "Sync now" and
+ * "Find them now" (for every client), and per client by its Name: what its index holds, the
+ * progress of its run under way and the time left, its last sync and last placing, its storage,
+ * and why a run failed, in words; the whole index's counts; and the sites where the user turned
+ * row marks on (each can be turned off here; they are turned on from the popup).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { formatAge, formatDuration, formatNumber, describeFailure, t } from '../../../utils/i18n';
-import type { IndexChanged, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView, PiecesSiteRunView } from '../client-index.messages';
+import type { IndexChanged, IndexClientView, IndexCounts, IndexProblem, IndexProgressView, IndexRunView, IndexStatusView, PiecesSiteRunView } from '../client-index.messages';
 import { sendToBackground } from '../../send-to-background';
 import { clientProblemText } from '../../clients/ui/client-text';
 import { CLIENT_NAMES } from '../../../utils/clients/client-types';
@@ -111,26 +113,25 @@ export function piecesSiteText(site: PiecesSiteRunView): string {
   }
 }
 
-/** The sites asked by pieces hash: why none is asked with this client, or how each went in the last sync. */
-function PiecesSites({ status }: { status: IndexStatusView }) {
-  const pieces = status.pieces;
-  const last = status.lastSync?.pieces;
-  if (!pieces && !last) return null;
+/** The sites asked by pieces hash: why none is asked with this client, or how each went in its last sync. */
+function PiecesSites({ view, status }: { view: IndexClientView; status: IndexStatusView }) {
+  const last = view.lastSync?.pieces;
+  if (!status.pieces && !last) return null;
   return (
-    <div class="index-pieces" id="index-pieces">
-      {pieces?.client === 'unsupported' && status.client && (
-        <p class="hint warn-text" id="index-pieces-unsupported">
-          {t('indexPiecesUnsupported', CLIENT_NAMES[status.client.type])}
+    <div class="index-pieces">
+      {view.pieces === 'unsupported' && (
+        <p class="hint warn-text index-pieces-unsupported">
+          {t('indexPiecesUnsupported', CLIENT_NAMES[view.client.type])}
         </p>
       )}
       {last && (
         <>
           {last.read + last.skipped > 0 && (
-            <p class="hint" id="index-pieces-read">
+            <p class="hint index-pieces-read">
               {t('indexPiecesRead', formatNumber(last.read), formatNumber(last.skipped))}
             </p>
           )}
-          <ul class="index-pieces-sites" id="index-pieces-sites" aria-label={t('piecesHashFieldSites')}>
+          <ul class="index-pieces-sites" aria-label={t('piecesHashFieldSites')}>
             {last.sites.map((site) => (
               <li key={site.sid} data-sid={site.sid} data-outcome={site.outcome} class={site.outcome === 'done' ? undefined : 'warn-text'}>
                 {piecesSiteText(site)}
@@ -156,13 +157,57 @@ function runText(run: IndexRunView, now: number): string {
 }
 
 /** Under a failed run: what to do, and that nothing already read or answered is lost. */
-function FailedRunAdvice({ run, status }: { run: IndexRunView; status: IndexStatusView }) {
+function FailedRunAdvice({ run, counts }: { run: IndexRunView; counts: IndexCounts | undefined }) {
   if (run.outcome !== 'failed' || !run.problem) return null;
   return (
-    <p class="hint index-failed-advice" id="index-failed-advice">
+    <p class="hint index-failed-advice">
       {problemAction(run.problem)}{' '}
-      {t('indexFailedKept', formatNumber(status.counts?.torrents ?? run.torrents), formatNumber(status.counts?.answered ?? 0))}
+      {t('indexFailedKept', formatNumber(counts?.torrents ?? run.torrents), formatNumber(counts?.answered ?? 0))}
     </p>
+  );
+}
+
+function countsText(counts: IndexCounts): string {
+  return t('indexCounts', formatNumber(counts.torrents), formatNumber(counts.inClient), formatNumber(counts.canCrossSeed));
+}
+
+/** One client's index: its Name, what it holds, its run under way or its last runs, its storage and problems. */
+function ClientRow({ view, status, now }: { view: IndexClientView; status: IndexStatusView; now: number }) {
+  const { client, running, counts, lastSync, lastPlacing } = view;
+  return (
+    <li class="index-client-row" data-client-id={client.id} data-client-name={client.name} data-outcome={running ? 'running' : (lastSync?.outcome ?? 'never')}>
+      <h3 class="index-client-name">{client.name}</h3>
+      <p class="index-client muted small">{t('indexClientLine', `${CLIENT_NAMES[client.type]} ${client.url}`)}</p>
+      {view.problem && (
+        <p class="status problem index-problem" role="alert" data-kind={view.problem.kind}>
+          {indexProblemText(view.problem)}
+        </p>
+      )}
+      {counts && <p class="index-counts">{countsText(counts)}</p>}
+      {/* One live region per client: screen readers hear how far its run got. */}
+      <div class="index-progress" role="status" aria-live="polite">
+        {running && (
+          <>
+            <progress max={Math.max(running.total, 1)} value={running.phase === 'reading-client' ? undefined : running.done} aria-label={`${t('indexProgressLabel')}: ${client.name}`} />
+            <span class="index-progress-text">{progressText(running)}</span>
+          </>
+        )}
+      </div>
+      {!running && (
+        <p class="index-last-sync" data-outcome={lastSync?.outcome ?? 'never'}>
+          {lastSync ? runText(lastSync, now) : t('indexNeverSynced')}
+        </p>
+      )}
+      {!running && lastSync && <FailedRunAdvice run={lastSync} counts={counts} />}
+      {!!lastSync?.leftOut && <p class="hint index-left-out">{t('indexLeftOut', formatNumber(lastSync.leftOut))}</p>}
+      {!running && <PiecesSites view={view} status={status} />}
+      {view.storage && view.storage !== 'ok' && (
+        <p class="hint warn-text index-storage" data-storage={view.storage}>
+          {t(view.storage === 'full' ? 'indexStorageFull' : 'indexStorageFailed')}
+        </p>
+      )}
+      {lastPlacing && !running && <p class="hint index-last-placing">{runText(lastPlacing, now)}</p>}
+    </li>
   );
 }
 
@@ -230,7 +275,8 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
   };
 
   if (!status) return <section class="card" id="client-index-section" aria-labelledby="client-index-heading" aria-busy="true"><h2 id="client-index-heading">{t('indexHeading')}</h2></section>;
-  const running = status.running;
+  const clients = status.clients ?? [];
+  const running = clients.some((view) => view.running);
   const counts = status.counts;
   return (
     <section class="card" id="client-index-section" aria-labelledby="client-index-heading">
@@ -243,45 +289,26 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
 
       {status.enabled && (
         <div class="index-state" id="index-state">
-          {status.client && (
-            <p class="index-client">
-              {t('indexClientLine', `${CLIENT_NAMES[status.client.type]} ${status.client.url}`)}
-            </p>
-          )}
           {status.problem && (
-            <p class="status problem index-problem" role="alert" data-kind={status.problem.kind}>
+            <p class="status problem index-problem" id="index-problem" role="alert" data-kind={status.problem.kind}>
               {indexProblemText(status.problem)}
             </p>
           )}
+          {/* The whole index: with one client its own counts, with several every client's together. */}
           {counts && (
-            <p class="index-counts" id="index-counts">
-              {t('indexCounts', formatNumber(counts.torrents), formatNumber(counts.inClient), formatNumber(counts.canCrossSeed))}
+            <p class="index-counts index-totals" id="index-counts">
+              {clients.length > 1 ? t('indexTotals', countsText(counts)) : countsText(counts)}
             </p>
           )}
-          {/* One live region for the run under way: screen readers hear how far it got. */}
-          <div class="index-progress" id="index-progress" role="status" aria-live="polite">
-            {running && (
-              <>
-                <progress max={Math.max(running.total, 1)} value={running.phase === 'reading-client' ? undefined : running.done} aria-label={t('indexProgressLabel')} />
-                <span class="index-progress-text">{progressText(running)}</span>
-              </>
-            )}
-          </div>
-          {!running && (
-            <p class="index-last-sync" id="index-last-sync" data-outcome={status.lastSync?.outcome ?? 'never'}>
-              {status.lastSync ? runText(status.lastSync, now) : t('indexNeverSynced')}
-            </p>
-          )}
-          {!running && status.lastSync && <FailedRunAdvice run={status.lastSync} status={status} />}
-          {!!status.lastSync?.leftOut && <p class="hint">{t('indexLeftOut', formatNumber(status.lastSync.leftOut))}</p>}
-          {!running && <PiecesSites status={status} />}
-          {status.storage && status.storage !== 'ok' && (
-            <p class="hint warn-text" id="index-storage" data-storage={status.storage}>
-              {t(status.storage === 'full' ? 'indexStorageFull' : 'indexStorageFailed')}
-            </p>
+          {clients.length > 0 && (
+            <ul class="index-clients" id="index-clients" aria-label={t('indexClientsLabel')}>
+              {clients.map((view) => (
+                <ClientRow key={view.client.id} view={view} status={status} now={now} />
+              ))}
+            </ul>
           )}
           <div class="buttons">
-            <button type="button" class="primary" id="index-sync" disabled={!!running || status.problem?.kind === 'no-client'} onClick={() => void act('index:sync')}>
+            <button type="button" class="primary" id="index-sync" disabled={running || status.problem?.kind === 'no-client'} onClick={() => void act('index:sync')}>
               {t('indexSyncNow')}
             </button>
             {running && (
@@ -290,17 +317,14 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
               </button>
             )}
           </div>
-          {counts && (counts.toPlace > 0 || status.lastPlacing) && (
+          {counts && counts.toPlace > 0 && (
             <div class="index-placing" id="index-placing">
-              {counts.toPlace > 0 && (
-                <p class="hint">
-                  {t('indexToPlace', formatNumber(counts.toPlace))}{' '}
-                  <button type="button" class="link-button" id="index-place" disabled={!!running} onClick={() => void act('index:place')}>
-                    {t('indexPlaceNow')}
-                  </button>
-                </p>
-              )}
-              {status.lastPlacing && !running && <p class="hint index-last-placing">{runText(status.lastPlacing, now)}</p>}
+              <p class="hint">
+                {t('indexToPlace', formatNumber(counts.toPlace))}{' '}
+                <button type="button" class="link-button" id="index-place" disabled={running} onClick={() => void act('index:place')}>
+                  {t('indexPlaceNow')}
+                </button>
+              </p>
             </div>
           )}
         </div>

@@ -1,7 +1,9 @@
 /**
- * The popup on a list page, from the index of the user's client (issue #10): the page's rows the
- * user can cross-seed right now, each with "Cross-seed", and the rows already in the client; and
- * the switch for marks in this site's own pages, saying what the site learns from them. Popup only:
+ * The popup on a list page, from the indexes of the user's clients (issue #10; every client, issue
+ * 33): the page's rows the user can cross-seed right now, each with "Cross-seed" and which client
+ * holds its data and where its copy would go ("from NAS → Seedbox"); the rows whose data a client
+ * holds but whose copy can go nowhere, with why; the rows already in a client, named; and the
+ * switch for marks in this site's own pages, saying what the site learns from them. Popup only:
  * nothing here reaches the page unless the user turns marks on for its site.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -37,6 +39,18 @@ function allowOf(result: CrossSeedResult, siteName: string): RowOutcome['allow']
 
 function RowTitle({ row }: { row: IndexRowView }) {
   return <span class="index-row-title">{row.title || t('indexRowId', row.id)}</span>;
+}
+
+/** Which client holds a row's data and where its copy would go: "from NAS → Seedbox" (with the path there when a folder pair maps it). */
+function RowRoute({ row }: { row: IndexRowView }) {
+  if (!row.from) return null;
+  const into = row.into;
+  const text = !into ? t('indexRouteFrom', row.from) : into.viaPair ? t('indexRouteInto', row.from, into.name, into.savePath) : t('indexRoute', row.from, into.name);
+  return (
+    <span class="index-route muted small" data-from={row.from} data-into={into?.name ?? ''}>
+      {text}
+    </span>
+  );
 }
 
 export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSettings: () => void }) {
@@ -146,6 +160,7 @@ export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSetti
                 <span class="index-source muted small">
                   {t('indexFrom', row.clientTorrent.name)} · <code>{row.clientTorrent.savePath}</code>
                 </span>
+                <RowRoute row={row} />
                 {outcome?.lines ? (
                   <p class={`index-outcome ${outcome.ok ? 'ok' : 'problem'}`} role={outcome.ok ? 'status' : 'alert'}>
                     {outcome.lines.map((line, index) => (
@@ -170,6 +185,28 @@ export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSetti
           })}
         </ul>
       )}
+      {!!answer.refused?.length && (
+        <details class="index-refused" open={answer.refused.length <= 5}>
+          <summary>{t('indexRefusedHeading', formatNumber(answer.refused.length))}</summary>
+          <ul class="index-rows refused">
+            {answer.refused.map((row) => (
+              <li key={row.id} class="index-row" data-row-id={row.id}>
+                <RowTitle row={row} />
+                <RowRoute row={row} />
+                {row.refused && (
+                  <p class="index-outcome problem">
+                    {crossSeedText(row.refused, answer.siteName ?? answer.host).map((line, index) => (
+                      <span key={index} class="line">
+                        {line}
+                      </span>
+                    ))}
+                  </p>
+                )}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       {alreadyIn.length > 0 && (
         <details class="index-in-client" open={alreadyIn.length <= 5}>
           <summary>{t('indexInClientHeading', formatNumber(alreadyIn.length))}</summary>
@@ -177,6 +214,12 @@ export function ListIndex({ view, onOpenSettings }: { view: TabView; onOpenSetti
             {alreadyIn.map((row) => (
               <li key={row.id} class="index-row" data-row-id={row.id}>
                 <RowTitle row={row} /> <span class="muted small">· {torrentStateText(row.clientTorrent.state, row.clientTorrent.progress)}</span>
+                {!!row.heldBy?.length && (
+                  <span class="index-held-by muted small" data-clients={row.heldBy.join('\n')}>
+                    {' · '}
+                    {t('indexHeldBy', row.heldBy.join(', '))}
+                  </span>
+                )}
               </li>
             ))}
           </ul>

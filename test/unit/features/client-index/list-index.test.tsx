@@ -69,6 +69,32 @@ describe('the popup on a list page', () => {
     expect(background.sentOf('index:page')).toEqual([{ type: 'index:page', tabId: TAB_ID }]);
   });
 
+  it('with several clients: each row says which client holds its data and where its copy would go, which clients hold a row, and a row whose copy can go nowhere says why, without a button', async () => {
+    const several = answered({
+      canCrossSeed: [
+        { ...row('71001', 'Night.Harbor.2021.1080p.BluRay'), from: 'NAS', into: { name: 'Seedbox', savePath: '/mnt/nas/movies', viaPair: true } },
+        { ...row('70877'), from: 'Seedbox', into: { name: 'Seedbox', savePath: '/data/movies', viaPair: false } },
+      ],
+      inClient: [{ ...row('70950', 'Night.Harbor.2021.720p.WEB-DL', { ...SOURCE, hash: 'b'.repeat(40), state: 'paused' }), heldBy: ['NAS', 'Seedbox'] }],
+      refused: [{ ...row('71002', 'Night.Harbor.2021.2160p.UHD.BluRay'), from: 'Archive', refused: { kind: 'read-only', clientName: 'Archive' } }],
+    });
+    answerBackground({ 'view:get': () => listView(), 'index:page': () => several });
+    const root = await show(<Popup tabId={TAB_ID} poppedOut />);
+    await waitFor(() => root.querySelector('.list-index[data-state=answered]'), 'the index section');
+    expect(root.querySelector('#index-cross-seed-heading')?.textContent).toBe('Can cross-seed on this page (2)');
+    expect(texts(root, 'ul.can-cross-seed .index-route')).toEqual(['from NAS → Seedbox, at /mnt/nas/movies', 'from Seedbox → Seedbox']);
+    expect([...root.querySelectorAll('ul.can-cross-seed .index-route')].map((route) => [route.getAttribute('data-from'), route.getAttribute('data-into')])).toEqual([
+      ['NAS', 'Seedbox'],
+      ['Seedbox', 'Seedbox'],
+    ]);
+    expect(texts(root, 'ul.can-cross-seed button')).toEqual(['Cross-seed', 'Cross-seed']);
+    expect(texts(root, 'ul.in-client li')).toEqual(['Night.Harbor.2021.720p.WEB-DL · paused · in NAS, Seedbox']);
+    expect(texts(root, '.index-refused summary')).toEqual(['Data held, but its copy can go nowhere (1)']);
+    expect(texts(root, 'ul.refused li .index-route')).toEqual(['from Archive']);
+    expect(texts(root, 'ul.refused li .index-outcome')).toEqual(['Archive only reads: nothing is added to it. To cross-seed its torrents, choose where their copies go under “Copies go to” in the settings.']);
+    expect(root.querySelectorAll('ul.refused button')).toHaveLength(0);
+  });
+
   it('"Cross-seed" sends the row\'s id alone, shows the work, then the result; the row stays with it, in the client now', async () => {
     let release: (answer: IndexCrossSeedAnswer) => void = () => undefined;
     const background = answerBackground({

@@ -86,7 +86,7 @@ describe('a first sync cut short', () => {
     await stopped.start();
     await fromPage(stopped, { type: 'index:sync' });
     await expect.poll(() => lookupsSeen(service).length, { timeout: 30_000 }).toBe(1);
-    await expect.poll(async () => (await indexSyncUnderWayItem.get())?.listed, { timeout: 10_000 }).toEqual({ leftOut: 0 });
+    await expect.poll(async () => (await indexSyncUnderWayItem.get())?.clients[`qbittorrent ${daemon.url}`]?.listed, { timeout: 10_000 }).toEqual({ leftOut: 0 });
     expect(first.listReads()).toBeGreaterThan(0);
 
     const again = countingClientFetch();
@@ -98,7 +98,7 @@ describe('a first sync cut short', () => {
     });
     const restarted = new BackgroundApp({ clientFetch: again.fetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0, indexBatchSize: BATCH });
     await restarted.start();
-    await expect.poll(async () => (await fromPage<IndexStatusView>(restarted, { type: 'index:status' })).lastSync?.outcome, { timeout: 30_000 }).toBe('done');
+    await expect.poll(async () => (await fromPage<IndexStatusView>(restarted, { type: 'index:status' })).clients?.[0]?.lastSync?.outcome, { timeout: 30_000 }).toBe('done');
 
     expect(again.listReads()).toBe(0);
     const lookups = lookupsSeen(service);
@@ -107,9 +107,9 @@ describe('a first sync cut short', () => {
     expect(new Set(asked).size).toBe(asked.length);
     expect([...asked].sort()).toEqual(held);
     const status = await fromPage<IndexStatusView>(restarted, { type: 'index:status' });
-    expect(status.counts).toMatchObject({ torrents: TORRENTS, answered: TORRENTS });
-    expect(status.lastSync).toMatchObject({ outcome: 'done', torrents: TORRENTS });
-    expect(announced.some((view) => view.running?.resumed)).toBe(true);
+    expect(status.clients?.[0]?.counts).toMatchObject({ torrents: TORRENTS, answered: TORRENTS });
+    expect(status.clients?.[0]?.lastSync).toMatchObject({ outcome: 'done', torrents: TORRENTS });
+    expect(announced.some((view) => view.clients?.[0]?.running?.resumed)).toBe(true);
     expect(await indexSyncUnderWayItem.get()).toBeUndefined();
     // The stopped lifetime is let go (its pause ends now); it asks nothing more than what it had.
     await fromPage(stopped, { type: 'index:cancel' });
@@ -124,10 +124,10 @@ describe('a first sync cut short', () => {
       const app = new BackgroundApp({ clientFetch: countingClientFetch().fetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0, clientTimeoutMs: 2_000 });
       await app.start();
       await fromPage(app, { type: 'index:sync' });
-      await expect.poll(async () => (await fromPage<IndexStatusView>(app, { type: 'index:status' })).lastSync?.outcome, { timeout: 30_000 }).toBe('failed');
+      await expect.poll(async () => (await fromPage<IndexStatusView>(app, { type: 'index:status' })).clients?.[0]?.lastSync?.outcome, { timeout: 30_000 }).toBe('failed');
       const status = await fromPage<IndexStatusView>(app, { type: 'index:status' });
-      expect(status.lastSync).toMatchObject({ phase: 'reading-client', problem: { kind: 'client', problem: { kind: 'unreachable' } } });
-      expect(warn.mock.calls.map((call) => String(call[0])).some((line) => /client index's sync stopped while reading-client/.test(line))).toBe(true);
+      expect(status.clients?.[0]?.lastSync).toMatchObject({ phase: 'reading-client', problem: { kind: 'client', problem: { kind: 'unreachable' } } });
+      expect(warn.mock.calls.map((call) => String(call[0])).some((line) => /client index's sync of .+ stopped while reading-client/.test(line))).toBe(true);
       expect(lookupsSeen(service)).toHaveLength(0);
       expect(await indexSyncUnderWayItem.get()).toBeUndefined();
     } finally {
