@@ -168,7 +168,7 @@ describe.each(BROWSER_KINDS)('%s: a page that steers a click onto its panel', (k
       expect(await tab.evaluate(() => (window as unknown as { baitClicks?: number }).baitClicks ?? 0)).toBe(0);
       // The confirmation says what a click there would do; the user does not click it.
       const facts = await until(() => confirmationFacts(confirmation), (seen) => seen.client.startsWith('qBittorrent'), 'the confirmation\'s facts');
-      expect(facts).toEqual({ torrent: pair.name, site: `${siteName}, torrent #${pair.candidateId}`, client: `qBittorrent ${daemon.url}` });
+      expect(facts).toEqual({ torrent: pair.name, site: `${siteName}, torrent #${pair.candidateId}`, client: `qBittorrent on 127.0.0.1, at ${daemon.dataDir}` });
       await confirmation.close();
       await tab.close();
     });

@@ -370,7 +370,7 @@ describe.each(CASES.filter((entry) => BROWSER_KINDS.includes(entry.kind)))('$kin
       return { words: item?.querySelector('.outcome-words')?.textContent ?? '', details: [...(item?.querySelectorAll('.outcome-details li') ?? [])].map((line) => line.textContent) };
     }, pieces.tracker.detailsUrl(renamed.copyId, 'http'));
     expect(renamedRow).toEqual({
-      words: ` — ${text('crossSeedAddedRenamed', 'qBittorrent')}`,
+      words: ` — ${text('crossSeedAddedRenamed', 'qBittorrent on 127.0.0.1')}`,
       details: renamed.files.map((file) => text('crossSeedRenamedFile', `${renamed.copyName}/${file.path}`, `${renamed.name}/${file.path}`)),
     });
     expect(await client.files(renamed.copy.hash)).toEqual(await client.files(renamed.source.hash));
