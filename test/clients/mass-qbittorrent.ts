@@ -25,18 +25,30 @@
  * It counts every request and how many times each torrent was served (the tests' "which entries
  * were read, how many times"), and torrents can be added or removed while it runs.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Recording } from './recording';
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  copyActivity,
+  copyHash,
+  copyName,
+  copySavePath,
+  fillTemplate,
+  jsonTemplate,
+  listenOnLoopback,
+  marker,
+  readBody,
+  readRecording,
+  streamAnswer,
+  textAnswer,
+  type JsonTemplate,
+  type MassClient,
+  type MassRequest as SharedMassRequest,
+} from './mass-shared';
+
+export { NAME_LENGTH } from './mass-shared';
 
 export type MassShape = '4.5.2' | '5.3.0';
 export const MASS_SHAPES: readonly MassShape[] = ['4.5.2', '5.3.0'];
-
-const FIXTURES = join(fileURLToPath(new URL('.', import.meta.url)), '../fixtures/clients');
 
 export interface MassQbittorrentOptions {
   /** Which recorded daemon the answers and entries come from. */
@@ -49,22 +61,12 @@ export interface MassQbittorrentOptions {
   password?: string;
 }
 
-/** One request as the server saw it, with how many torrent entries its answer carried. */
-export interface MassRequest {
-  method: string;
-  /** After /api/v2/, e.g. `torrents/info`. */
-  endpoint: string;
-  /** Query and form fields together (qBittorrent reads both the same way). */
+/** One request as the server saw it: `params` are the query and form fields together (qBittorrent reads both the same way). */
+export interface MassRequest extends SharedMassRequest {
   params: Record<string, string>;
-  status: number;
-  /** Torrent entries in the answer (torrents/info only). */
-  entries: number;
-  /** Bytes of the answer's body. */
-  bytes: number;
-  at: number;
 }
 
-export interface MassQbittorrent {
+export interface MassQbittorrent extends MassClient {
   readonly shape: MassShape;
   /** The address a user would type: http://127.0.0.1:<port>. */
   readonly url: string;
@@ -109,7 +111,7 @@ interface Shape {
 }
 
 function readShape(shape: MassShape): Shape {
-  const recording = JSON.parse(readFileSync(join(FIXTURES, `qbittorrent-${shape}.json`), 'utf8')) as Recording;
+  const recording = readRecording(`qbittorrent-${shape}`);
   const answer = (scenario: string, endpoint: string) => {
     const exchange = recording.scenarios[scenario]?.exchanges.find((candidate) => candidate.request.path === `/api/v2/${endpoint}` && candidate.response?.status === 200);
     if (!exchange?.response) throw new Error(`qbittorrent-${shape}.json has no ${endpoint} answer in "${scenario}"`);
@@ -135,10 +137,8 @@ type Varied = (typeof VARIED)[number];
  * A recorded entry as a template: its JSON cut at the varied fields' values, so a copy is one
  * string join (no JSON.stringify of 60 keys per torrent).
  */
-interface Template {
+interface Template extends JsonTemplate<Varied> {
   source: Record<string, unknown>;
-  parts: string[];
-  order: Varied[];
   /** A folder torrent (its content path is its folder, root_path set) or a single file. */
   folder: boolean;
   tracker: string;
@@ -147,47 +147,14 @@ interface Template {
 function templateOf(source: Record<string, unknown>, folderName: string): Template {
   const marked: Record<string, unknown> = { ...source };
   const present = VARIED.filter((key) => key in source);
-  for (const key of present) marked[key] = `\u0000${key}\u0000`;
-  const json = JSON.stringify(marked);
-  const parts: string[] = [];
-  const order: Varied[] = [];
-  let rest = json;
-  for (;;) {
-    const match = /"\\u0000([a-z_0-9]+)\\u0000"/.exec(rest);
-    if (!match) break;
-    parts.push(rest.slice(0, match.index));
-    order.push(match[1] as Varied);
-    rest = rest.slice(match.index + match[0].length);
-  }
-  parts.push(rest);
+  for (const key of present) marked[key] = marker(key);
   const magnet = String(source.magnet_uri ?? '');
   return {
     source,
-    parts,
-    order,
+    ...jsonTemplate<Varied>(JSON.stringify(marked)),
     folder: source.name === folderName,
     tracker: magnet.includes('&tr=') ? magnet.slice(magnet.indexOf('&tr=')) : '',
   };
-}
-
-const FOLDERS = ['电影', '剧集', 'Movies', 'TV', '纪录片', 'Music', '动画', 'Anime', 'Games', '综艺', 'Books', '体育'];
-const WORDS = [
-  'The', 'Long', 'Night', '长夜', 'Season', '第二季', 'Complete', '全集', 'Remastered', '修复版', 'BluRay', 'WEB-DL', '2160p', '1080p', 'HDR10', 'DV', 'HEVC', 'x265',
-  'DTS-HD', 'MA', '7.1', 'Atmos', 'TrueHD', 'AAC', '国语', '粤语', '中英字幕', 'Chinese', 'Subbed', 'Director’s', 'Cut', '导演剪辑版', 'Extended', 'Edition', '典藏版',
-];
-/** A long run of words to cut names from (each copy starts at its own place). */
-const FILLER = Array.from({ length: 400 }, (_, index) => WORDS[(index * 7 + (index >> 3)) % WORDS.length]).join('.');
-export const NAME_LENGTH = 200;
-
-function copyName(index: number, seed: string): string {
-  const head = `[${seed}] 第${index + 1}部.`;
-  const tail = `-RL${index.toString(36).toUpperCase()}`;
-  const start = (index * 13) % 600;
-  return `${head}${FILLER.slice(start, start + NAME_LENGTH - head.length - tail.length)}${tail}`;
-}
-
-function hashFor(seed: string, index: number): string {
-  return createHash('sha1').update(`mass-qbittorrent ${seed} ${index}`).digest('hex');
 }
 
 /** 4.5's magnet links percent-encode in lower case, 5.x's in upper case (as recorded). */
@@ -196,11 +163,11 @@ function encodeName(name: string, shape: MassShape): string {
   return shape === '4.5.2' ? encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()) : encoded;
 }
 
-/** Seeding most; one in twenty stopped, one in fifty downloading (half done). */
+/** The copy's activity (mass-shared.ts) in qBittorrent's words. */
 function stateOf(index: number, shape: MassShape): { state: string; progress: number } {
-  if (index % 50 === 49) return { state: 'downloading', progress: 0.5 };
-  if (index % 20 === 19) return { state: shape === '4.5.2' ? 'pausedUP' : 'stoppedUP', progress: 1 };
-  return { state: index % 3 === 0 ? 'uploading' : 'stalledUP', progress: 1 };
+  const { activity, progress } = copyActivity(index);
+  const state = { downloading: 'downloading', stopped: shape === '4.5.2' ? 'pausedUP' : 'stoppedUP', 'seeding-active': 'uploading', 'seeding-idle': 'stalledUP' }[activity];
+  return { state, progress };
 }
 
 interface Copy {
@@ -233,7 +200,7 @@ export async function startMassQbittorrent(options: MassQbittorrentOptions): Pro
     const made: Copy[] = [];
     for (let n = 0; n < count; n++) {
       const index = copies.length;
-      const copy: Copy = { index, hash: hashFor(seed, index), template: templates[index % templates.length]! };
+      const copy: Copy = { index, hash: copyHash('qbittorrent', seed, index), template: templates[index % templates.length]! };
       copies.push(copy);
       byHash.set(copy.hash, copy);
       made.push(copy);
@@ -244,7 +211,7 @@ export async function startMassQbittorrent(options: MassQbittorrentOptions): Pro
   const valuesOf = (copy: Copy): Record<Varied, unknown> => {
     const { template, index, hash } = copy;
     const name = copyName(index, seed);
-    const savePath = `${String(template.source.save_path)}/${FOLDERS[index % FOLDERS.length]}/${Math.floor(index / 1000)}`;
+    const savePath = copySavePath(String(template.source.save_path), index);
     const contentPath = `${savePath}/${name}`;
     const size = Number(template.source.total_size ?? template.source.size ?? 0);
     const { state, progress } = stateOf(index, shape);
@@ -267,13 +234,7 @@ export async function startMassQbittorrent(options: MassQbittorrentOptions): Pro
     };
   };
 
-  const entryOf = (copy: Copy): string => {
-    const values = valuesOf(copy);
-    const { parts, order } = copy.template;
-    let json = parts[0]!;
-    for (let at = 0; at < order.length; at++) json += JSON.stringify(values[order[at]!]) + parts[at + 1]!;
-    return json;
-  };
+  const entryOf = (copy: Copy): string => fillTemplate(copy.template, valuesOf(copy));
 
   const hashOrder = (): Copy[] => (sortedByHash ??= [...held].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)));
 
@@ -389,41 +350,20 @@ export async function startMassQbittorrent(options: MassQbittorrentOptions): Pro
   held = [...copies];
   heldSet = new Set(held);
 
-  const readBody = (req: IncomingMessage): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      req.on('error', reject);
-    });
-
-  const textAnswer = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) => {
-    const body = Buffer.from(text, 'utf8');
-    res.writeHead(status, { ...(status === 204 ? {} : { 'content-type': 'text/plain; charset=UTF-8' }), ...headers, ...(status === 204 ? {} : { 'content-length': String(body.length) }) });
-    res.end(status === 204 ? undefined : body);
-    return body.length;
-  };
-
-  /** Writes the list in pieces, waiting for the socket: 100,000 entries are never one string. */
-  const streamList = async (res: ServerResponse, list: readonly Copy[]): Promise<number> => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    let bytes = 0;
-    let piece = '[';
-    for (let at = 0; at < list.length; at++) {
-      const copy = list[at]!;
-      served.set(copy.hash, (served.get(copy.hash) ?? 0) + 1);
-      piece += (at > 0 ? ',' : '') + entryOf(copy);
-      if (piece.length > 256 * 1024) {
-        bytes += Buffer.byteLength(piece);
-        if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve));
-        piece = '';
-      }
-    }
-    piece += ']';
-    bytes += Buffer.byteLength(piece);
-    res.end(piece);
-    return bytes;
-  };
+  /** Writes the list in pieces (mass-shared.ts), counting each entry served. */
+  const streamList = (res: ServerResponse, list: readonly Copy[]): Promise<number> =>
+    streamAnswer(
+      res,
+      'application/json',
+      '[',
+      (function* () {
+        for (const copy of list) {
+          served.set(copy.hash, (served.get(copy.hash) ?? 0) + 1);
+          yield entryOf(copy);
+        }
+      })(),
+      ']',
+    );
 
   const sessionOf = (req: IncomingMessage, port: number): string | undefined => {
     const name = cookieName || `QBT_SID_${port}`;
@@ -510,16 +450,9 @@ export async function startMassQbittorrent(options: MassQbittorrentOptions): Pro
     return answer(404, 'Not Found');
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) textAnswer(res, 500, String(error));
-      else res.destroy();
-    });
-  });
-  server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const server = await listenOnLoopback(handle);
+  port = server.port;
+  const { url } = server;
 
   return {
     shape,
@@ -530,7 +463,7 @@ export async function startMassQbittorrent(options: MassQbittorrentOptions): Pro
     config: { type: 'qbittorrent', url, username, password },
     count: () => held.length,
     hashes: () => held.map((copy) => copy.hash),
-    hashOf: (index) => copies[index]?.hash ?? hashFor(seed, index),
+    hashOf: (index) => copies[index]?.hash ?? copyHash('qbittorrent', seed, index),
     nameOf: (hash) => {
       const copy = byHash.get(hash);
       return copy ? copyName(copy.index, seed) : undefined;
@@ -561,10 +494,6 @@ export async function startMassQbittorrent(options: MassQbittorrentOptions): Pro
       requests.length = 0;
       served = new Map();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }
