@@ -24,6 +24,7 @@ import type { IndexPageAnswer, IndexStatusView } from '../features/client-index/
 import { DATABASE_NAME } from '../utils/client-index/store';
 import { PACK_MIN_RECORDS } from '../utils/client-index/indexes-by-client';
 import { startMassQbittorrent, type MassShape } from '../test/clients/mass-qbittorrent';
+import { completeCopy } from '../test/clients/mass-shared';
 import { launchBrowser, type HarnessBrowser } from '../test/e2e/harness/index.ts';
 import { watchExtensionWorker } from '../test/e2e/support/service-worker';
 import { madeUpHash, referenceDataWith, type TorrentGroup } from '../test/e2e/support/tracker-pages';
@@ -69,9 +70,40 @@ interface PlanResult {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value: number, places = 1) => Math.round(value * 10 ** places) / 10 ** places;
 
-/** Client copies that are complete (the WebUI makes one in fifty a half-done download). */
-function completeCopy(index: number): boolean {
-  return index % 50 !== 49;
+/**
+ * The reference service's groups for a list page over the clients' torrents: of each client's complete
+ * torrents, the first tenth have copies (one in ten of its torrents); the page's first 30 rows are
+ * copies the clients can cross-seed (their data held under another torrent from HDSky), the next 20
+ * are the clients' own torrents, each taken from the clients in turn; the rest of the tenth are on
+ * HDSky and PTHome. `label` keeps made-up hashes apart between benches. For one client the groups
+ * are those index-browser has always used.
+ */
+export function listPageGroups(clients: readonly { torrents: number; hashOf(index: number): string }[], rows: readonly { id: string; hash?: string }[], label: string): TorrentGroup[] {
+  const groups: TorrentGroup[] = [];
+  const withCopies = clients.map(({ torrents }) => Array.from({ length: torrents }, (_, index) => index).filter(completeCopy).slice(0, Math.ceil(torrents * WITH_COPIES)));
+  const next = withCopies.map(() => 0);
+  const title = (client: number, index: number) => `index bench ${client ? `${client}:` : ''}${index}`;
+  const hdsky = (client: number, index: number) => 100_000 + client * 1_000_000 + index;
+  for (const [at, row] of rows.slice(0, CAN + IN_CLIENT).entries()) {
+    let client = at % clients.length;
+    while (next[client]! >= withCopies[client]!.length) client = (client + 1) % clients.length;
+    const index = withCopies[client]![next[client]!++]!;
+    const hash = clients[client]!.hashOf(index);
+    const rowHash = row.hash ?? madeUpHash(`${label} ${row.id}`);
+    groups.push({
+      title: title(client, index),
+      members:
+        at < CAN
+          ? [{ site: 'hdsky', torrent_id: hdsky(client, index), info_hash: hash }, { site: 'ourbits', torrent_id: Number(row.id), info_hash: rowHash }]
+          : [{ site: 'ourbits', torrent_id: Number(row.id), info_hash: hash }, { site: 'hdsky', torrent_id: hdsky(client, index), info_hash: madeUpHash(`index bench hdsky ${client ? `${client}:` : ''}${index}`) }],
+    });
+  }
+  for (const [client, indexes] of withCopies.entries()) {
+    for (const index of indexes.slice(next[client])) {
+      groups.push({ title: title(client, index), members: [{ site: 'hdsky', torrent_id: hdsky(client, index), info_hash: clients[client]!.hashOf(index) }, { site: 'pthome', torrent_id: 500_000 + client * 1_000_000 + index, info_hash: madeUpHash(`index bench pthome ${client ? `${client}:` : ''}${index}`) }] });
+    }
+  }
+  return groups;
 }
 
 async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (line: string) => void): Promise<PlanResult> {
@@ -86,22 +118,7 @@ async function measurePlan(plan: IndexBrowserPlan, extensionDir: string, log: (l
   try {
     // The list page's rows: 30 copies of complete client torrents, 20 client torrents themselves, 50 unknown.
     const list = nexusListPage({ rows: 100, seed: 2027 });
-    const complete = Array.from({ length: torrents }, (_, index) => index).filter(completeCopy);
-    const groups: TorrentGroup[] = [];
-    let row = 0;
-    for (const [at, index] of complete.entries()) {
-      if (at >= torrents * WITH_COPIES) break;
-      const hash = mass.hashOf(index);
-      const listRow = row < CAN + IN_CLIENT ? list.rows[row++] : undefined;
-      const rowHash = listRow ? (listRow.hash ?? madeUpHash(`index bench ${torrents} ${listRow.id}`)) : undefined;
-      if (listRow && row <= CAN) {
-        groups.push({ title: `index bench ${index}`, members: [{ site: 'hdsky', torrent_id: 100_000 + index, info_hash: hash }, { site: 'ourbits', torrent_id: Number(listRow.id), info_hash: rowHash! }] });
-      } else if (listRow) {
-        groups.push({ title: `index bench ${index}`, members: [{ site: 'ourbits', torrent_id: Number(listRow.id), info_hash: hash }, { site: 'hdsky', torrent_id: 100_000 + index, info_hash: madeUpHash(`index bench hdsky ${index}`) }] });
-      } else {
-        groups.push({ title: `index bench ${index}`, members: [{ site: 'hdsky', torrent_id: 100_000 + index, info_hash: hash }, { site: 'pthome', torrent_id: 500_000 + index, info_hash: madeUpHash(`index bench pthome ${index}`) }] });
-      }
-    }
+    const groups = listPageGroups([{ torrents, hashOf: mass.hashOf }], list.rows, `index bench ${torrents}`);
     world = await startWorld({ service: { data: referenceDataWith(groups) } });
     const starts = Object.fromEntries(Array.from({ length: RESTARTS + 1 }, (_, index) => [`/start-${index}`, `<p>view ${index}</p>`]));
     world.router.setHost(HOST, { '/torrents.php': list.html, ...starts });

@@ -224,7 +224,9 @@ export async function timedListPageView(
       store.benchBadge = (async () => {
         const deadline = Date.now() + 30_000;
         while (Date.now() < deadline) {
-          if ((await api.action.getBadgeText({ tabId: id })) !== expected) continue;
+          // Firefox's MV2 build has browserAction where Chromium's MV3 has action.
+          const action = (api as unknown as { action?: typeof api.browserAction }).action ?? api.browserAction;
+          if ((await action.getBadgeText({ tabId: id })) !== expected) continue;
           const badgeAt = performance.timeOrigin + performance.now();
           const answer = (await api.runtime.sendMessage({ type: 'index:page', tabId: id })) as IndexPageAnswer;
           return { badgeAt, listAt: performance.timeOrigin + performance.now(), listed: answer.state === 'answered' ? answer.canCrossSeed.length : -1 };

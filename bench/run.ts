@@ -3,8 +3,9 @@
  * bench/results.json (committed: the README cites it, the next run compares with it).
  *
  *   npm run bench                             everything (builds both targets once)
- *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, indexbrowser, indexfull, crossseed, job, pieces, rename
- *                                             (indexfull, the 100,000-torrent first sync in Chromium, runs only when named)
+ *   npm run bench -- --only size,extraction   a subset: size, extraction, pageviews, pictures, cache, flood, client, index, indexbrowser, indexfull, indexmulti, indexmultifull, crossseed, job, pieces, rename
+ *                                             (indexfull, the 100,000-torrent first sync in Chromium, and indexmultifull, 100,000 over three
+ *                                             clients in Chromium and Firefox, run only when named)
  *   npm run bench -- --no-build               measure .output/ as it is instead of building
  *
  * Exits 1 when a figure is over its budget or a benchmark could not measure (it says why).
@@ -23,6 +24,7 @@ import { measureCrossSeedClicks } from './crossseed-browser';
 import { FLOOD_SCENARIOS, type NodeBenchOutput } from './lookup-node';
 import { measureListPage } from './list-page-browser';
 import { INDEX_BROWSER_PLANS, INDEX_FULL_PLANS, measureIndexInBrowser } from './index-browser';
+import { INDEX_MULTI_FULL_PLAN, INDEX_MULTI_PLAN, measureIndexMulti, planWords } from './index-multi-browser';
 import { BENCHES, NEEDS_BUILD, parseArgs, type BenchName, type Options } from './command-line';
 import { measurePageViews } from './page-views';
 import { measureSlowPictures } from './slow-pictures';
@@ -267,6 +269,13 @@ async function main(): Promise<number> {
         log(`${name}: the built extension's index of a loopback qBittorrent WebUI (recorded entries multiplied) in Chromium, first sync paced…`);
         await record(name, () => measureIndexInBrowser({ extensionDir: builds!.dirs['chrome-mv3'], plans, log }));
       } else failures.push(`${name}: not measured, there is no build`);
+    }
+    for (const plan of [INDEX_MULTI_PLAN, INDEX_MULTI_FULL_PLAN]) {
+      if (!wants(plan.bench)) continue;
+      if (builds) {
+        log(`${plan.bench}: the built extension's indexes of ${planWords(plan)} on loopback (recorded entries multiplied) in Chromium and Firefox, first syncs paced…`);
+        await record(plan.bench, () => measureIndexMulti({ extensionDirs: { chromium: builds!.dirs['chrome-mv3'], firefox: builds!.dirs['firefox-mv2'] }, plan, log }));
+      } else failures.push(`${plan.bench}: not measured, there is no build`);
     }
     if (wants('crossseed')) {
       // The click in a real browser, for every client build, joins the Node figures (it needs the build).

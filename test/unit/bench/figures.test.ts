@@ -89,8 +89,9 @@ describe('results', () => {
 
 describe('command line', () => {
   it('runs everything by default, a subset with --only, and refuses unknown names', () => {
-    expect(parseArgs([])).toEqual({ only: ['size', 'extraction', 'pageviews', 'pictures', 'cache', 'flood', 'client', 'index', 'indexbrowser', 'crossseed', 'checkend', 'job', 'pieces', 'rename'], build: true });
+    expect(parseArgs([])).toEqual({ only: ['size', 'extraction', 'pageviews', 'pictures', 'cache', 'flood', 'client', 'index', 'indexbrowser', 'indexmulti', 'crossseed', 'checkend', 'job', 'pieces', 'rename'], build: true });
     expect(parseArgs(['--only', 'indexfull'])).toEqual({ only: ['indexfull'], build: true });
+    expect(parseArgs(['--only', 'indexmultifull,indexmulti'])).toEqual({ only: ['indexmulti', 'indexmultifull'], build: true });
     expect(parseArgs(['--only', 'extraction,size'])).toEqual({ only: ['size', 'extraction'], build: true });
     expect(parseArgs(['--only=flood', '--no-build'])).toEqual({ only: ['flood'], build: false });
     expect(() => parseArgs(['--only', 'sizes'])).toThrow(/unknown: sizes/);
