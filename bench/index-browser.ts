@@ -48,17 +48,17 @@ export const INDEX_BROWSER_PLANS: readonly IndexBrowserPlan[] = [
 /** `--only indexfull`: 500 lookups at the sync's 2 s pace, about 17 minutes. */
 export const INDEX_FULL_PLANS: readonly IndexBrowserPlan[] = [{ torrents: 100_000, shape: '4.5.2' }];
 
-const HOST = 'ourbits.club';
-const SID = 9;
-const LOOKUP_PATH = '/reseed/index/index';
+export const HOST = 'ourbits.club';
+export const SID = 9;
+export const LOOKUP_PATH = '/reseed/index/index';
 /** List rows whose torrent's data the client holds from HDSky (the badge's count). */
-const CAN = 30;
+export const CAN = 30;
 /** List rows that are the client's own torrents. */
 const IN_CLIENT = 20;
 /** Client torrents with copies on another site: one in ten. */
 const WITH_COPIES = 0.1;
 const RESTARTS = 3;
-const PAUSE_MS = 2000;
+export const PAUSE_MS = 2000;
 
 interface PlanResult {
   figures: Figure[];

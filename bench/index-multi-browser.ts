@@ -36,7 +36,7 @@ import { SERVICE_BASE_URL, SERVICE_HOST, startWorld, type World } from '../test/
 import { nexusListPage } from '../test/fixtures/pages/generate';
 import { DEMO_TOKEN } from '../test/service/server';
 import { median, type BenchOutcome, type Figure } from './figures';
-import { listPageGroups } from './index-browser';
+import { CAN, HOST, listPageGroups, LOOKUP_PATH, PAUSE_MS, SID } from './index-browser';
 import { timedListPageView, type Sample } from './list-page-browser';
 import { WorkerHeap } from './page-views';
 import { findProfileChild, processMemory, type ProcessMemory } from './process-memory';
@@ -70,13 +70,7 @@ export const INDEX_MULTI_FULL_PLAN: IndexMultiPlan = {
   ],
 };
 
-const HOST = 'ourbits.club';
-const SID = 9;
-const LOOKUP_PATH = '/reseed/index/index';
-/** List rows whose data a client holds under another torrent (the badge's count). */
-const CAN = 30;
 const SAMPLES = 3;
-const PAUSE_MS = 2000;
 /** Chromium's worker heap at 100,000 torrents of one qBittorrent (issue 33 item 10): Firefox's extension process is held to it. */
 const CHROMIUM_WORKER_MB = 80;
 

@@ -27,12 +27,11 @@ import {
   copySavePath,
   listenOnLoopback,
   pythonJson,
-  readBody,
+  loggedRequest,
   readRecording,
   recordedExchange,
   requestJson,
   streamAnswer,
-  textAnswer,
   type MassClient,
   type MassRequest,
 } from './mass-shared';
@@ -109,13 +108,7 @@ export async function startMassDeluge(options: MassDelugeOptions): Promise<MassD
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = req.method === 'POST' ? await readBody(req) : '';
-    const log: MassRequest = { method: req.method ?? '', endpoint: '', params: {}, status: 0, entries: 0, bytes: 0, at: Date.now() };
-    requests.push(log);
-    const answer = (status: number, text: string, headers: Record<string, string> = {}) => {
-      log.status = status;
-      log.bytes = textAnswer(res, status, text, headers);
-    };
+    const { body, log, answer } = await loggedRequest(requests, req, res);
     if (new URL(req.url ?? '/', 'http://mass').pathname !== '/json') return answer(404, 'Not Found');
     let call: { method?: string; params?: unknown[]; id?: unknown };
     try {

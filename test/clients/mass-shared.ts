@@ -180,6 +180,18 @@ export function textAnswer(res: ServerResponse, status: number, text: string, he
   return body.length;
 }
 
+/** A request read whole and logged (its endpoint and params for the caller to fill in), with the way to answer it that logs the answer. */
+export async function loggedRequest(requests: MassRequest[], req: IncomingMessage, res: ServerResponse): Promise<{ body: string; log: MassRequest; answer(status: number, text: string, headers?: Record<string, string>): void }> {
+  const body = req.method === 'POST' ? await readBody(req) : '';
+  const log: MassRequest = { method: req.method ?? '', endpoint: '', params: {}, status: 0, entries: 0, bytes: 0, at: Date.now() };
+  requests.push(log);
+  const answer = (status: number, text: string, headers: Record<string, string> = {}) => {
+    log.status = status;
+    log.bytes = textAnswer(res, status, text, headers);
+  };
+  return { body, log, answer };
+}
+
 /** Writes a long answer in pieces, waiting for the socket (100,000 entries are never one string); its bytes. */
 export async function streamAnswer(res: ServerResponse, contentType: string, head: string, items: Iterable<string>, tail: string, separator = ','): Promise<number> {
   res.writeHead(200, { 'content-type': contentType });

@@ -28,12 +28,11 @@ import {
   copySavePath,
   escapesNonAscii,
   listenOnLoopback,
-  readBody,
+  loggedRequest,
   readRecording,
   recordedExchange,
   requestJson,
   streamAnswer,
-  textAnswer,
   type MassClient,
   type MassRequest,
 } from './mass-shared';
@@ -113,13 +112,7 @@ export async function startMassTransmission(options: MassTransmissionOptions): P
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = req.method === 'POST' ? await readBody(req) : '';
-    const log: MassRequest = { method: req.method ?? '', endpoint: '', params: {}, status: 0, entries: 0, bytes: 0, at: Date.now() };
-    requests.push(log);
-    const answer = (status: number, text: string, headers: Record<string, string> = {}) => {
-      log.status = status;
-      log.bytes = textAnswer(res, status, text, headers);
-    };
+    const { body, log, answer } = await loggedRequest(requests, req, res);
     if (new URL(req.url ?? '/', 'http://mass').pathname !== RPC_PATH) return answer(404, '<h1>404: Not Found</h1>');
     if (req.headers.authorization !== authorization) return answer(401, recorded.unauthorized.body, recorded.unauthorized.headers);
     if (req.headers['x-transmission-session-id'] !== sessionId) {
