@@ -218,7 +218,7 @@ async function measureInBrowser(kind: BrowserKind, plan: IndexMultiPlan, extensi
     }
     const afterSyncMs = Date.now() - started - syncMs;
     report.push(
-      `  right after the syncs (${kind === 'chromium' ? 'each after a worker stop' : 'warm: the background page is persistent'}; the first view ${round(warmup.toBadgeMs)} / ${round(warmup.toListMs)} ms not counted): badge ${afterSync.map((sample) => round(sample.toBadgeMs)).join(', ')} ms; popup list ${afterSync.map((sample) => round(sample.toListMs)).join(', ')} ms; index:status ${loadsAfterSync.map((ms) => round(ms)).join(', ')} ms (all within ${round(afterSyncMs / 1000)} s of the syncs' end)`,
+      `  right after the syncs (${kind === 'chromium' ? 'each after a worker stop' : 'warm: the background page is persistent'}; the first view ${round(warmup.toBadgeMs)} / ${round(warmup.toListMs)} ms not counted): badge ${afterSync.map((sample) => round(sample.toBadgeMs)).join(', ')} ms (of which until the background announced the page's view: ${afterSync.map((sample) => round(sample.toViewMs)).join(', ')} ms); popup list ${afterSync.map((sample) => round(sample.toListMs)).join(', ')} ms; index:status ${loadsAfterSync.map((ms) => round(ms)).join(', ')} ms (all within ${round(afterSyncMs / 1000)} s of the syncs' end)`,
     );
     log(report.at(-1)!);
 
@@ -277,7 +277,7 @@ async function measureInBrowser(kind: BrowserKind, plan: IndexMultiPlan, extensi
       );
       report.push(
         `  placing ${placingLookups} lookups; settled ${settledMs} ms after the runs; storage ${mb(usedBefore)} → ${mb(usedAfter)} MB (${mb(usedAtRest)} MB at rest); worker heap after GC ${mb(heapBytes)} MB`,
-        `  settled, after worker stops: badge ${settledViews.map((sample) => round(sample.toBadgeMs)).join(', ')} ms; popup list ${settledViews.map((sample) => round(sample.toListMs)).join(', ')} ms; index:status ${loads.map((ms) => round(ms)).join(', ')} ms`,
+        `  settled, after worker stops: badge ${settledViews.map((sample) => round(sample.toBadgeMs)).join(', ')} ms (view announced at ${settledViews.map((sample) => round(sample.toViewMs)).join(', ')} ms); popup list ${settledViews.map((sample) => round(sample.toListMs)).join(', ')} ms; index:status ${loads.map((ms) => round(ms)).join(', ')} ms`,
       );
       Object.assign(details, { heapBytes, settledViews, loads, usedAtRest });
     } else {
@@ -323,7 +323,7 @@ async function measureInBrowser(kind: BrowserKind, plan: IndexMultiPlan, extensi
       report.push(
         `  placing ${placingLookups} lookups; settled ${settledMs} ms after the runs; storage ${mb(usedBefore)} → ${mb(usedAfter)} MB (${mb(usedAtRest)} MB at rest)`,
         `  extension process: before the syncs ${memoryWords(memoryBefore)}; warm, indexes loaded ${memoryWords(memoryWarm)}; after a restart, loaded ${memoryWords(memoryRestarted)}`,
-        `  after Firefox started again: badge ${restartedViews.map((sample) => round(sample.toBadgeMs)).join(', ')} ms; popup list ${restartedViews.map((sample) => round(sample.toListMs)).join(', ')} ms; index:status ${restartLoads.map((ms) => round(ms)).join(', ')} ms`,
+        `  after Firefox started again: badge ${restartedViews.map((sample) => round(sample.toBadgeMs)).join(', ')} ms (view announced at ${restartedViews.map((sample) => round(sample.toViewMs)).join(', ')} ms); popup list ${restartedViews.map((sample) => round(sample.toListMs)).join(', ')} ms; index:status ${restartLoads.map((ms) => round(ms)).join(', ')} ms`,
       );
       Object.assign(details, { memoryBefore, memoryWarm, memoryRestarted, restartedViews, restartLoads, usedAtRest });
     }
