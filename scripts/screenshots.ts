@@ -49,7 +49,7 @@ import { CHROMIUM_PATH, DEFAULT_EXTENSION_DIRS, REPO_ROOT, launchBrowser, type H
 import { DEMO_TOKEN } from '../test/service/server';
 import { SERVICE_BASE_URL, nexusDetailsPage, startWorld, torrentOn, type World } from '../test/e2e/world';
 import { ensureSystemPackages } from './system-packages.mjs';
-import { startQbittorrent } from '../test/clients/daemons';
+import { startQbittorrent, startTransmission } from '../test/clients/daemons';
 import { crossSeedUserSettings, startCrossSeedWorld } from '../test/e2e/support/cross-seed-world';
 import { makeTorrent, TRACKERS, writeFolder } from '../test/clients/torrent-content';
 import { addSeeding } from '../test/clients/seeding';
@@ -202,7 +202,7 @@ async function waitUntil<T>(read: () => Promise<T | null | undefined | false>, w
 
 /** Setting up qBittorrent in the options page, and the popup after two "Cross-seed" clicks. */
 async function shootCrossSeed(lang: UiLanguage): Promise<void> {
-  const [cs, daemon] = await Promise.all([startCrossSeedWorld({ pairs: 1 }), startQbittorrent()]);
+  const [cs, daemon, seedbox] = await Promise.all([startCrossSeedWorld({ pairs: 1 }), startQbittorrent(), startTransmission()]);
   const browser = await launchBrowser('chromium', { proxyPort: cs.world.router.port, lang });
   try {
     await cs.seed(ownClient(daemon), daemon.dataDir, 0);
@@ -217,13 +217,22 @@ async function shootCrossSeed(lang: UiLanguage): Promise<void> {
     const options = await browser.openExtensionPage('options.html#clients-heading');
     const optionsPage = await emulate(options.raw as Page);
     await optionsPage.resize(900, 1400);
+    // Two clients, as heavy seeders run them: a qBittorrent named "NAS" and a Transmission named
+    // "Seedbox"; the picture shows the second as just tested, both in "Your clients".
     await options.waitForSelector('#client-url', { state: 'visible' });
-    await options.select('#client-type', 'qbittorrent');
-    await options.fill('#client-url', daemon.url);
-    await options.fill('#client-username', daemon.username);
-    await options.fill('#client-password', daemon.password);
-    await options.click('#save-client');
-    await options.waitForSelector('#client-list li.client');
+    for (const [at, running, name] of [[1, daemon, 'NAS'], [2, seedbox, 'Seedbox']] as const) {
+      if (at > 1) {
+        await options.click('#add-another-client');
+        await waitUntil(() => options.evaluate(() => (document.querySelector('#client-url') as HTMLInputElement).value === ''), 'an empty form');
+      }
+      await options.select('#client-type', running.kind);
+      await options.fill('#client-url', running.url);
+      await options.fill('#client-name', name);
+      await options.fill('#client-username', running.username);
+      await options.fill('#client-password', running.password);
+      await options.click('#save-client');
+      await waitUntil(() => options.evaluate((count) => document.querySelectorAll('#client-list li.client').length === count, at), `${name} in Your clients`);
+    }
     await options.click('#test-client');
     await options.waitForSelector('#client-status.ok', { timeoutMs: 30_000 });
     // A tab behind another is not painted: bring it forward. The clip is in the document's
@@ -264,7 +273,7 @@ async function shootCrossSeed(lang: UiLanguage): Promise<void> {
   } finally {
     await browser.close();
     await cs.close();
-    await daemon.stop();
+    await Promise.all([daemon.stop(), seedbox.stop()]);
   }
 }
 
@@ -519,8 +528,8 @@ async function shootAt(page: Page, size: { width: number; height: number }, file
 }
 
 /**
- * store/screenshots/: per language, the torrent page with its panel and the options page at "Get
- * started" (token and sites saved, no client yet), at 1280×800; and the 440×280 tile: the
+ * store/screenshots/: per language, the torrent page with its panel and the options page as a new
+ * user first sees it ("Get started", nothing set yet), at 1280×800; and the 440×280 tile: the
  * extension's icon, name and summary, each as the built extension and store/ hold them.
  */
 async function shootStore(): Promise<void> {
@@ -539,10 +548,20 @@ async function shootStore(): Promise<void> {
         await tracker.waitForSelector('reseed-lens-panel', { state: 'visible' });
         await shootAt(tracker.raw as Page, STORE_SHOT, join(dir, `panel-${lang}.png`));
 
-        const options = await browser.openExtensionPage('options.html');
-        await options.waitForSelector('#get-started li[data-step="sites"][data-done="true"]');
-        await options.evaluate(() => document.getElementById('first-run')?.remove());
-        await shootAt(options.raw as Page, STORE_SHOT, join(dir, `options-${lang}.png`));
+        // The options page as a new user sees it, in a browser of its own where nothing is set
+        // yet: the service at its default address, "Get started" with its three steps to do. (The
+        // settings above, whose test service has a plain-http address, would show that address
+        // under its yellow warning, which no user of the real service sees.)
+        const fresh = await launchBrowser('chromium', { proxyPort: world.router.port, lang });
+        try {
+          const options = await fresh.openExtensionPage('options.html');
+          await options.waitForSelector('#get-started li[data-step="sites"]');
+          await options.evaluate(() => document.getElementById('first-run')?.remove());
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          await shootAt(options.raw as Page, STORE_SHOT, join(dir, `options-${lang}.png`));
+        } finally {
+          await fresh.close();
+        }
 
         if (lang === 'en') {
           const tile = await browser.newPage();

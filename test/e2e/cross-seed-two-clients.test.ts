@@ -31,6 +31,8 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_NAMES, type TorrentClient } from '../../utils/clients/client-types';
+import type { ClientsAnswer } from '../../features/clients/clients.messages';
+import type { JobView } from '../../features/cross-seed-job/cross-seed-job.messages';
 import { startQbittorrent, startTransmission, type RunningDaemon, type RunningTransmission } from '../clients/daemons';
 import { ownClient } from '../clients/own-client';
 import { findClientProcesses } from '../clients/processes.mjs';
@@ -38,8 +40,8 @@ import { addSeeding, untilSeeding } from '../clients/seeding';
 import { BROWSER_KINDS, closeAllBrowsers, launchBrowser, type HarnessBrowser, type HarnessPage } from './harness/index.ts';
 import { buttonCalled, chooseOption, clientRow, labelled, openClientsOptions, optionTexts, pressSaveClient, pressTestClient, setTicked, yourClients } from './support/client-options';
 import { confirmationFacts, confirmationFor, confirmCrossSeed } from './support/confirm';
-import { setUpCrossSeedUser } from './support/cross-seed-user';
-import { startCrossSeedWorld, type CrossSeedPair, type CrossSeedWorld } from './support/cross-seed-world';
+import { openCrossSeedWithIndexOn, setUpCrossSeedUser } from './support/cross-seed-user';
+import { CANDIDATE_SITE, startCrossSeedWorld, type CrossSeedPair, type CrossSeedWorld } from './support/cross-seed-world';
 import { candidateRow, clickPanelButton, crossSeedOutcomeOf, settledView } from './support/popup';
 import { inPanel } from './support/shadow';
 import { until } from './support/wait';
@@ -58,6 +60,9 @@ const SEEDBOX = 'Seedbox' as const;
 const PAIR = { nas: 0, seedbox: 1, both: 2, heldElsewhere: 3, good: 4, wrongPair: 5, outside: 6, down: 7 } as const;
 type PairName = keyof typeof PAIR;
 const PAIRS_PER_BROWSER = Object.keys(PAIR).length;
+/** The whole-client job's own pairs, after every browser's: each source in the client named. */
+const JOB_PAIRS = [NAS, NAS, SEEDBOX, SEEDBOX] as const;
+const JOB_FIRST = PAIRS_PER_BROWSER * BROWSER_KINDS.length;
 
 let cs: CrossSeedWorld;
 let nas: RunningDaemon;
@@ -71,7 +76,7 @@ const reader = {} as Record<typeof NAS | typeof SEEDBOX, TorrentClient>;
 const folder = { good: '', wrong: '', view: '', viewOfGood: '' };
 
 beforeAll(async () => {
-  [cs, nas, seedbox] = await Promise.all([startCrossSeedWorld({ pairs: PAIRS_PER_BROWSER * BROWSER_KINDS.length }), startQbittorrent(), startTransmission()]);
+  [cs, nas, seedbox] = await Promise.all([startCrossSeedWorld({ pairs: JOB_FIRST + JOB_PAIRS.length }), startQbittorrent(), startTransmission()]);
   reader[NAS] = ownClient(nas);
   reader[SEEDBOX] = ownClient(seedbox);
   folder.good = join(seedbox.dataDir, 'good');
@@ -91,6 +96,7 @@ beforeAll(async () => {
     seeds.push({ client: SEEDBOX, index: index('good'), at: folder.good });
     seeds.push({ client: SEEDBOX, index: index('wrongPair'), at: folder.wrong });
   }
+  for (const [at, client] of JOB_PAIRS.entries()) seeds.push({ client, index: JOB_FIRST + at, at: client === NAS ? nas.dataDir : seedbox.dataDir });
   await Promise.all(
     ([NAS, SEEDBOX] as const).map(async (client) => {
       for (const seed of seeds.filter((entry) => entry.client === client)) {
@@ -191,8 +197,6 @@ describe.each(BROWSER_KINDS)('%s: two clients at once', { timeout: 240_000 }, (k
     const files = async (from: TorrentClient, hash: string) => (await from.files(hash)).sort((a, b) => a.path.localeCompare(b.path));
     expect(await files(reader[client], p.candidate.hash)).toEqual(await files(reader[sourceClient], p.source.hash));
   }
-
-  const holds = async (client: typeof NAS | typeof SEEDBOX, p: CrossSeedPair) => (await reader[client].lookup([p.candidate.hash])).has(p.candidate.hash);
 
   /** Opens the options page at "Torrent clients" and the form of the client named `name` (its Edit). */
   async function editClient(name: string): Promise<HarnessPage> {
@@ -457,9 +461,96 @@ describe.each(BROWSER_KINDS)('%s: two clients at once', { timeout: 240_000 }, (k
   });
 });
 
-describe('the whole-client job over both clients', () => {
-  // "Cross-seed your clients" across NAS and Seedbox (each torrent into its own or its "Copies go
-  // to" client; one client stopped mid-job while the other's torrents finish), in one browser:
-  // written once the job is per-client (features/cross-seed-job, under way).
-  it.todo('previews and runs across both clients; one stopped mid-job pauses only its own torrents');
+/**
+ * "Cross-seed your clients" over both clients, in one browser (a profile of its own, after the
+ * browsers above: the world's other candidates are where their tests left them). Its oracle is the
+ * daemons themselves at the moment of the preview: every candidate on the candidate's site that
+ * neither client holds goes, in the preview and the run, into the first client (in the user's order)
+ * holding its source; the job's own pairs (two sources in NAS, two in Seedbox) are added each into
+ * its own client, at its source's save path, seeding at 100 % from that disk, and into no other.
+ * (One client stopped mid-job while the other's torrents finish is proved with the job's rules over
+ * two live daemons: test/unit/features/cross-seed-job/cross-seed-job.two-clients.test.ts.)
+ */
+describe('the whole-client job over both clients', { timeout: 300_000 }, () => {
+  const kind = BROWSER_KINDS.at(-1)!;
+  let browser: HarnessBrowser;
+  const ids = {} as Record<typeof NAS | typeof SEEDBOX, string>;
+  const message = <T,>(body: Record<string, unknown>) => browser.evaluateInExtension((api, sent) => api.runtime.sendMessage(sent) as Promise<T>, body);
+
+  beforeAll(async () => {
+    browser = await launchBrowser(kind, { proxyPort: cs.world.router.port });
+    await setUpCrossSeedUser(browser, cs, {
+      client: async () => {
+        for (const [name, daemon] of [[NAS, nas], [SEEDBOX, seedbox]] as const) {
+          const saved = await message<ClientsAnswer | { problem: unknown }>({ type: 'clients:save', client: { type: daemon.kind, url: daemon.url, username: daemon.username, password: daemon.password, name } });
+          if ('problem' in saved) throw new Error(`${name} not saved: ${JSON.stringify(saved.problem)}`);
+          ids[name] = saved.savedId!;
+        }
+      },
+    });
+  }, 120_000);
+  afterAll(() => browser?.close(), 60_000);
+
+  it('previews each find into the client holding its source ("NAS: n", "Seedbox: m"), then adds every one there at 100 % from its disk', async () => {
+    const page = await openCrossSeedWithIndexOn(browser);
+    const SID = CANDIDATE_SITE.sid;
+
+    // The oracle, read from the daemons: each candidate neither client holds, by the client holding its source.
+    const candidates = [...cs.pairs.map((p) => ({ id: p.candidateId, hash: p.candidate.hash, source: p.source.hash })), { id: cs.differentFiles.id, hash: cs.differentFiles.torrent.hash, source: cs.pairs[0]!.source.hash }];
+    const holders = async (hash: string) => (await Promise.all(([NAS, SEEDBOX] as const).map(async (name) => ((await reader[name].lookup([hash])).get(hash)?.progress === 1 ? name : undefined)))).filter((name) => !!name);
+    const expected = new Map<number, typeof NAS | typeof SEEDBOX>();
+    for (const candidate of candidates) {
+      const heldBy = (await Promise.all(([NAS, SEEDBOX] as const).map(async (name) => ((await reader[name].lookup([candidate.hash])).has(candidate.hash) ? name : undefined)))).filter(Boolean);
+      const sourceIn = await holders(candidate.source);
+      if (!heldBy.length && sourceIn.length) expected.set(candidate.id, sourceIn[0]!);
+    }
+    for (const [at, client] of JOB_PAIRS.entries()) expect(expected.get(cs.pairs[JOB_FIRST + at]!.candidateId)).toBe(client);
+    const count = (client: typeof NAS | typeof SEEDBOX) => [...expected.values()].filter((name) => name === client).length;
+
+    await page.click('#job-find');
+    await page.waitForSelector(`tr.job-site[data-sid="${SID}"][data-readiness=ready]`, { timeoutMs: 60_000 });
+    const routes = await until(
+      () => page.evaluate(() => [...document.querySelectorAll('#job-clients li.job-route')].map((li) => ({ source: li.getAttribute('data-source'), target: li.getAttribute('data-target'), text: li.querySelector('.route-text')?.textContent ?? '' }))),
+      (shown) => shown.length === 2,
+      'a route per client',
+      30_000,
+    );
+    expect(routes).toEqual([
+      { source: ids[NAS], target: ids[NAS], text: `${NAS}: ${count(NAS)}` },
+      { source: ids[SEEDBOX], target: ids[SEEDBOX], text: `${SEEDBOX}: ${count(SEEDBOX)}` },
+    ]);
+    const downloadsBefore = cs.candidate.downloads.filter((download) => download.path.startsWith('/download.php')).length;
+
+    // One second between downloads, typed as a person does; then the run.
+    await page.fill(`#seconds-${SID}`, '1');
+    await page.click('#page-title');
+    await page.waitForSelector(`#tick-${SID}:checked`, { timeoutMs: 30_000 });
+    await page.click('#job-start');
+    await page.waitForSelector('#job-progress[data-state=done]', { timeoutMs: 240_000 });
+    expect((await message<JobView>({ type: 'job:status' })).state).toBe('done');
+
+    // The report's "Added": every expected find but the one whose files differ, each naming its client.
+    const added = await page.evaluate(() =>
+      [...document.querySelectorAll('#job-report .report-group[data-group=added] li.outcome')].map((li) => ({ id: Number(/[?&]id=(\d+)/.exec(li.querySelector('a')?.getAttribute('href') ?? '')?.[1]), client: li.getAttribute('data-client-id') })),
+    );
+    const addable = [...expected].filter(([id]) => id !== cs.differentFiles.id);
+    expect(added.sort((a, b) => a.id - b.id)).toEqual(addable.map(([id, client]) => ({ id, client: ids[client] })).sort((a, b) => a.id - b.id));
+    // Each downloaded once, in this run.
+    const downloads = cs.candidate.downloads.filter((download) => download.path.startsWith('/download.php')).slice(downloadsBefore);
+    expect(downloads.map((download) => download.id).sort((a, b) => a - b)).toEqual([...expected.keys()].sort((a, b) => a - b));
+
+    // The job's own pairs, read back from each daemon: in the client holding the source, beside it, at 100 %; in no other.
+    for (const [at, client] of JOB_PAIRS.entries()) {
+      const p = cs.pairs[JOB_FIRST + at]!;
+      const other = client === NAS ? SEEDBOX : NAS;
+      expect(await untilSeeding(reader[client], p.candidate.hash)).toMatchObject({ savePath: client === NAS ? nas.dataDir : seedbox.dataDir, progress: 1 });
+      expect(await holds(other, p)).toBe(false);
+    }
+    await page.close();
+  });
 });
+
+/** Whether `client` holds pair `p`'s candidate, as its own web UI says. */
+async function holds(client: typeof NAS | typeof SEEDBOX, p: CrossSeedPair): Promise<boolean> {
+  return (await reader[client].lookup([p.candidate.hash])).has(p.candidate.hash);
+}

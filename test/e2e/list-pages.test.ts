@@ -268,7 +268,7 @@ describe.each(BROWSER_KINDS)('%s: list pages and the index of the client', (kind
       await options.click('#index-enabled');
       const progress = await until(
         () => options.evaluate(() => [...document.querySelectorAll('.index-client-row')].map((row) => [row.getAttribute('data-client-name'), row.querySelector('.index-progress-text')?.textContent ?? ''])),
-        (rows) => rows.length === 2 && rows.every(([, text]) => (text ?? '').includes('Looking up hashes')),
+        (rows) => rows.length === 2 && rows.every(([, text]) => !!text?.includes('Looking up hashes')),
         'both clients looking up',
         30_000,
       );

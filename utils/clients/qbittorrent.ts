@@ -193,6 +193,8 @@ export const QBITTORRENT_PAGE_SIZE = 5_000;
 const LIST_PAGE_TIMEOUT_MS = 120_000;
 /** count() on 4.5: the last probe reads up to this many entries to land on the exact number. */
 const COUNT_WINDOW = 1_000;
+/** count() on 4.5: no client holds this many torrents (2^27, about 134 million); an offset past it means the list changed under the probes. */
+const MAX_PROBED_OFFSET = 2 ** 27;
 /** Steps back a list takes when torrents before its place were removed, before it gives up. */
 const MAX_STEPS_BACK = 40;
 
@@ -283,20 +285,25 @@ export class QbittorrentClient implements TorrentClient {
    * COUNT_WINDOW, 2×, 4×… until one is past the end, then halving the gap down to COUNT_WINDOW, and
    * one read of that last window gives the exact number: about 2·log2(n / COUNT_WINDOW) + 2
    * requests (16 at 100,000), the largest answer COUNT_WINDOW entries. Past the end 4.5.2 (and
-   * 5.1.0) answer the first entry again, so "past the end" is an empty answer or the first entry.
+   * 5.1.0) answer the first entry again, so "past the end" is an empty answer or an entry that does
+   * not sort after the head read first: a torrent that sorts first, added between the probes, is
+   * what such a wrapped answer then shows, and comparing it for equality with the head probed on
+   * for ever (offsets doubling past 10^19). Should the head itself go meanwhile, a wrapped answer
+   * sorts after it: the probes stop at MAX_PROBED_OFFSET and the count is said to have failed.
    */
   private async countByProbing(): Promise<number> {
     const [head] = await this.listPage(0, 1);
     if (!head) return 0;
     const holds = async (offset: number) => {
       const [entry] = await this.listPage(offset, 1);
-      return entry !== undefined && entry.key !== head.key;
+      return entry !== undefined && entry.key > head.key;
     };
     let held = 0; // an offset known to hold an entry
     let past = COUNT_WINDOW; // an offset known to be past the end, once found
     while (await holds(past)) {
       held = past;
       past *= 2;
+      if (past > MAX_PROBED_OFFSET) throw new ClientError({ kind: 'bad-answer', detail: 'torrent count: the list changed while it was counted; try again' });
     }
     while (past - held > COUNT_WINDOW) {
       const middle = held + Math.floor((past - held) / 2);

@@ -114,24 +114,24 @@ export function piecesSiteText(site: PiecesSiteRunView): string {
 }
 
 /** The sites asked by pieces hash: why none is asked with this client, or how each went in its last sync. */
-function PiecesSites({ view, status }: { view: IndexClientView; status: IndexStatusView }) {
+function PiecesSites({ view, status, id }: { view: IndexClientView; status: IndexStatusView; id: (name: string) => string | undefined }) {
   const last = view.lastSync?.pieces;
   if (!status.pieces && !last) return null;
   return (
-    <div class="index-pieces">
+    <div class="index-pieces" id={id('index-pieces')}>
       {view.pieces === 'unsupported' && (
-        <p class="hint warn-text index-pieces-unsupported">
+        <p class="hint warn-text index-pieces-unsupported" id={id('index-pieces-unsupported')}>
           {t('indexPiecesUnsupported', CLIENT_NAMES[view.client.type])}
         </p>
       )}
       {last && (
         <>
           {last.read + last.skipped > 0 && (
-            <p class="hint index-pieces-read">
+            <p class="hint index-pieces-read" id={id('index-pieces-read')}>
               {t('indexPiecesRead', formatNumber(last.read), formatNumber(last.skipped))}
             </p>
           )}
-          <ul class="index-pieces-sites" aria-label={t('piecesHashFieldSites')}>
+          <ul class="index-pieces-sites" id={id('index-pieces-sites')} aria-label={t('piecesHashFieldSites')}>
             {last.sites.map((site) => (
               <li key={site.sid} data-sid={site.sid} data-outcome={site.outcome} class={site.outcome === 'done' ? undefined : 'warn-text'}>
                 {piecesSiteText(site)}
@@ -157,10 +157,10 @@ function runText(run: IndexRunView, now: number): string {
 }
 
 /** Under a failed run: what to do, and that nothing already read or answered is lost. */
-function FailedRunAdvice({ run, counts }: { run: IndexRunView; counts: IndexCounts | undefined }) {
+function FailedRunAdvice({ run, counts, id }: { run: IndexRunView; counts: IndexCounts | undefined; id?: string }) {
   if (run.outcome !== 'failed' || !run.problem) return null;
   return (
-    <p class="hint index-failed-advice">
+    <p class="hint index-failed-advice" id={id}>
       {problemAction(run.problem)}{' '}
       {t('indexFailedKept', formatNumber(counts?.torrents ?? run.torrents), formatNumber(counts?.answered ?? 0))}
     </p>
@@ -171,9 +171,14 @@ function countsText(counts: IndexCounts): string {
   return t('indexCounts', formatNumber(counts.torrents), formatNumber(counts.inClient), formatNumber(counts.canCrossSeed));
 }
 
-/** One client's index: its Name, what it holds, its run under way or its last runs, its storage and problems. */
-function ClientRow({ view, status, now }: { view: IndexClientView; status: IndexStatusView; now: number }) {
+/**
+ * One client's index: its Name, what it holds, its run under way or its last runs, its storage and
+ * problems. The first client's parts keep the ids the section had with one client (index-progress,
+ * index-last-sync…), so what reads them finds the first client's, as it found the one client's.
+ */
+function ClientRow({ view, status, now, first }: { view: IndexClientView; status: IndexStatusView; now: number; first: boolean }) {
   const { client, running, counts, lastSync, lastPlacing } = view;
+  const id = (name: string) => (first ? name : undefined);
   return (
     <li class="index-client-row" data-client-id={client.id} data-client-name={client.name} data-outcome={running ? 'running' : (lastSync?.outcome ?? 'never')}>
       <h3 class="index-client-name">{client.name}</h3>
@@ -185,7 +190,7 @@ function ClientRow({ view, status, now }: { view: IndexClientView; status: Index
       )}
       {counts && <p class="index-counts">{countsText(counts)}</p>}
       {/* One live region per client: screen readers hear how far its run got. */}
-      <div class="index-progress" role="status" aria-live="polite">
+      <div class="index-progress" id={id('index-progress')} role="status" aria-live="polite">
         {running && (
           <>
             <progress max={Math.max(running.total, 1)} value={running.phase === 'reading-client' ? undefined : running.done} aria-label={`${t('indexProgressLabel')}: ${client.name}`} />
@@ -194,15 +199,15 @@ function ClientRow({ view, status, now }: { view: IndexClientView; status: Index
         )}
       </div>
       {!running && (
-        <p class="index-last-sync" data-outcome={lastSync?.outcome ?? 'never'}>
+        <p class="index-last-sync" id={id('index-last-sync')} data-outcome={lastSync?.outcome ?? 'never'}>
           {lastSync ? runText(lastSync, now) : t('indexNeverSynced')}
         </p>
       )}
-      {!running && lastSync && <FailedRunAdvice run={lastSync} counts={counts} />}
+      {!running && lastSync && <FailedRunAdvice run={lastSync} counts={counts} id={id('index-failed-advice')} />}
       {!!lastSync?.leftOut && <p class="hint index-left-out">{t('indexLeftOut', formatNumber(lastSync.leftOut))}</p>}
-      {!running && <PiecesSites view={view} status={status} />}
+      {!running && <PiecesSites view={view} status={status} id={id} />}
       {view.storage && view.storage !== 'ok' && (
-        <p class="hint warn-text index-storage" data-storage={view.storage}>
+        <p class="hint warn-text index-storage" id={id('index-storage')} data-storage={view.storage}>
           {t(view.storage === 'full' ? 'indexStorageFull' : 'indexStorageFailed')}
         </p>
       )}
@@ -302,8 +307,8 @@ export function ClientIndexSection({ serviceHost }: { serviceHost: string }) {
           )}
           {clients.length > 0 && (
             <ul class="index-clients" id="index-clients" aria-label={t('indexClientsLabel')}>
-              {clients.map((view) => (
-                <ClientRow key={view.client.id} view={view} status={status} now={now} />
+              {clients.map((view, at) => (
+                <ClientRow key={view.client.id} view={view} status={status} now={now} first={at === 0} />
               ))}
             </ul>
           )}

@@ -111,7 +111,16 @@ describe.each(buildRows())('%s: list() in pages, count() without reading (live d
     helper = createClient(daemon.config, { fetch: jar });
     const started = performance.now();
     await addMany(daemon, helper, jar, made);
-    await until(() => helper.count(), (count) => count === held, `${held} torrents held`, 60_000);
+    // Waits by looking the torrents up, not by count() (and not by list()): count() and list() are
+    // what this file tests, and the add is not done when its request is. qBittorrent answers
+    // torrents/add once the torrents are queued, then lists them over the next seconds; 4.5's
+    // count() probes the list sorted by hash, and a torrent that sorts first arriving between its
+    // probes made it probe on forever (offsets doubling past 10^19, each probe a walk over every
+    // torrent): the set-up hung until its 180 s timeout on a busy machine. That was count()'s
+    // defect (mended in qbittorrent.ts, proved in qbittorrent-count.test.ts); a look-up asks for
+    // hashes, so torrents still arriving change nothing but its answer.
+    const hashes = made.map((torrent) => torrent.hash);
+    await until(async () => (await helper.lookup(hashes)).size, (found) => found === held, `${held} torrents held`, 60_000);
     addSeconds = (performance.now() - started) / 1000;
     watch = watchingFetch();
     client = createClient(daemon.config, { fetch: nodeClientFetch({ origin: 'same', inner: watch.fetch }), pageSize });

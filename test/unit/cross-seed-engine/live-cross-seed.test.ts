@@ -7,7 +7,7 @@
  * No peer exists anywhere (DHT, PeX, LSD off; announce URLs on loopback): a cross-seed that
  * reaches 100 % found its data on disk, at the source's save path.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
@@ -22,6 +22,9 @@ import { nodeClientFetch, type JarFetch } from '../../clients/node-fetch';
 import { addSeeding, untilSeeding } from '../../clients/seeding';
 import { until } from '../../e2e/support/wait';
 import { installI18n } from '../support/i18n';
+import { clientPlacement } from '../../../features/clients/placement';
+import { storedClientSchema } from '../../../features/clients/clients.storage';
+import { ownClient } from '../../clients/own-client';
 import { CANDIDATE_SITE, PAGE_SITE, startCrossSeedWorld, type CrossSeedWorld } from '../../e2e/support/cross-seed-world';
 
 const LIVE = { timeout: 120_000 };
@@ -120,6 +123,17 @@ async function tearDown(setup: Setup | undefined): Promise<void> {
   await setup?.daemon.stop();
 }
 
+/**
+ * Another client of the user's, started once for the file: bookworm's qBittorrent, "NAS", which
+ * only reads (its torrents are sources, nothing is added to it) and whose copies go to the client
+ * of each row below ("Copies go to"), through a folder pair.
+ */
+let nas: RunningDaemon;
+beforeAll(async () => {
+  nas = await startQbittorrent();
+}, 120_000);
+afterAll(() => nas?.stop(), 30_000);
+
 // Every client build of both generations: bookworm's 4.5.2 / 3.00 / 2.0.3 and today's 5.1 / 5.3 /
 // 4.1 / 2.2 (test/clients/daemons.ts; scripts/clients installs today's before the tests).
 describe.each([...buildRows(), ...buildRows('flood')])('crossSeed into %s (live daemon, test trackers)', (_label, build) => {
@@ -127,7 +141,7 @@ describe.each([...buildRows(), ...buildRows('flood')])('crossSeed into %s (live 
   let s: Setup;
 
   beforeAll(async () => {
-    s = await setUp(() => startClient(build), 5);
+    s = await setUp(() => startClient(build), 6);
     // The page's torrent, seeding from the client's data folder, with a category and a tag of the user's.
     const pair = s.cs.pairs[0]!;
     const content = s.cs.placeContent(s.daemon.dataDir, 0);
@@ -172,6 +186,50 @@ describe.each([...buildRows(), ...buildRows('flood')])('crossSeed into %s (live 
     expect(await s.client.files(pair.candidate.hash)).toEqual(await s.client.files(pair.source.hash));
     // One download, from the candidate's site, with the session.
     expect(s.cs.candidate.downloads.slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
+  });
+
+  it('"Copies go to" this client from NAS, a qBittorrent that only reads: added stopped at the folder its pair maps to (a symlinked view of the same disk), checked there even with "Skip the check" on, started at 100 %; nothing added to NAS. This client only reading, with no "Copies go to": nothing downloaded, nothing added', LIVE, async () => {
+    const pair = s.cs.pairs[5]!;
+    // The data, inside this client's folder (where Flood allows adds), seeded by NAS from there; this
+    // client sees it through a symlink: the same disk mounted at another path.
+    const shelf = join(s.daemon.dataDir, 'nas-shelf');
+    const view = join(s.daemon.dataDir, 'nas-view');
+    mkdirSync(shelf);
+    symlinkSync(shelf, view);
+    // Every row's world makes the same torrents: NAS lets go of the one an earlier row seeded (its
+    // data stays), then seeds it from this row's shelf.
+    const nasOwn = ownClient(nas);
+    if ((await nasOwn.lookup([pair.source.hash])).size) {
+      await nasOwn.remove(pair.source.hash);
+      await until(() => nasOwn.lookup([pair.source.hash]), (held) => held.size === 0, 'NAS without the earlier row\'s source');
+    }
+    await s.cs.seed(nasOwn, shelf, 5);
+    const config = (values: Record<string, unknown>) => storedClientSchema.parse(values);
+    const source = config({ id: 'nas', name: 'NAS', ...nas.config, readOnly: true, copiesTo: 'this', folderPairs: [{ from: nas.dataDir, to: '/nowhere' }, { from: shelf, to: view }] });
+    const target = config({ id: 'this', name: 'This', ...s.daemon.config, skipCheckWhenFilesMatch: true });
+    const nasClient = createClient(nas.config, { fetch: browserLikeFetch(nas) });
+    const placement = (handles: { config: ReturnType<typeof config>; client: TorrentClient }[]) => clientPlacement(handles, { reachable: async () => true });
+    const before = s.cs.candidate.downloads.length;
+    const sent = s.asked.length;
+    const result = await crossSeed(pair.source.hash, pair.ref, s.env({ target: undefined, clients: placement([{ config: source, client: nasClient }, { config: target, client: s.client }]) }));
+    expect(result).toMatchObject({ kind: 'added', hash: pair.candidate.hash, savePath: view, clientName: 'This', clientId: 'this', checked: true, progress: 1 });
+    // Added stopped (the user's "Skip the check" does not hold through a pair), started only after.
+    const asked = s.asked.slice(sent);
+    const add = asked.findIndex((request) => request.action === ADD_ACTION[kind]);
+    expect(asked[add]).toEqual({ action: ADD_ACTION[kind], stopped: true });
+    expect(asked.findIndex((request) => START_ACTIONS.has(request.action))).toBeGreaterThan(add);
+    expect(await untilSeeding(s.client, pair.candidate.hash)).toMatchObject({ savePath: view, progress: 1 });
+    expect((await nasOwn.lookup([pair.candidate.hash])).size).toBe(0);
+    expect(s.cs.candidate.downloads.slice(before)).toEqual([expect.objectContaining({ id: pair.candidateId, served: true })]);
+
+    // This client only reading, copies going nowhere else: the candidate with other files of its
+    // own torrent is refused in words before anything is downloaded or sent to it.
+    const sentThen = s.asked.length;
+    const downloadsThen = s.cs.candidate.downloads.length;
+    const refused = await crossSeed(s.cs.pairs[0]!.source.hash, s.cs.differentFiles.ref, s.env({ target: undefined, clients: placement([{ config: { ...target, readOnly: true }, client: s.client }]) }));
+    expect(refused).toMatchObject({ kind: 'read-only', clientName: 'This' });
+    expect(s.cs.candidate.downloads.length).toBe(downloadsThen);
+    expect(s.asked.slice(sentThen).filter((request) => request.action === ADD_ACTION[kind] || START_ACTIONS.has(request.action))).toEqual([]);
   });
 
   it('a candidate whose data is only partly on disk is left stopped, tagged, with the share found in the result, and never downloads', LIVE, async () => {

@@ -27,7 +27,7 @@ import { DEMO_TOKEN } from '../../../service/server';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
-import { hearJob, inTakeOrder } from './job-setup';
+import { freshJobBrowser, hearJob, inTakeOrder } from './job-setup';
 import { ownClient } from '../../../clients/own-client';
 
 const LIVE = { timeout: 180_000 };
@@ -51,13 +51,7 @@ beforeAll(async () => {
   // Logged in on the candidate's site only: the third site answers with its login page.
   await cs.logIn(siteFetch, cs.candidate);
 
-  fakeBrowser.reset();
-  installI18n('en');
-  installPermissions();
-  installSessionRules();
-  await fakeBrowser.storage.local.set({
-    [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid, OTHER_SITE.sid], askedForSites: true },
-  });
+  await freshJobBrowser();
   heard = [];
   hearJob((view) => heard.push(view));
   app = newBackground();

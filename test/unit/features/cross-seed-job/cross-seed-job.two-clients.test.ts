@@ -36,7 +36,7 @@ import { DEMO_TOKEN } from '../../../service/server';
 import { extensionClientFetch, installSessionRules } from '../../support/client-browser';
 import { installI18n } from '../../support/i18n';
 import { installPermissions } from '../../support/permissions';
-import { hearJob, inTakeOrder, LIVE } from './job-setup';
+import { freshJobBrowser, hearJob, inTakeOrder, LIVE } from './job-setup';
 
 /** Pairs whose source qBittorrent seeds, and Transmission, per test; and the pair whose candidate Transmission holds already. */
 const FIRST = { qbittorrent: [0, 1, 2, 3], transmission: [4, 5, 6] };
@@ -146,13 +146,7 @@ beforeAll(async () => {
   siteFetch = cs.siteFetch();
   await cs.logIn(siteFetch, cs.candidate);
 
-  fakeBrowser.reset();
-  installI18n('en');
-  installPermissions();
-  installSessionRules();
-  await fakeBrowser.storage.local.set({
-    [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid, OTHER_SITE.sid], askedForSites: true },
-  });
+  await freshJobBrowser();
   gate = new StartGate({ qbittorrent: new URL(qbt.url).port, transmission: new URL(tr.url).port });
   app = new BackgroundApp({ fetch: proxiedFetch(cs.world.router.port), clientFetch: extensionClientFetch(gate.fetch), siteFetch, retryDelaysMs: [], minIntervalMs: 0, indexPauseMs: 0 });
   hearJob(() => {

@@ -28,6 +28,21 @@ import { ownClient } from '../../../clients/own-client';
 export const LIVE = { timeout: 180_000 };
 
 /**
+ * A fresh fake browser as the job's backgrounds start from: English, the permissions and session
+ * rules the real browser gives, and the user's settings (the reference service and its token; the
+ * page's, the candidate's and the other site held).
+ */
+export async function freshJobBrowser(): Promise<void> {
+  fakeBrowser.reset();
+  installI18n('en');
+  installPermissions();
+  installSessionRules();
+  await fakeBrowser.storage.local.set({
+    [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid, OTHER_SITE.sid], askedForSites: true },
+  });
+}
+
+/**
  * The report as [torrent id, group], in the order the site took the torrents (its queue: by torrent
  * id). A site goes on once a torrent is added stopped, so outcomes land in the order their runs end
  * (an added one's check may end after the next torrent's files were found to differ).
@@ -99,13 +114,7 @@ export async function setUpJob(start: () => Promise<RunningDaemon>, options: Job
     const siteFetch = cs.siteFetch();
     await cs.logIn(siteFetch, cs.candidate);
 
-    fakeBrowser.reset();
-    installI18n('en');
-    installPermissions();
-    installSessionRules();
-    await fakeBrowser.storage.local.set({
-      [SETTINGS_KEY]: { version: 1, baseUrl: SERVICE_BASE_URL, token: DEMO_TOKEN, heldSites: [PAGE_SITE.sid, CANDIDATE_SITE.sid, OTHER_SITE.sid], askedForSites: true },
-    });
+    await freshJobBrowser();
     const heard: JobView[] = [];
     hearJob((view) => heard.push(view));
     const world = cs;

@@ -224,7 +224,9 @@ describe.each(builds.map((build) => [build.label, build] as const))('%s: copies 
 
     const view = await status();
     expect(view.problem).toBeUndefined();
-    expect(view.pieces).toEqual({ sites: [SITES.ourbits.sid, SITES.hhanclub.sid], client: 'supported' });
+    expect(view.pieces).toEqual({ sites: [SITES.ourbits.sid, SITES.hhanclub.sid] });
+    // The client (each client, in its own row) says whether it gives pieces hashes.
+    expect(view.clients?.map((one) => one.pieces)).toEqual(['supported']);
     // ourbits 2001–2003, hhanclub 7004 and the renamed re-upload (only its .torrent can tell).
     expect(view.counts).toMatchObject({ torrents: 4, canCrossSeed: 5, inClient: 0 });
 
