@@ -19,10 +19,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLIENT_NAMES, type ClientKind } from '../../utils/clients/client-types';
 import { currentClientsDir } from '../../scripts/clients/current-clients.mjs';
@@ -302,6 +302,30 @@ async function stopChild(child: ChildProcess, graceMs = 8_000): Promise<void> {
   }
 }
 
+/** Where a daemon's log that reported a stall is kept (the profile goes with the daemon). */
+const STALL_REPORTS = join(HERE, '../../test-results/client-stalls');
+
+/**
+ * A log in which a daemon reported its own stall (deluged-quiet.py has faulthandler write every
+ * thread's stack, under "Timeout (0:00:10)!", when Twisted's reactor stops turning) is copied to test-results/client-stalls before the
+ * profile is deleted, and said on stderr: the failing test's message says only that an answer was late.
+ */
+function keepStallReports(dir: string): void {
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith('.log')) continue;
+      const text = readFileSync(join(dir, name), 'utf8');
+      if (!/^Timeout \(\d+:\d\d:\d\d\)!$/m.test(text)) continue;
+      mkdirSync(STALL_REPORTS, { recursive: true });
+      const kept = join(STALL_REPORTS, `${basename(dir)}-${name}`);
+      writeFileSync(kept, text);
+      process.stderr.write(`a client daemon reported a stall: its log is kept at ${kept}\n`);
+    }
+  } catch {
+    // Nothing to keep.
+  }
+}
+
 function stopper(dir: string, children: ChildProcess[]): () => Promise<void> {
   let stopped: Promise<void> | undefined;
   return () =>
@@ -309,6 +333,7 @@ function stopper(dir: string, children: ChildProcess[]): () => Promise<void> {
       for (const child of [...children].reverse()) await stopChild(child);
       killClientProcesses(dir); // anything a daemon started, or a renamed one
       live.delete(dir);
+      keepStallReports(dir);
       rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     })());
 }
