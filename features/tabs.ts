@@ -50,6 +50,48 @@ export class TabViews {
     this.listeners.push(listener);
   }
 
+  private readonly readingListeners: ((view: TabView) => void)[] = [];
+  /** Per tab: a page's reading whose view is not set yet (reading()), until set() or forget(). */
+  private readonly readings = new Map<number, TabView>();
+
+  /**
+   * Called when a page's reading arrives, before its view is worked out (the page's own lookup may
+   * read the answer cache first): what depends on the page alone, not on its lookup, starts at
+   * once (the client index's answer for a list page's rows). The view is not set by this.
+   */
+  onReading(listener: (view: TabView) => void): void {
+    this.readingListeners.push(listener);
+  }
+
+  /** A page's reading arrived: its listeners hear the view it will have (see onReading). */
+  reading(view: TabView): void {
+    this.readings.set(view.tabId, view);
+    for (const listener of this.readingListeners) {
+      try {
+        listener(view);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+
+  /**
+   * Paints the badge a badge source gives for a view not set yet (a list page answered from its
+   * reading, before the page's own lookup has its view set); nothing when the source has none.
+   */
+  async paintBadgeOf(view: TabView): Promise<void> {
+    const action = toolbarAction();
+    const badge = this.badgeSource?.(view);
+    if (!action || !badge) return;
+    await action.setBadgeText({ tabId: view.tabId, text: badge.text }).catch(() => undefined);
+    if (badge.text) await action.setBadgeBackgroundColor({ tabId: view.tabId, color: badge.color }).catch(() => undefined);
+  }
+
+  /** The page a tab holds now, from memory: its reading not set yet if there is one, else its view. */
+  latest(tabId: number): TabView | undefined {
+    return this.readings.get(tabId) ?? this.views.get(tabId);
+  }
+
   /** Paints the tab's badge again from its view as it is (a badge source's answer changed). */
   async repaintBadge(tabId: number): Promise<void> {
     const view = this.views.get(tabId);
@@ -77,6 +119,7 @@ export class TabViews {
    */
   async set(view: TabView, options: { popupOnly?: boolean } = {}): Promise<TabView> {
     this.views.set(view.tabId, view);
+    if (this.readings.get(view.tabId)?.url === view.url) this.readings.delete(view.tabId);
     // Listeners first: the announcement waits for the tab's content script and the extension's
     // pages to take it (tens of ms on a busy machine), and the client index's badge for a list page
     // must not wait behind it. The badge painted below asks the badge source as it is now.
@@ -93,6 +136,7 @@ export class TabViews {
 
   async forget(tabId: number): Promise<void> {
     this.views.delete(tabId);
+    this.readings.delete(tabId);
     if (this.sessionAvailable) await tabViewItems.remove(tabId).catch(() => undefined);
   }
 

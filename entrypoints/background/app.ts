@@ -137,6 +137,7 @@ export class BackgroundApp implements Shared {
     // The client rules are queued first, in this very turn: a message that woke the background is
     // handled after it, and a client call waits for them (Clients.defaultClient).
     const clientRules = this.clients.start();
+    void this.index.warm();
     await restrictStorage();
     await Promise.all([clientRules, this.customSites.start()]);
     await this.lookup.cache.prune().catch(() => undefined);

@@ -112,6 +112,7 @@ export class ClientIndexFeature {
     clients.lastKnownHeld = (config, hashes) => this.indexes.held(clientIdentity(config), hashes);
     shared.tabs.badgeSource = (view) => this.lists.badge(view);
     shared.tabs.onChange((view) => this.lists.viewChanged(view));
+    shared.tabs.onReading((view) => this.lists.readingArrived(view));
     shared.settings.onChange((next, previous) => this.settingsChanged(next, previous));
     clients.onChange((next, previous) => this.clientsChanged(next, previous));
   }
@@ -136,6 +137,17 @@ export class ClientIndexFeature {
   /** A run of the index that a stop of the worker or the browser cut short goes on (sync-runs.ts). */
   wake(): Promise<void> {
     return this.runs.wake();
+  }
+
+  /**
+   * At the background's start, while the index is on: what a list page's answer reads first (the
+   * indexes' database and meta, the saved clients, the stored site list) read before a page asks,
+   * each kept in memory from then on. Never fails.
+   */
+  async warm(): Promise<void> {
+    const settings = await this.shared.settings.get().catch(() => undefined);
+    if (!settings?.clientIndexEnabled) return;
+    await Promise.all([this.indexes.warm(), this.clients.configs().catch(() => undefined), this.shared.directory.sites.peek(settings.baseUrl).catch(() => undefined)]);
   }
 
   /**

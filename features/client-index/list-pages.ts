@@ -80,6 +80,48 @@ export class ListPages {
     private readonly crossSeeds: Pick<CrossSeeds, 'run'>,
   ) {}
 
+  /**
+   * Per tab: the answer for a list page whose reading just arrived, worked out while the page's own
+   * lookup reads the answer cache (after a worker stop that read and this one's IndexedDB read
+   * would otherwise follow one another). Taken by the tab's next answer for the same page.
+   */
+  private readonly early = new Map<number, { key: string; answer: Promise<ListAnswer> }>();
+
+  /**
+   * A tab's reading arrived (TabViews.reading): a list page's answer starts now, before its view is
+   * set, and is shown once it is there (badge and marks) if the tab has read nothing newer since.
+   * The view's own change then finds the page answered.
+   */
+  readingArrived(view: TabView): void {
+    if (view.kind !== 'list' || !view.rows?.length) {
+      this.early.delete(view.tabId);
+      return;
+    }
+    const key = pageKey(view);
+    const answer = this.answer(view, false);
+    this.early.set(view.tabId, { key, answer });
+    void answer
+      .then(async (answered) => {
+        // The tab read another page since (or navigated away), or the view's own change answered it.
+        const latest = this.shared.tabs.latest(view.tabId);
+        if (!latest || pageKey(latest) !== key || this.pages.get(view.tabId)?.key === key) return;
+        this.pages.set(view.tabId, answered);
+        await this.shared.tabs.paintBadgeOf(view);
+        if (answered.answer.state === 'answered' && answered.answer.marks) await this.marks.send(view, key, answered.marks);
+      })
+      .catch(() => undefined);
+  }
+
+  /** The early answer for this page, if one was started and still holds (the same settings, clients, site and indexes). */
+  private async earlyAnswer(view: TabView, key: string, from: NonNullable<ListAnswer['from']>): Promise<ListAnswer | undefined> {
+    const early = this.early.get(view.tabId);
+    if (!early) return undefined;
+    this.early.delete(view.tabId);
+    if (early.key !== key) return undefined;
+    const answered = await early.answer.catch(() => undefined);
+    return answered?.from && sameSource(answered.from, from) ? answered : undefined;
+  }
+
   /** A tab's view changed: queued behind the changes before it. */
   viewChanged(view: TabView): void {
     this.queue = this.queue.then(() => this.tabChanged(view)).catch(() => undefined);
@@ -99,11 +141,12 @@ export class ListPages {
     if (!view || view.kind !== 'list' || !view.rows?.length) return { state: 'not-a-list' };
     const settings = await this.shared.settings.get();
     if (!settings.clientIndexEnabled) return { state: 'off' };
-    const clients = (await this.clients.handles()).map((handle) => handle.config);
-    if (!clients.length) return { state: 'no-client' };
     // The id the service's list as stored gives the host's site (never fetched here): the catalog's
     // sid may be an old one (the service renumbers), and a site only the service lists needs it.
-    const sid = sidForHost(view.host, view.host ? await this.shared.directory.sites.peek(settings.baseUrl) : undefined);
+    // Read beside the clients (after a worker stop, each is a read of storage).
+    const [clients, sites] = await Promise.all([this.clients.configs(), view.host ? this.shared.directory.sites.peek(settings.baseUrl) : undefined]);
+    if (!clients.length) return { state: 'no-client' };
+    const sid = sidForHost(view.host, sites);
     if (sid === undefined || !view.host) return { state: 'unknown-site', host: view.host };
     return { state: 'ready', settings, clients, sid, host: view.host, view: view as TabView & { rows: ListRow[] } };
   }
@@ -123,7 +166,7 @@ export class ListPages {
   }
 
   /** Answers a tab's list page from the index. */
-  private async answer(view: TabView | undefined): Promise<ListAnswer> {
+  private async answer(view: TabView | undefined, takeEarly = true): Promise<ListAnswer> {
     const key = view ? pageKey(view) : '';
     const context = await this.context(view);
     if (context.state !== 'ready') return { key, answer: context.state === 'unknown-site' ? { state: 'unknown-site', host: context.host } : { state: context.state }, marks: {} };
@@ -132,6 +175,8 @@ export class ListPages {
     const from = { settings: context.settings, clients: clientsKey(context.clients), sid: context.sid, changes: this.indexes.changes };
     const known = view && this.pages.get(view.tabId);
     if (known?.key === key && known.from && sameSource(known.from, from)) return known;
+    const early = takeEarly && view && (await this.earlyAnswer(view, key, from));
+    if (early) return early;
     const found = await this.merged(context, context.view.rows);
     if (!found) return { key, answer: { state: 'off' }, marks: {} };
     const inClient: IndexRowView[] = [];
@@ -185,6 +230,7 @@ export class ListPages {
     const known = this.pages.get(view.tabId);
     if (view.kind !== 'list') {
       if (known) this.pages.delete(view.tabId);
+      this.early.delete(view.tabId);
       // The page moved on in place (a single-page site): the marks it was given go.
       await this.marks.clear(view);
       return;
@@ -222,12 +268,15 @@ export class ListPages {
       await this.refreshTab(view, !!previous?.clientIndexEnabled && previous.indexMarkHosts.includes(view.host ?? ''));
     }
     for (const tabId of [...this.pages.keys()]) if (!open.has(tabId)) this.pages.delete(tabId);
+    for (const tabId of [...this.early.keys()]) if (!open.has(tabId)) this.early.delete(tabId);
     this.marks.keepOnly(open);
   }
 
   /** The popup's answer for a tab, fresh from the index (it also keeps the badge true). */
   async page(tabId: number): Promise<IndexPageAnswer> {
-    const view = await this.shared.tabs.get(tabId);
+    // A page whose reading is here but whose view is not set yet (its own lookup still reading the
+    // cache) is answered already: its badge may show its count.
+    const view = this.shared.tabs.latest(tabId) ?? (await this.shared.tabs.get(tabId));
     if (!view || view.kind !== 'list') return { state: 'not-a-list' };
     return (await this.refreshTab(view)).answer;
   }
@@ -237,7 +286,7 @@ export class ListPages {
    * one the client can cross-seed; the candidate (site, torrent id, info-hash) comes from the index.
    */
   async crossSeedRow(tabId: number, rowId: string): Promise<IndexCrossSeedAnswer> {
-    const view = await this.shared.tabs.get(tabId);
+    const view = this.shared.tabs.latest(tabId) ?? (await this.shared.tabs.get(tabId));
     const context = await this.context(view);
     const answerWith = async (result: CrossSeedResult, name = view?.siteName ?? view?.host ?? ''): Promise<IndexCrossSeedAnswer> => ({ result, siteName: name, page: await this.page(tabId) });
     if (context.state === 'no-client') return answerWith({ kind: 'no-client' });

@@ -158,6 +158,15 @@ export class Clients {
     return (await this.store.get()).map((config) => ({ config, client: this.clientFor(config) }));
   }
 
+  /**
+   * Every saved client's configuration, in the user's order, without its library client: for what
+   * only reads them (a list page's answer from the indexes), which need not wait for a woken
+   * background's session rules as a request to a client must (handles()).
+   */
+  async configs(): Promise<StoredClient[]> {
+    return this.store.get();
+  }
+
   /** One saved client by its id, with its library client; undefined when it is not saved (any more). */
   async handle(id: string): Promise<ClientHandle | undefined> {
     return (await this.handles()).find((handle) => handle.config.id === id);

@@ -116,8 +116,6 @@ export class PageViews {
    * and what they ask of the service comes out of the page's budget.
    */
   async onPageReading(tabId: number, url: string, reading: PageReading | null): Promise<TabView> {
-    const known = await this.shared.tabs.get(tabId);
-    const reread = !!known && known.status !== 'not-a-tracker' && known.status !== 'reading';
     const host = hostOf(url);
     void rememberSeen(host);
     const base: TabView = {
@@ -134,6 +132,10 @@ export class PageViews {
       kind: reading?.kind,
       rows: reading?.rows,
     };
+    // Before anything is read: a list page's answer from the client index starts at once.
+    this.shared.tabs.reading(base);
+    const known = await this.shared.tabs.get(tabId);
+    const reread = !!known && known.status !== 'not-a-tracker' && known.status !== 'reading';
     return this.resolve(base, false, reread);
   }
 

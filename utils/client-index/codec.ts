@@ -384,14 +384,55 @@ export function joinParts(torrent: unknown, answers: unknown): unknown {
   return joined;
 }
 
+// --------------------------------------------------------------------------------------------
+// Names and save paths in IndexedDB
+
+const UTF8 = new TextEncoder();
+const FROM_UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** A character beyond Latin-1: such a string is two bytes a character in the browsers' stores. */
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
+/**
+ * A torrent's name or save path as IndexedDB keeps it: a string of Latin-1 characters as it is
+ * (both engines store those one byte a character), any other as its UTF-8 bytes. Why: both engines
+ * keep a string with one character beyond Latin-1 (a Chinese title) two bytes a character, and
+ * Firefox's SQLite gets no compression out of that (snappy finds no repeats in UTF-16): a
+ * 200-character name of Chinese and Latin took 400 bytes of a torrent's 540, where its UTF-8 takes
+ * about 260. Only the records are stored so (the pack stays JSON text); what reads them takes both.
+ */
+export function textForStorage(text: string): string | Uint8Array {
+  return BEYOND_LATIN1.test(text) ? UTF8.encode(text) : text;
+}
+
+/** A name or save path as stored (textForStorage), or undefined for anything else (bytes that are no UTF-8 included). */
+export function textFromStorage(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (!(value instanceof Uint8Array)) return undefined;
+  try {
+    return FROM_UTF8.decode(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The record (or torrent part) as IndexedDB keeps it: its name and save path by textForStorage. */
+export function forStorage<T extends { r: unknown[] } | { t: unknown[] }>(value: T): T {
+  const fields = 'r' in value ? value.r : value.t;
+  const [name, savePath, ...rest] = fields as [string, string, ...unknown[]];
+  const stored = [textForStorage(name), textForStorage(savePath), ...rest];
+  return ('r' in value ? { ...value, r: stored } : { ...value, t: stored }) as T;
+}
+
 /** A stored record read back exactly, or undefined (a foreign value, another slot's, a bad field: its torrent is asked again). */
 export function decodeRecord(value: unknown, slot: number): IndexRecord | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const { s, h, r } = value as Partial<StoredRecord>;
   if (s !== slot || !Array.isArray(r) || (r.length !== 7 && r.length !== 9)) return undefined;
   const hash = unpackHash(h);
-  const [name, savePath, state, progress, size, storedAnswer, storedLocated, storedPieces, storedFound] = r as unknown[];
-  if (!hash || typeof name !== 'string' || typeof savePath !== 'string' || savePath.length > 4096) return undefined;
+  const [storedName, storedSavePath, state, progress, size, storedAnswer, storedLocated, storedPieces, storedFound] = r as unknown[];
+  const name = textFromStorage(storedName);
+  const savePath = textFromStorage(storedSavePath);
+  if (!hash || name === undefined || savePath === undefined || savePath.length > 4096) return undefined;
   if (!isId(state) || state >= TORRENT_STATES.length || !isId(progress) || progress > 1000 || !isId(size)) return undefined;
   const answer = decodeAnswer(storedAnswer);
   const located = decodeLocated(storedLocated);

@@ -301,20 +301,26 @@ export class ClientIndexes {
       const packed = packHash(hash);
       if (packed) rowHashes.push(packed);
     }
+    const rowIds = new Set(rows.map((row) => String(typeof row === 'object' ? row.id : row)));
     const read = await this.store.readPlacesOfSlots(slots, places, (found) => {
-      // The other members of the groups found, in any slot (some client may hold them), and the rows' own hashes.
-      const hashes = [...rowHashes];
+      // The torrents the groups found have at these rows' places, in any slot (some client may hold
+      // them: the row is then in that client), and the rows' own hashes. A group's members on other
+      // sites, or at places not on this page, say nothing of these rows (IndexModel.query), so they
+      // are not read: a row's group has a member on each site that carries it.
+      const hashes: string[] = [];
       for (const values of found.values()) {
         for (const value of values) {
           const answer = (value as Partial<StoredRecord>).r?.[5];
           if (!Array.isArray(answer)) continue;
-          for (let i = 4; i < answer.length; i += 3) if (typeof answer[i] === 'string') hashes.push(answer[i] as string);
+          for (let i = 4; i < answer.length; i += 3) {
+            if (typeof answer[i] === 'string' && answer[i - 2] === sid && rowIds.has(String(answer[i - 1]))) hashes.push(answer[i] as string);
+          }
         }
       }
       return hashes;
-    });
+    }, true, rowHashes);
     // A model of just these records answers these rows as the whole one would: every record that
-    // names a row's place is here, and so is every torrent of their groups that the client holds.
+    // names a row's place is here, and so is every torrent at these places that the client holds.
     const answers = new Map<number, ClientRows>();
     for (const slot of slots) {
       const model = new IndexModel();
@@ -443,6 +449,18 @@ export class ClientIndexes {
     const buckets = await legacyIndexBuckets.removeAll();
     await legacyIndexMetaItem.remove();
     return buckets + 1;
+  }
+
+  /**
+   * At a worker's start: the database opened and the meta read (a few ms) while nothing waits, so a
+   * list page's first answer reads its rows at once. Nothing while the index is off; never fails.
+   */
+  async warm(): Promise<void> {
+    try {
+      if (await this.enabled()) await this.readMeta();
+    } catch {
+      // Opened when first asked.
+    }
   }
 
   private async readMeta(): Promise<IndexMeta> {

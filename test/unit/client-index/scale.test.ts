@@ -120,9 +120,14 @@ describe('100,000 long-named torrents', () => {
     const later = restart(world);
     const first = await later.indexes.rows(IDENTITY, SITES.pterclub, PAGE);
     expect(first).toEqual(expected);
-    // Each known row is named by one record (its group's torrent in the client): that one is read, and no other.
+    // Each known row is named by one record (its group's torrent in the client): that one is taken,
+    // and no other. The rows are read as one key range of the place index, which in string order
+    // also holds longer ids that start like them (500010…500899 between 50001 and 50090): those few
+    // are read and dropped, far fewer than the range's limit, and nothing near the whole index.
     const known = PAGE.filter((id) => Number(id) < 900_000 && (Number(id) - 1) % 10 !== 0).length;
-    expect(later.indexes.store.placeRecordsRead).toBe(known);
+    const { placeRecordsRead, placeRecordsDropped } = later.indexes.store;
+    expect(placeRecordsRead - placeRecordsDropped).toBe(known);
+    expect(placeRecordsDropped).toBeLessThanOrEqual(4 * 90 + 16);
     // The whole index loads beside it, and answers the next page from memory the same.
     const loaded = (await later.indexes.open(IDENTITY))!;
     expect(later.indexes.store.recordsRead).toBeGreaterThanOrEqual(COUNT);

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRecord, encodeRecord, placeKey, type StoredRecord } from '../../../utils/client-index/codec';
 import type { IndexRecord } from '../../../utils/client-index/model';
-import { ANSWERS_PART, COMPACT_AFTER_WRITES, DATABASE_NAME, IndexStore, TORRENT_PART } from '../../../utils/client-index/store';
+import { ANSWERS_PART, COMPACT_AFTER_WRITES, DATABASE_NAME, IndexStore, placeRanges, TORRENT_PART } from '../../../utils/client-index/store';
 import { hashOf, recordIndexWrites } from './support';
 
 const SLOT = 1;
@@ -140,5 +140,59 @@ describe('the index in IndexedDB, version 3', () => {
     expect(store.compactions).toBe(1);
     expect((await indexedDB.databases()).map((database) => database.name)).toEqual([DATABASE_NAME]);
     expect(await readAll(store)).toHaveLength(COMPACT_AFTER_WRITES);
+  });
+});
+
+describe("a list page's places, read as key ranges of the place index", () => {
+  /** A client torrent whose answer names one copy on site 7 at `torrentId`. */
+  const naming = (torrentId: number): IndexRecord => ({
+    torrent: { hash: hashOf(`source ${torrentId}`), name: `Source ${torrentId}`, savePath: '/data', state: 'seeding', progress: 1, size: torrentId },
+    answer: { at: 60_000 * 1000, times: 1, members: [{ sid: 7, torrentId, hash: hashOf(`copy ${torrentId}`) }] },
+  });
+  const put = (records: IndexRecord[]) => records.map((record) => ({ record: stored(record), parts: TORRENT_PART | ANSWERS_PART }));
+  const page = Array.from({ length: 11 }, (_, at) => 100 + at);
+  const places = page.map((id) => placeKey(SLOT, 7, id));
+  const names = (values: unknown[]) => values.map((value) => decodeRecord(value, SLOT)?.torrent.size).sort((a, b) => a! - b!);
+
+  it('cuts a page into ranges of close ids of one length; a pinned old id, a lone one and a non-number are read alone', () => {
+    const { ranges, single } = placeRanges([...places, placeKey(SLOT, 7, 5), placeKey(SLOT, 9, 100), placeKey(SLOT, 7, 'abc')]);
+    expect(ranges).toEqual([{ lower: placeKey(SLOT, 7, 100), upper: placeKey(SLOT, 7, 110), limit: 4 * 11 + 16, places }]);
+    expect(single.sort()).toEqual([placeKey(SLOT, 7, 5), placeKey(SLOT, 9, 100), placeKey(SLOT, 7, 'abc')].sort());
+  });
+
+  it('takes exactly the asked rows: longer ids that sort between them are dropped, and past the limit the places are read one by one', async () => {
+    const store = new IndexStore();
+    // 1000…1019 sort between "100" and "110": read with the range, then dropped.
+    await store.write(SLOT, put([...page.map(naming), ...Array.from({ length: 20 }, (_, at) => naming(1000 + at))]), []);
+    expect(names(await store.readPlaces(places, SLOT, () => []))).toEqual(page);
+    expect(store.placeRecordsDropped).toBe(20);
+    expect(store.placeRecordsRead).toBe(11 + 20);
+
+    // 80 more of them: the range would hold 111 (more than its limit of 60), so each place is read alone.
+    await store.write(SLOT, put(Array.from({ length: 80 }, (_, at) => naming(1020 + at))), []);
+    const again = new IndexStore();
+    expect(names(await again.readPlaces(places, SLOT, () => []))).toEqual(page);
+    expect(again.placeRecordsDropped).toBe(0);
+    expect(again.placeRecordsRead).toBe(60 + 11);
+  });
+});
+
+describe('names and save paths on disk', () => {
+  it('one with characters beyond Latin-1 is kept as its UTF-8 bytes, a Latin-1 one as it is; both read back the same, and bytes that are no UTF-8 drop the record alone', async () => {
+    const store = new IndexStore();
+    const latin: IndexRecord = { torrent: { hash: hashOf('latin'), name: 'Café.Crème.1080p', savePath: '/data/films', state: 'seeding', progress: 1, size: 5 } };
+    await store.write(SLOT, [answered, latin].map((record) => ({ record: stored(record), parts: TORRENT_PART | ANSWERS_PART })), []);
+    const values = (await rawValues('torrents')) as { h: string; r?: unknown[]; t?: unknown[] }[];
+    const fields = (record: IndexRecord) => {
+      const value = values.find((one) => one.h === stored(record).h)!;
+      return (value.r ?? value.t)!;
+    };
+    expect(fields(answered)[0]).toEqual(new TextEncoder().encode('[电影] A Film 2160p'));
+    expect(fields(answered)[1]).toEqual(new TextEncoder().encode('/data/电影'));
+    expect(fields(latin).slice(0, 2)).toEqual(['Café.Crème.1080p', '/data/films']);
+    expect(sorted(await readAll(store))).toEqual(sorted([answered, latin]));
+    // Bytes that do not read as UTF-8: that record alone is dropped (its torrent is asked again).
+    const broken = { ...stored(latin), r: [new Uint8Array([0xff, 0xfe]), ...stored(latin).r.slice(1)] };
+    expect(decodeRecord(broken, SLOT)).toBeUndefined();
   });
 });

@@ -301,6 +301,53 @@ describe('a sync', () => {
     }
   });
 
+  it('a list page whose own lookup is still under way is answered from its reading: badge and popup at once, the view set later changes nothing; a page left meanwhile is not painted', LIVE, async () => {
+    await useClient(qbittorrent);
+    await turnOn();
+    // The page's own lookup of its hashes held (after a worker stop it reads the answer cache first).
+    let release!: () => void;
+    const held_ = new Promise<void>((resolve) => (release = resolve));
+    const original = app.lookup.answers.bind(app.lookup);
+    const answers = vi.spyOn(app.lookup, 'answers').mockImplementation(async (...args) => {
+      await held_;
+      return original(...args);
+    });
+    try {
+      const url = listUrl('tjupt.org');
+      const reading: PageReading = {
+        engine: 'nexusphp',
+        kind: 'list',
+        hashes: [{ hash: hashOf('a row with its hash'), source: 'magnet', row: '504' }],
+        rows: [502, 503, 504].map((id) => ({ id: String(id), title: `Torrent ${id} on tjupt.org`, ...(id === 504 && { hash: hashOf('a row with its hash') }) })),
+      };
+      const sent = routeMessage(app, { type: 'page:reading', url, reading }, { id: extension.id, url, frameId: 0, tab: { id: 21 } as never }, extension);
+      await until(() => badge(21), (text) => text === '1', 'the badge from the reading');
+      expect(answers).toHaveBeenCalled();
+      expect(await app.tabs.get(21)).toBeUndefined();
+      const early = await page(21);
+      expect(ids(early, 'canCrossSeed')).toEqual(['502']);
+      release();
+      await sent;
+      await app.index.idle();
+      expect((await app.tabs.get(21))?.kind).toBe('list');
+      expect(await badge(21)).toBe('1');
+      expect(await page(21)).toEqual(early);
+
+      // A reading whose tab goes elsewhere before its answer is there: nothing is painted on it.
+      const away: TabView = { tabId: 22, url, host: 'tjupt.org', status: 'no-hash', hashes: [], candidates: [], kind: 'list', rows: reading.rows };
+      app.tabs.reading(away);
+      await app.tabs.forget(22);
+      const pending = (app.index as unknown as { lists: { early: Map<number, { answer: Promise<unknown> }> } }).lists.early.get(22)!;
+      await pending.answer;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(await badge(22)).toBe('');
+      expect(await page(22)).toEqual({ state: 'not-a-list' });
+    } finally {
+      release();
+      answers.mockRestore();
+    }
+  });
+
   it('on but with nothing answered yet (the first sync failed): the popup says so and the badge stays the page\'s own', LIVE, async () => {
     await useClient(qbittorrent);
     await readList(5, 'tjupt.org', [502]);
