@@ -241,8 +241,11 @@ describe.each([...buildRows(), ...buildRows('flood')])('crossSeed into %s (live 
     const sent = s.asked.length;
     const result = await crossSeed(pair.source.hash, pair.ref, s.env());
     const found = shareOfValidPieces(pair.files, 1);
-    // Added stopped, and never started.
-    expect(s.asked.slice(sent).filter((request) => request.action === ADD_ACTION[kind] || START_ACTIONS.has(request.action))).toEqual([{ action: ADD_ACTION[kind], stopped: true }]);
+    // Added stopped, and never started. (Transmission 4.1 was once seen started here, in a full run
+    // at load ~7, not again in repeated runs: what the engine concluded and every request it sent
+    // are in the message, for the next time.)
+    const said = `result ${JSON.stringify(result)}; requests ${JSON.stringify(s.asked.slice(sent))}`;
+    expect(s.asked.slice(sent).filter((request) => request.action === ADD_ACTION[kind] || START_ACTIONS.has(request.action)), said).toEqual([{ action: ADD_ACTION[kind], stopped: true }]);
     expect(result).toMatchObject({ kind: 'left-stopped', hash: pair.candidate.hash, savePath: s.daemon.dataDir, client: kind, checkFinished: true, tagged: kind !== 'deluge' });
     expect(result.kind === 'left-stopped' && result.progress).toBeCloseTo(found, 3);
     // Read back from the client: stopped at that share, tagged where the client has tags.
