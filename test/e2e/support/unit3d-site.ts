@@ -29,7 +29,9 @@
  *   served stale up to 360 s while it is made again (L553-570, `cache()->flexible`); filter
  *   `deleted_at IS NULL` and `status = approved` always (app/DTO/TorrentSearchFiltersDTO.php
  *   L454-461), `file_name` as `files.name = "<value>"` (DTO L690-692): equality with ONE file's
- *   path inside the root folder, which Meilisearch compares case-insensitively (its filter
+ *   path inside the root folder, trimmed first (the global TrimStrings middleware, app/Http/
+ *   Kernel.php L37: a name with a leading or trailing blank cannot be asked for), which
+ *   Meilisearch compares case-insensitively (its filter
  *   reference: "When operating on strings, = is case-insensitive"); `name` with
  *   `matchingStrategy: all` (L631-640; modelled as: every word of the query is a word of the name,
  *   the last one may be a prefix); `alive`/`dead` (DTO L677-688); `perPage` (25, max 100) and
@@ -398,7 +400,7 @@ export class Unit3dSite {
 
   /** TokenGuard::getTokenForRequest, then the user whose api_token it is. */
   private tokenUser(url: URL, recorded: RecordedRequest, authorization: string | undefined): Unit3dUser | undefined {
-    let token = url.searchParams.get('api_token') ?? '';
+    let token = laravelQuery(url.search).get('api_token') ?? '';
     if (!token && recorded.body && /application\/x-www-form-urlencoded/i.test(String(recorded.headers['content-type'] ?? ''))) {
       token = new URLSearchParams(recorded.body).get('api_token') ?? '';
     }
@@ -435,7 +437,7 @@ export class Unit3dSite {
     redirect: (location: string) => Answer,
     referer: string | undefined,
   ): Answer {
-    const query = phpQuery(url.search);
+    const query = laravelQuery(url.search);
     for (const [field, allowed] of [
       ['sortField', SORT_FIELDS as readonly string[]],
       ['sortDirection', ['asc', 'desc']],
@@ -659,6 +661,22 @@ function expectsJson(accept: string | undefined, requestedWith: string | undefin
   const ajax = requestedWith === 'XMLHttpRequest';
   if (ajax && (!first || first === '*/*' || first === '*')) return true;
   return first !== undefined && (first.includes('/json') || first.includes('+json'));
+}
+
+/**
+ * The query as the controller sees it after the global TrimStrings and ConvertEmptyStringsToNull
+ * middleware (app/Http/Kernel.php L37-38): every value trimmed (Str::trim: blanks, NUL, BOM,
+ * zero-width space, LRM; Laravel 12 adds more invisible characters), an empty one null, and a null
+ * one left out of every URL http_build_query writes. So a `file_name` with a leading or trailing
+ * blank can never match.
+ */
+function laravelQuery(search: string): Map<string, string> {
+  const query = new Map<string, string>();
+  for (const [name, value] of phpQuery(search)) {
+    const trimmed = value.replace(/^[\s\0\uFEFF\u200B\u200E]+|[\s\0\uFEFF\u200B\u200E]+$/gu, '');
+    if (trimmed !== '') query.set(name, trimmed);
+  }
+  return query;
 }
 
 /** Arr::query: http_build_query with PHP_QUERY_RFC3986. */

@@ -75,6 +75,12 @@ describe('UNIT3D test site: /api/torrents/filter', () => {
     // A single file's name is info.name.
     const single = await fetch(`${unit3d.base}api/torrents/filter?file_name=Reseed.Lens.Sample.2024.1080p.mkv`, { headers: bearer(unit3d.user.apiToken) });
     expect((await single.json()).data.map((item: { attributes: { name: string } }) => item.attributes.name)).toEqual([MOVIE.name]);
+    // TrimStrings: the value is trimmed first, so a name ending in a blank can never be asked for.
+    const blank = unit3d.add({ name: 'Blank', folder: 'Blank', files: [{ name: 'ends in a blank ', size: 1 }] });
+    const trimmed = await fetch(`${unit3d.base}api/torrents/filter?file_name=${encodeURIComponent('Reseed.Lens.Sample.2024.1080p.mkv ')}`, { headers: bearer(unit3d.user.apiToken) });
+    expect((await trimmed.json()).data).toHaveLength(1);
+    const unreachable = await fetch(`${unit3d.base}api/torrents/filter?file_name=${encodeURIComponent(blank.files[0]!.name)}`, { headers: bearer(unit3d.user.apiToken) });
+    expect((await unreachable.json()).data).toEqual([]);
   });
 
   it('pages: perPage (max 100) and page; `first` is the asked URL again and the links keep an api_token sent in the query', async () => {
