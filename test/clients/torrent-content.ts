@@ -92,7 +92,8 @@ export interface MadeTorrent {
 }
 
 export interface TorrentOptions {
-  announce: string;
+  /** The tracker; absent, the torrent has no `announce` (a tracker's stored copy, which gets one per user on download). */
+  announce?: string;
   source?: string;
   /** Default 16 KiB: several pieces even for small files, so a wrong byte is noticed. */
   pieceLength?: number;
@@ -108,6 +109,18 @@ export interface TorrentOptions {
    * single-file torrent) and its files' paths in order; the bytes stay `content`'s, in its order.
    */
   layout?: { name: string; single: boolean; paths: string[] };
+  /** More keys of the info dictionary (UNIT3D's `entropy`), placed in canonical order with the others. */
+  extraInfo?: Record<string, Value>;
+  /**
+   * The top-level keys besides `announce` and `info`, instead of this writer's `created by` and
+   * `creation date` (what a tracker keeps of an upload, plus the comment it adds).
+   */
+  top?: Record<string, Value>;
+  /**
+   * Piece hashes that stand for content never made (SHA-1 of the seed and the piece's index), so a
+   * torrent of many GB costs nothing to write; no client can verify data against them.
+   */
+  standInPieces?: boolean;
 }
 
 function allBytes(content: Content): Buffer {
@@ -117,10 +130,15 @@ function allBytes(content: Content): Buffer {
 /** A real .torrent for `content`: canonical bencode, real piece hashes. */
 export function makeTorrent(content: Content, options: TorrentOptions): MadeTorrent {
   const pieceLength = options.pieceLength ?? 16_384;
-  const data = allBytes(content);
   const pieceHashes: Buffer[] = [];
-  for (let start = 0; start < data.length; start += pieceLength) {
-    pieceHashes.push(createHash('sha1').update(data.subarray(start, start + pieceLength)).digest());
+  if (options.standInPieces) {
+    const total = content.files.reduce((sum, file) => sum + file.size, 0);
+    for (let index = 0; index * pieceLength < total; index++) pieceHashes.push(createHash('sha1').update(`${content.seed}#${index}`).digest());
+  } else {
+    const data = allBytes(content);
+    for (let start = 0; start < data.length; start += pieceLength) {
+      pieceHashes.push(createHash('sha1').update(data.subarray(start, start + pieceLength)).digest());
+    }
   }
   const layout = options.layout ?? { name: content.name, single: content.single, paths: content.files.map((file) => file.path) };
   const info: Record<string, Value> = {
@@ -132,14 +150,14 @@ export function makeTorrent(content: Content, options: TorrentOptions): MadeTorr
   else info.files = content.files.map((file, index) => sorted({ length: file.size, path: layout.paths[index]!.split('/') }));
   if (options.private ?? true) info.private = 1;
   if (options.source) info.source = options.source;
+  Object.assign(info, options.extraInfo);
   const marks: { key: string; at?: [number, number] } = { key: 'info' };
   const infoDict = options.canonical === false ? new Dict([...sorted(info).entries].reverse()) : sorted(info);
-  const bytes = encode(
-    sorted({ announce: options.announce, 'created by': 'Reseed Lens tests', 'creation date': 1_700_000_000, info: infoDict }),
-    marks,
-  );
+  const top: Record<string, Value> = { ...(options.top ?? { 'created by': 'Reseed Lens tests', 'creation date': 1_700_000_000 }), info: infoDict };
+  if (options.announce !== undefined) top.announce = options.announce;
+  const bytes = encode(sorted(top), marks);
   const hash = createHash('sha1').update(bytes.subarray(marks.at![0], marks.at![1])).digest('hex');
-  return { bytes, hash, name: layout.name, tracker: options.source ?? options.announce };
+  return { bytes, hash, name: layout.name, tracker: options.source ?? options.announce ?? '' };
 }
 
 /** The torrent of `content` on one of the two test trackers. */
