@@ -39,7 +39,7 @@ import { SERVICE_BASE_URL, SERVICE_HOST, startWorld, type World } from '../test/
 import { nexusListPage } from '../test/fixtures/pages/generate';
 import { DEMO_TOKEN } from '../test/service/server';
 import { median, type BenchOutcome, type Figure } from './figures';
-import { backgroundPageMemory, MEMORY_REPORT_PREFS, type BackgroundPageMemory } from './firefox-memory-report';
+import { backgroundPageMemory, memoryReportPrefs, type BackgroundPageMemory } from './firefox-memory-report';
 import { CAN, HOST, listPageGroups, LOOKUP_PATH, PAUSE_MS, SID } from './index-browser';
 import { timedListPageView, type Sample } from './list-page-browser';
 import { WorkerHeap } from './page-views';
@@ -144,7 +144,7 @@ async function measureInBrowser(kind: BrowserKind, plan: IndexMultiPlan, extensi
     world = await startWorld({ service: { data: referenceDataWith(groups) } });
     const starts = Object.fromEntries(Array.from({ length: 4 * SAMPLES + 2 }, (_, index) => [`/start-${index}`, `<p>view ${index}</p>`]));
     world.router.setHost(HOST, { '/torrents.php': list.html, ...starts });
-    browser = await launchBrowser(kind, { proxyPort: world.router.port, extensionDir, ...(kind === 'firefox' && { firefoxPrefs: MEMORY_REPORT_PREFS }) });
+    browser = await launchBrowser(kind, { proxyPort: world.router.port, extensionDir, ...(kind === 'firefox' && { firefoxPrefs: memoryReportPrefs }) });
     let views = 0;
     const view = (b: HarnessBrowser, beforeNavigate?: () => Promise<void>): Promise<Sample> =>
       timedListPageView(b, { host: HOST, path: '/torrents.php', startPath: `/start-${views++}`, expected: CAN, beforeNavigate });

@@ -214,7 +214,7 @@ export async function launchFirefox(options: LaunchOptions = {}, reuse?: { profi
     'intl.locale.requested': lang === 'zh-CN' ? 'zh-CN' : 'en-US',
     'intl.accept_languages': lang === 'zh-CN' ? 'zh-CN, zh, en-US, en' : 'en-US, en',
   };
-  Object.assign(prefs, options.firefoxPrefs);
+  Object.assign(prefs, typeof options.firefoxPrefs === 'function' ? options.firefoxPrefs(profileDir) : options.firefoxPrefs);
   // An unsigned package installed for good: Firefox ESR lets a profile turn signature checking off.
   if (options.installedPackage) prefs['xpinstall.signatures.required'] = false;
   if (options.proxyPort !== undefined) {

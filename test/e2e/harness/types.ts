@@ -28,8 +28,8 @@ export interface LaunchOptions {
   keepFirstRun?: boolean;
   /** Port of the test router (proxy) on 127.0.0.1; every http and https request goes there. Omit for no proxy. */
   proxyPort?: number;
-  /** Firefox: more prefs for this profile (a bench's own instruments, e.g. the memory-report trigger). */
-  firefoxPrefs?: Record<string, string | number | boolean>;
+  /** Firefox: more prefs for this profile (a bench's own instruments, e.g. the memory-report trigger), or a function of the profile's folder giving them. */
+  firefoxPrefs?: Record<string, string | number | boolean> | ((profileDir: string) => Record<string, string | number | boolean>);
   /** Browser UI language, which is also what the extension's i18n picks. Default 'en'. */
   lang?: UiLanguage;
   /** Default true. Headful needs a display (xvfb-run). */
