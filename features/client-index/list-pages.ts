@@ -248,6 +248,9 @@ export class ListPages {
     const current = await this.shared.tabs.get(view.tabId);
     // The tab moved on meanwhile: its own change answers it.
     if (!current || pageKey(current) !== answered.key) return answered;
+    // The tab's answer as it stands (the popup asking for the page whose badge shows it): painted and
+    // marked when it was taken, so nothing goes to the browser again.
+    if (this.pages.get(view.tabId) === answered) return answered;
     this.pages.set(view.tabId, answered);
     await this.shared.tabs.repaintBadge(view.tabId);
     if (answered.answer.state === 'answered' && answered.answer.marks) await this.marks.send(current, pageKey(current), answered.marks);
