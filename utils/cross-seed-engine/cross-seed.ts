@@ -531,15 +531,19 @@ const CHECKS_ANYWAY: ReadonlySet<ClientKind> = new Set(['transmission', 'rtorren
  * Added stopped (and listed): the client checks it; 100 % starts it, anything less leaves it
  * stopped and tagged.
  */
-async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal, always = false): Promise<CrossSeedResult> {
-  // Transmission checks every new torrent; libtorrent's clients leave one added stopped unchecked.
-  // A renamed copy is checked again whatever the client: its first check looked under the old names.
-  if (always || client.kind !== 'transmission') {
-    // The check is asked at once where the client takes it while it settles the add (qBittorrent
-    // 4.5 and later: rechecksAtOnce); elsewhere once the add has settled (~1.5 s on older qBittorrent).
-    if (!(await checksAtOnce(client))) await untilSettled(client, hash);
-    await client.recheck(hash);
-  }
+async function checkThenStart(client: TorrentClient, hash: string, added: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
+  // Every client is asked for the check. libtorrent's clients leave a torrent added stopped
+  // unchecked. Transmission 4 takes a new torrent as complete WITHOUT checking it when every file is
+  // there at its size, none was modified at or after the second it was added, and the first piece
+  // checks (tr_torrent::is_new_torrent_a_seed, unless the user's torrent-added-verify-mode is "full"):
+  // a copy whose other files hold other bytes of the same sizes was once started at "100 %" so, when
+  // its add fell in the second after the data's last write. Its own check, asked here once the add
+  // has settled, reads every piece. A renamed copy is checked again too: its first check looked
+  // under the old names.
+  // The check is asked at once where the client takes it while it settles the add (qBittorrent 4.5
+  // and later: rechecksAtOnce); elsewhere once the add has settled (~1.5 s on older qBittorrent).
+  if (!(await checksAtOnce(client))) await untilSettled(client, hash);
+  await client.recheck(hash);
   return startIfComplete(client, hash, added, signal);
 }
 
@@ -665,16 +669,16 @@ async function finishRenamed(client: TorrentClient, hash: string, torrent: Clien
     await client.remove(hash).catch(() => undefined);
     return { kind: 'not-confirmed', hash };
   }
-  return finishFrom(client, hash, torrent, signal, true);
+  return finishFrom(client, hash, torrent, signal);
 }
 
 /**
  * Where a restart finds an add it made stopped, after its check if one was under way: stopped →
- * checked (`always`: whatever the client) and started at 100 %; running at 100 % → it was started
+ * checked (again) and started at 100 %; running at 100 % → it was started
  * by a check at 100 %; running with data missing → stopped and tagged.
  */
-function finishFrom(client: TorrentClient, hash: string, torrent: ClientTorrent, signal?: AbortSignal, always = false): Promise<CrossSeedResult> {
-  if (torrent.state === 'paused') return checkThenStart(client, hash, torrent, signal, always);
+function finishFrom(client: TorrentClient, hash: string, torrent: ClientTorrent, signal?: AbortSignal): Promise<CrossSeedResult> {
+  if (torrent.state === 'paused') return checkThenStart(client, hash, torrent, signal);
   if (torrent.progress === 1) return Promise.resolve({ kind: 'added', hash, savePath: torrent.savePath, client: client.kind, checked: true, state: torrent.state, progress: 1 });
   return leftStopped(client, hash, torrent, true);
 }
@@ -688,7 +692,7 @@ async function renameThenCheck(client: TorrentClient, hash: string, added: Clien
     await client.remove(hash).catch(() => undefined);
     return clientFailed(error);
   }
-  return checkThenStart(client, hash, added, signal, true);
+  return checkThenStart(client, hash, added, signal);
 }
 
 function withRenamed(result: CrossSeedResult, plan: RenamePlan): CrossSeedResult {

@@ -7,7 +7,7 @@
  * No peer exists anywhere (DHT, PeX, LSD off; announce URLs on loopback): a cross-seed that
  * reaches 100 % found its data on disk, at the source's save path.
  */
-import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientOriginRule } from '../../../utils/clients/csrf';
@@ -238,6 +238,11 @@ describe.each([...buildRows(), ...buildRows('flood')])('crossSeed into %s (live 
     // The data changed on disk after the source was checked (the client still says 100 %): one file's bytes are no longer the torrent's.
     const damaged = pair.files[1]!;
     writeFileSync(join(s.daemon.dataDir, pair.name, damaged.path), Buffer.alloc(damaged.size));
+    // A minute ago, as data usually is: Transmission 4 takes a new torrent whose files are all there,
+    // at their sizes, untouched since before it was added, and whose first piece checks, as complete
+    // without checking the rest (is_new_torrent_a_seed). The copy must be checked whole all the same.
+    const minuteAgo = new Date(Date.now() - 60_000);
+    for (const file of pair.files) utimesSync(join(s.daemon.dataDir, pair.name, file.path), minuteAgo, minuteAgo);
     const sent = s.asked.length;
     const result = await crossSeed(pair.source.hash, pair.ref, s.env());
     const found = shareOfValidPieces(pair.files, 1);
