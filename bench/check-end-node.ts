@@ -16,8 +16,8 @@ bound). The site's pace is waited out between runs, not counted.
  *
  * Which way each build took is read from what the engine asked of the client (issue 33 item 13):
  * its check asked as soon as the client listed the add (qBittorrent 4.5 and later: rechecksAtOnce),
- * once the add had settled (a reading showing it out of the checking states first), or none asked
- * (Transmission checks every new torrent itself).
+ * once the add had settled (a reading showing it out of the checking states first; Transmission
+ * too since its version 4 was found taking a copy as complete unchecked), or none asked.
  *
  *   node --import tsx bench/check-end-node.ts [kind]   → JSON on the last line (bench/run.ts reads it)
  */

@@ -6,9 +6,9 @@
  * source's save path, its own layout, the source's category and tags plus `reseed-lens`).
  *
  * It is added STOPPED, so it can never download from the other site: the client checks the data
- * on disk (Transmission checks every new torrent; qBittorrent and Deluge do not check one added
- * stopped, so they are asked to: qBittorrent 4.5 and later as soon as it lists the add, others once
- * the add has settled), and only a check that ends at 100 % starts it (its end read
+ * on disk, every client asked to (qBittorrent and Deluge do not check one added stopped, and
+ * Transmission 4 may take one as complete from its files' sizes and dates: checkThenStart):
+ * qBittorrent 4.5 and later as soon as it lists the add, others once the add has settled, and only a check that ends at 100 % starts it (its end read
  * live where the client's list lags it: qBittorrent's and Deluge's liveState). Anything
  * less is left stopped, tagged `reseed-lens-incomplete` where the client has tags, and the result
  * says how much was found. A torrent the client took under another hash than the one checked
@@ -521,7 +521,7 @@ async function strayRemoved(client: TorrentClient, hash: string, clientHash: str
 }
 
 /**
- * Clients that cannot take data as complete: Transmission checks every new torrent, rTorrent a
+ * Clients that cannot take data as complete: Transmission has no "skip the check" to give, rTorrent a
  * torrent when it starts (added running, a damaged copy would download what the check missed), and
  * Flood takes no "skip the check" from us (flood.ts), whichever client it drives.
  */
