@@ -6,30 +6,15 @@
  * format and order, failures sent with HTTP 200, the shared rate-limit counter, and the download.
  * A test clock stands for time: nothing sleeps.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { infoHashFromTorrent } from '../../../utils/torrent/info-hash';
-import { proxiedFetch } from '../../clients/proxy-fetch';
-import { startRouter, type Router } from '../../e2e/harness/host-router.ts';
+import { loopbackSites } from './loopback-sites';
 import { displayStr, GazelleSite, type GazelleSiteOptions } from '../../e2e/support/gazelle-site';
 import { strnatcasecmp } from '../../e2e/support/php';
 
-let router: Router;
-let fetch: typeof globalThis.fetch;
-beforeAll(async () => {
-  router = await startRouter();
-  fetch = proxiedFetch(router.port);
-});
-afterAll(async () => {
-  await router.close();
-});
-
-let hosts = 0;
-function site(options: GazelleSiteOptions = {}) {
-  const clock = { now: 1_760_000_000_000 };
-  const made = new GazelleSite(`gazelle-${++hosts}.test`, { now: () => clock.now, ...options });
-  router.setHost(made.host, made.handle);
-  return { site: made, clock };
-}
+const sites = loopbackSites();
+const { fetch } = sites;
+const site = (options: GazelleSiteOptions = {}) => sites.site('gazelle', (host, now) => new GazelleSite(host, { now, ...options }));
 
 /** Files in torrent order; Gazelle lists them in natural order, and keeps the leading blank, `&`, `_` and the non-ASCII names. */
 const ALBUM = {

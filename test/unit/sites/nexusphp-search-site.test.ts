@@ -5,30 +5,15 @@
  * torrents.php's mod-log entries for a search_mode or search_area the site does not offer. Issue 34
  * must never send those; these tests show the site would record it. A test clock stands for time.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { infoHashFromTorrent } from '../../../utils/torrent/info-hash';
-import { proxiedFetch } from '../../clients/proxy-fetch';
-import { startRouter, type Router } from '../../e2e/harness/host-router.ts';
+import { loopbackSites } from './loopback-sites';
 import { mksize, NexusSearchSite, type NexusSearchSiteOptions } from '../../e2e/support/nexusphp-search-site';
 import { numberFormat, phpRoundToString } from '../../e2e/support/php';
 
-let router: Router;
-let fetch: typeof globalThis.fetch;
-beforeAll(async () => {
-  router = await startRouter();
-  fetch = proxiedFetch(router.port);
-});
-afterAll(async () => {
-  await router.close();
-});
-
-let hosts = 0;
-function site(options: NexusSearchSiteOptions = {}) {
-  const clock = { now: 1_760_000_000_000 };
-  const made = new NexusSearchSite(`nexus-search-${++hosts}.test`, { now: () => clock.now, ...options });
-  router.setHost(made.host, made.handle);
-  return { site: made, clock };
-}
+const sites = loopbackSites();
+const { fetch } = sites;
+const site = (options: NexusSearchSiteOptions = {}) => sites.site('nexus-search', (host, now) => new NexusSearchSite(host, { now, ...options }));
 
 const get = async (url: string, headers: Record<string, string> = {}) => {
   const response = await fetch(url, { headers, redirect: 'manual' });

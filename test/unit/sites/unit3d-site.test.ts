@@ -5,30 +5,15 @@
  * the fixed-window limit, the shared answer cache, and the download (or its redirect). A test clock
  * stands for time: nothing sleeps.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { infoHashFromTorrent } from '../../../utils/torrent/info-hash';
-import { proxiedFetch } from '../../clients/proxy-fetch';
-import { startRouter, type Router } from '../../e2e/harness/host-router.ts';
+import { loopbackSites } from './loopback-sites';
 import { Unit3dSite, type Unit3dSiteOptions } from '../../e2e/support/unit3d-site';
 
-let router: Router;
-let fetch: typeof globalThis.fetch;
-beforeAll(async () => {
-  router = await startRouter();
-  fetch = proxiedFetch(router.port);
-});
-afterAll(async () => {
-  await router.close();
-});
-
-let hosts = 0;
+const sites = loopbackSites();
+const { fetch } = sites;
 /** A site on its own host with a test clock (`clock.now` moves it). */
-function site(options: Unit3dSiteOptions = {}) {
-  const clock = { now: 1_760_000_000_000 };
-  const made = new Unit3dSite(`unit3d-${++hosts}.test`, { now: () => clock.now, ...options });
-  router.setHost(made.host, made.handle);
-  return { site: made, clock };
-}
+const site = (options: Unit3dSiteOptions = {}) => sites.site('unit3d', (host, now) => new Unit3dSite(host, { now, ...options }));
 
 const JSON_ACCEPT = { accept: 'application/json' };
 const bearer = (token: string) => ({ ...JSON_ACCEPT, authorization: `Bearer ${token}` });
