@@ -80,11 +80,8 @@ export class TabViews {
    * reading, before the page's own lookup has its view set); nothing when the source has none.
    */
   async paintBadgeOf(view: TabView): Promise<void> {
-    const action = toolbarAction();
     const badge = this.badgeSource?.(view);
-    if (!action || !badge) return;
-    await action.setBadgeText({ tabId: view.tabId, text: badge.text }).catch(() => undefined);
-    if (badge.text) await action.setBadgeBackgroundColor({ tabId: view.tabId, color: badge.color }).catch(() => undefined);
+    if (badge) await this.paint(view.tabId, badge).catch(() => undefined);
   }
 
   /** The page a tab holds now, from memory: its reading not set yet if there is one, else its view. */
@@ -154,11 +151,15 @@ export class TabViews {
   }
 
   private async paintBadge(view: TabView): Promise<void> {
+    await this.paint(view.tabId, this.badgeSource?.(view) ?? badgeFor(view));
+  }
+
+  /** A badge on the tab's toolbar button (nothing where the browser has none): its text, and its colour when it has text. */
+  private async paint(tabId: number, badge: { text: string; color: string }): Promise<void> {
     const action = toolbarAction();
     if (!action) return;
-    const badge = this.badgeSource?.(view) ?? badgeFor(view);
-    await action.setBadgeText({ tabId: view.tabId, text: badge.text });
-    if (badge.text) await action.setBadgeBackgroundColor({ tabId: view.tabId, color: badge.color });
+    await action.setBadgeText({ tabId, text: badge.text });
+    if (badge.text) await action.setBadgeBackgroundColor({ tabId, color: badge.color });
   }
 
   /**

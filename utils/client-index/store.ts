@@ -381,7 +381,6 @@ export class IndexStore {
         };
       };
       const { ranges, single } = placeRanges(places);
-      pending = 0;
       for (const place of single) readOne(place);
       for (const range of ranges) {
         pending++;

@@ -8,8 +8,9 @@
  * It is added STOPPED, so it can never download from the other site: the client checks the data
  * on disk, every client asked to (qBittorrent and Deluge do not check one added stopped, and
  * Transmission 4 may take one as complete from its files' sizes and dates: checkThenStart):
- * qBittorrent 4.5 and later as soon as it lists the add, others once the add has settled, and only a check that ends at 100 % starts it (its end read
- * live where the client's list lags it: qBittorrent's and Deluge's liveState). Anything
+ * qBittorrent 4.5 and later as soon as it lists the add, others once the add has settled. Only a
+ * check that ends at 100 % starts it (its end read live where the client's list lags it:
+ * qBittorrent's and Deluge's liveState). Anything
  * less is left stopped, tagged `reseed-lens-incomplete` where the client has tags, and the result
  * says how much was found. A torrent the client took under another hash than the one checked
  * (Transmission 3.00 re-encodes a non-canonical info dictionary) is removed again, data kept.
